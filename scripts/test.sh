@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Builds and runs every test: the release build, then AddressSanitizer +
+# UndefinedBehaviorSanitizer, then ThreadSanitizer on the tests labelled "threads".
+# Warnings are errors in every build. Exit status 0 only when all pass.
+#   scripts/test.sh            all three passes
+#   scripts/test.sh quick      release build only
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+"$top/scripts/setup.sh"
+jobs=$(nproc 2>/dev/null || echo 2)
+
+run_pass() {
+    local flavour=$1 dir=$2; shift 2
+    echo "=== $flavour build ==="
+    "$top/scripts/build.sh" "$flavour"
+    echo "=== $flavour tests ==="
+    (cd "$top/$dir" && ctest --output-on-failure -j "$jobs" "$@")
+}
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
+
+run_pass release build
+if [ "${1:-}" = quick ]; then
+    exit 0
+fi
+run_pass asan build-asan -LE nosan
+run_pass tsan build-tsan -L threads
+echo "=== all tests passed ==="
