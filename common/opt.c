@@ -1,0 +1,506 @@
+#include "opt.h"
+
+#include "err.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+const opt_name opt_compression_names[] = {
+    {"none", 0, NULL}, {"zlib", 1, NULL}, {"lz4", 2, NULL}, {"0", 0, NULL},
+    {"1", 1, NULL},    {"2", 2, NULL},    {NULL, 0, NULL},
+};
+
+const char *opt_compression_name(int type)
+{
+    switch (type) {
+    case 0:
+        return "none";
+    case 1:
+        return "zlib";
+    case 2:
+        return "lz4";
+    default:
+        return "unknown";
+    }
+}
+
+static bool is_end(const opt_def *d)
+{
+    return d->name == NULL && d->kind != OPT_SECTION;
+}
+
+static const opt_def *find(const opt_def *defs, const char *word)
+{
+    for (const opt_def *d = defs; !is_end(d); d++) {
+        if (d->kind == OPT_SECTION)
+            continue;
+        if (strcmp(d->name, word) == 0 || (d->alias && strcmp(d->alias, word) == 0))
+            return d;
+    }
+    return NULL;
+}
+
+static bool takes_arg(const opt_def *d)
+{
+    switch (d->kind) {
+    case OPT_FLAG:
+    case OPT_SECTION:
+        return false;
+    case OPT_CUSTOM:
+    case OPT_REFUSED:
+        return d->has_arg;
+    default:
+        return true;
+    }
+}
+
+/* Reads a whole decimal integer (optional sign). Returns 0, or -1 when arg is not one or does
+ * not fit a long long. */
+static int read_integer(const char *arg, long long *out)
+{
+    const char *p = arg;
+    while (isspace((unsigned char)*p))
+        p++;
+    if (*p == '\0')
+        return -1;
+    char *end;
+    errno = 0;
+    long long v = strtoll(p, &end, 10);
+    if (errno != 0 || end == p)
+        return -1;
+    while (isspace((unsigned char)*end))
+        end++;
+    if (*end != '\0')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int range_error(const opt_def *d, const char *arg)
+{
+    if (d->max == INT32_MAX || d->max == LLONG_MAX)
+        return err_set("Config Error: %s %s: value must be %lld or more.", d->name, arg, d->min);
+    return err_set("Config Error: %s %s: value must be from %lld to %lld.", d->name, arg, d->min,
+                   d->max);
+}
+
+static int parse_int(const opt_def *d, const char *arg, long long *out)
+{
+    if (read_integer(arg, out) != 0)
+        return err_set("Config Error: %s %s: value is not an integer.", d->name, arg);
+    if (*out < d->min || *out > d->max)
+        return range_error(d, arg);
+    return 0;
+}
+
+static int parse_u64(const opt_def *d, const char *arg, uint64_t *out)
+{
+    const char *p = arg;
+    while (isspace((unsigned char)*p))
+        p++;
+    if (!isdigit((unsigned char)*p))
+        return err_set("Config Error: %s %s: value is not a non-negative integer.", d->name, arg);
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(p, &end, 10);
+    while (isspace((unsigned char)*end))
+        end++;
+    if (errno != 0 || *end != '\0')
+        return err_set("Config Error: %s %s: value is not a non-negative integer.", d->name, arg);
+    if (v < (unsigned long long)d->min || v > (unsigned long long)d->max)
+        return range_error(d, arg);
+    *out = v;
+    return 0;
+}
+
+/* A -threads entry is "-1", a logical CPU number, or "P:x C:y T:z" parts (x, y, z a number or
+ * '#', C and T optional). Whether the CPU exists is decided later, by the binding code. */
+static bool thread_entry_ok(const char *e)
+{
+    while (isspace((unsigned char)*e))
+        e++;
+    size_t n = strlen(e);
+    while (n > 0 && isspace((unsigned char)e[n - 1]))
+        n--;
+    if (n == 0)
+        return false;
+    if (n == 2 && e[0] == '-' && e[1] == '1')
+        return true;
+    if (isdigit((unsigned char)e[0])) {
+        for (size_t i = 0; i < n; i++)
+            if (!isdigit((unsigned char)e[i]))
+                return false;
+        return true;
+    }
+    /* Physical form: parts separated by spaces, each <P|C|T>:<digits|#>, P first. */
+    size_t i = 0;
+    int parts = 0;
+    while (i < n) {
+        while (i < n && isspace((unsigned char)e[i]))
+            i++;
+        if (i + 2 > n)
+            return false;
+        char k = e[i];
+        if ((k != 'P' && k != 'C' && k != 'T') || e[i + 1] != ':')
+            return false;
+        if (parts == 0 && k != 'P')
+            return false;
+        i += 2;
+        if (i < n && e[i] == '#') {
+            i++;
+        } else {
+            size_t start = i;
+            while (i < n && isdigit((unsigned char)e[i]))
+                i++;
+            if (i == start)
+                return false;
+        }
+        if (i < n && !isspace((unsigned char)e[i]))
+            return false;
+        parts++;
+    }
+    return parts > 0;
+}
+
+static int parse_threads(const opt_def *d, const char *arg, opt_threads *t)
+{
+    opt_threads out = {0};
+    size_t used = 0;
+    const char *p = arg;
+    while (*p) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len > 0) {
+            char entry[OPT_THREADS_LEN];
+            if (len >= sizeof(entry) || used + len + 2 > sizeof(out.list))
+                return err_set("Config Error: -threads list is too long.");
+            memcpy(entry, p, len);
+            entry[len] = '\0';
+            if (++out.count > d->max)
+                return err_set("Config Error: Too many threads specified (at most %lld).", d->max);
+            if (!thread_entry_ok(entry))
+                return err_set("Config Error: %s: entry '%s' is not -1, a CPU number or "
+                               "'P:<n> C:<n> T:<n>' (# for any).",
+                               d->name, entry);
+            if (used > 0)
+                out.list[used++] = ',';
+            memcpy(out.list + used, entry, len + 1);
+            used += len;
+        }
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    if (out.count == 0)
+        return err_set("Config Error: %s '%s': no thread entries.", d->name, arg);
+    *t = out;
+    return 0;
+}
+
+static int parse_enum(const opt_def *d, const char *arg, int *out)
+{
+    for (const opt_name *n = d->names; n->name; n++) {
+        if (strcmp(n->name, arg) != 0)
+            continue;
+        if (n->refused)
+            return err_set("Config Error: %s %s is not available in this build (%s).", d->name, arg,
+                           n->refused);
+        *out = n->value;
+        return 0;
+    }
+    char list[512];
+    size_t used = 0;
+    list[0] = '\0';
+    for (const opt_name *n = d->names; n->name && used < sizeof(list); n++) {
+        int w = snprintf(list + used, sizeof(list) - used, "%s%s", used ? ", " : "", n->name);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+    return err_set("Config Error: %s %s: unknown value (expected one of: %s).", d->name, arg, list);
+}
+
+static int apply(const opt_def *d, const char *arg, void *cfg)
+{
+    char *field = (char *)cfg + d->off;
+    long long v;
+    switch (d->kind) {
+    case OPT_FLAG:
+        *(bool *)field = !d->clear;
+        return 0;
+    case OPT_INT:
+        if (parse_int(d, arg, &v) != 0)
+            return -1;
+        *(int *)field = (int)v;
+        return 0;
+    case OPT_U64:
+        return parse_u64(d, arg, (uint64_t *)field);
+    case OPT_RATE:
+        if (strcmp(arg, "all") == 0) {
+            *(int *)field = OPT_RATE_ALL;
+            return 0;
+        }
+        if (read_integer(arg, &v) != 0)
+            return err_set("Config Error: %s %s: value is not a rate (an integer, or \"all\").",
+                           d->name, arg);
+        if (v < d->min || v > d->max)
+            return range_error(d, arg);
+        *(int *)field = (int)v;
+        return 0;
+    case OPT_STR: {
+        size_t len = strlen(arg);
+        if (len >= d->size)
+            return err_set("Config Error: %s: value is longer than %zu characters.", d->name,
+                           d->size - 1);
+        memcpy(field, arg, len + 1);
+        return 0;
+    }
+    case OPT_ENUM:
+        return parse_enum(d, arg, (int *)field);
+    case OPT_THREADS:
+        return parse_threads(d, arg, (opt_threads *)field);
+    case OPT_CUSTOM:
+        return d->parse(cfg, d, arg);
+    case OPT_REFUSED:
+        return err_set("Config Error: %s is not available in this build (%s).", d->name, d->help);
+    case OPT_SECTION:
+        break;
+    }
+    return err_set("Config Error: %s: bad option table entry.", d->name);
+}
+
+int opt_parse(const opt_def *defs, int argc, char **argv, void *cfg)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *word = argv[i];
+        if (strcmp(word, "-?") == 0 || strcmp(word, "-help") == 0 || strcmp(word, "--help") == 0)
+            return OPT_HELP;
+        const opt_def *d = find(defs, word);
+        if (!d)
+            return err_set("Config Error: Unrecognized option: %s", word);
+        const char *arg = NULL;
+        if (takes_arg(d)) {
+            if (d->kind == OPT_REFUSED)
+                return apply(d, NULL, cfg);
+            if (i + 1 >= argc)
+                return err_set("Config error: %s missing argument.", word);
+            arg = argv[++i];
+        }
+        if (apply(d, arg, cfg) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int opt_fail(FILE *err, const char *prog)
+{
+    fprintf(err, "%s\nRun '%s -?' to see usage.\n\n", err_msg(), prog ? prog : "");
+    fflush(err);
+    return OPT_EXIT_INVALID;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Usage text                                                                                */
+
+static size_t lhs_text(const opt_def *d, char *buf, size_t size)
+{
+    char placeholder[128];
+    const char *arg = d->arg;
+    if (!arg && d->kind == OPT_ENUM && d->names) {
+        size_t used = 0;
+        placeholder[0] = '\0';
+        for (const opt_name *n = d->names; n->name; n++) {
+            if (n->refused || isdigit((unsigned char)n->name[0]))
+                continue;
+            int w = snprintf(placeholder + used, sizeof(placeholder) - used, "%s%s",
+                             used ? "|" : "<", n->name);
+            if (w < 0 || (size_t)w >= sizeof(placeholder) - used)
+                break;
+            used += (size_t)w;
+        }
+        if (used + 2 <= sizeof(placeholder))
+            memcpy(placeholder + used, ">", 2);
+        arg = placeholder;
+    }
+    int w =
+        snprintf(buf, size, "%s%s%s%s%s", d->name, d->alias ? ", " : "", d->alias ? d->alias : "",
+                 takes_arg(d) && arg ? " " : "", takes_arg(d) && arg ? arg : "");
+    return w < 0 ? 0 : (size_t)w;
+}
+
+static void default_text(const opt_def *d, const void *cfg, char *buf, size_t size)
+{
+    const char *field = (const char *)cfg + d->off;
+    buf[0] = '\0';
+    switch (d->kind) {
+    case OPT_INT:
+        snprintf(buf, size, " (default: %d)", *(const int *)field);
+        break;
+    case OPT_U64:
+        snprintf(buf, size, " (default: %" PRIu64 ")", *(const uint64_t *)field);
+        break;
+    case OPT_RATE:
+        if (*(const int *)field == OPT_RATE_ALL)
+            snprintf(buf, size, " (default: all)");
+        else
+            snprintf(buf, size, " (default: %d)", *(const int *)field);
+        break;
+    case OPT_STR:
+        if (field[0])
+            snprintf(buf, size, " (default: %s)", field);
+        break;
+    case OPT_ENUM:
+        for (const opt_name *n = d->names; n->name; n++)
+            if (!n->refused && n->value == *(const int *)field) {
+                snprintf(buf, size, " (default: %s)", n->name);
+                break;
+            }
+        break;
+    default:
+        break;
+    }
+}
+
+void opt_usage(FILE *out, const char *prog, const opt_def *defs, const void *defaults)
+{
+    char lhs[256], def[300];
+    size_t width = strlen("-?, -help");
+    for (const opt_def *d = defs; !is_end(d); d++) {
+        if (d->kind == OPT_SECTION || d->kind == OPT_REFUSED)
+            continue;
+        size_t n = lhs_text(d, lhs, sizeof(lhs));
+        if (n > width)
+            width = n;
+    }
+    if (width > 40)
+        width = 40;
+
+    fprintf(out, "Usage: %s [options]\n\nOptions:\n", prog ? prog : "");
+    fprintf(out, "  %-*s  %s\n", (int)width, "-?, -help", "Shows this usage");
+    for (const opt_def *d = defs; !is_end(d); d++) {
+        if (d->kind == OPT_SECTION) {
+            fprintf(out, "\n%s\n", d->help);
+            continue;
+        }
+        if (d->kind == OPT_REFUSED)
+            continue;
+        lhs_text(d, lhs, sizeof(lhs));
+        def[0] = '\0';
+        if (defaults)
+            default_text(d, defaults, def, sizeof(def));
+        if (strlen(lhs) > width)
+            fprintf(out, "  %s\n  %-*s  %s%s\n", lhs, (int)width, "", d->help ? d->help : "", def);
+        else
+            fprintf(out, "  %-*s  %s%s\n", (int)width, lhs, d->help ? d->help : "", def);
+    }
+
+    bool heading = false;
+    for (const opt_def *d = defs; !is_end(d); d++) {
+        if (d->kind != OPT_REFUSED)
+            continue;
+        if (!heading) {
+            fprintf(out, "\nRecognised but not available in this build (refused):\n");
+            heading = true;
+        }
+        lhs_text(d, lhs, sizeof(lhs));
+        fprintf(out, "  %-*s  %s\n", (int)width, lhs, d->help ? d->help : "");
+    }
+    fprintf(out, "\n");
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* JSON form of the inputs                                                                   */
+
+int opt_threads_entry(const opt_threads *t, int i, char *out, size_t size)
+{
+    if (size > 0)
+        out[0] = '\0';
+    if (i < 0 || i >= t->count)
+        return -1;
+    if (!t->list[0]) {
+        /* Not given: one thread, not bound. */
+        snprintf(out, size, "-1");
+        return 0;
+    }
+    const char *p = t->list;
+    for (int k = 0; k < i; k++) {
+        p = strchr(p, ',');
+        if (!p)
+            return -1;
+        p++;
+    }
+    const char *end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    while (len > 0 && isspace((unsigned char)*p)) {
+        p++;
+        len--;
+    }
+    while (len > 0 && isspace((unsigned char)p[len - 1]))
+        len--;
+    if (len >= size)
+        return -1;
+    memcpy(out, p, len);
+    out[len] = '\0';
+    return 0;
+}
+
+const char *opt_threads_text(const opt_threads *t, const char *none)
+{
+    return t->list[0] ? t->list : none;
+}
+
+static json_object *value_json(const opt_def *d, const void *cfg)
+{
+    const char *field = (const char *)cfg + d->off;
+    switch (d->kind) {
+    case OPT_FLAG:
+        /* A "turn off" flag (-tcpDelay clears tcp_nodelay) reports whether it was given. */
+        return json_object_new_boolean(*(const bool *)field != d->clear);
+    case OPT_INT:
+        return json_object_new_int(*(const int *)field);
+    case OPT_U64:
+        return json_object_new_uint64(*(const uint64_t *)field);
+    case OPT_RATE:
+        if (*(const int *)field == OPT_RATE_ALL)
+            return json_object_new_string("all");
+        return json_object_new_int(*(const int *)field);
+    case OPT_STR:
+        return json_object_new_string(field);
+    case OPT_ENUM:
+        for (const opt_name *n = d->names; n->name; n++)
+            if (!n->refused && n->value == *(const int *)field)
+                return json_object_new_string(n->name);
+        return json_object_new_int(*(const int *)field);
+    case OPT_THREADS: {
+        const opt_threads *t = (const opt_threads *)field;
+        json_object *a = json_object_new_array();
+        char entry[OPT_THREADS_LEN];
+        for (int i = 0; a && t->list[0] && i < t->count; i++)
+            if (opt_threads_entry(t, i, entry, sizeof(entry)) == 0)
+                json_object_array_add(a, json_object_new_string(entry));
+        return a;
+    }
+    default:
+        return NULL;
+    }
+}
+
+json_object *opt_to_json(const opt_def *defs, const void *cfg)
+{
+    json_object *o = json_object_new_object();
+    if (!o)
+        return NULL;
+    for (const opt_def *d = defs; !is_end(d); d++) {
+        if (d->kind == OPT_SECTION || d->kind == OPT_REFUSED || d->kind == OPT_CUSTOM)
+            continue;
+        json_object *v = value_json(d, cfg);
+        if (!v)
+            continue;
+        json_object_object_add(o, d->json ? d->json : d->name + 1, v);
+    }
+    return o;
+}

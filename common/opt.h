@@ -1,0 +1,198 @@
+/*
+ * opt: command-line options described by a table.
+ *
+ * Each tool describes its options once, in a static table of opt_def entries that name a
+ * field of its configuration struct by offset. From that one table come the parser, the usage
+ * text (-? / -help), and the JSON form of the inputs, so the three never disagree.
+ *
+ * Conventions are those of the ETA performance tools: single-dash words, matched exactly and
+ * case-sensitively; an option's argument is the next argv element; flags take none; the last
+ * occurrence of an option wins. Options of features this build does not have are still
+ * recognised, and refused with a message that says so, so that a command line written for
+ * another build fails clearly instead of as an "unrecognised option".
+ *
+ * Parsing stops at the first problem. The message is left in err_msg(), already phrased for the
+ * user ("Config Error: Unrecognized option: -foo"); the tools print it, then the hint
+ * "Run '<prog> -?' to see usage.", and exit with status 2 (OPT_EXIT_INVALID).
+ *
+ * Integer arguments are read strictly: the whole argument must be a decimal integer within the
+ * option's range. (The original tools read them with atoi(), so "-tickRate abc" silently meant
+ * 0; here it is an error that names the option and the value.)
+ */
+#ifndef RWFPERF_OPT_H
+#define RWFPERF_OPT_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Value stored by an OPT_RATE option given as "all" (a latency stamp in every message). */
+#define OPT_RATE_ALL (-1)
+
+/* Returned by the tools' <tool>_config_init() when the program should go on running; any other
+ * value is the exit status to end with (0 after -?, OPT_EXIT_INVALID after an error). */
+#define OPT_CONTINUE (-1)
+#define OPT_EXIT_INVALID 2
+
+/* Returned by opt_parse() when -? or -help was given. */
+#define OPT_HELP 1
+
+/* -threads: at most this many entries in any tool (ConsPerf allows fewer). */
+#define OPT_THREADS_MAX 128
+#define OPT_THREADS_LEN 1024
+
+/* The -threads list as given: entries separated by commas, empty entries dropped (the CPU
+ * binding module resolves each entry; see common/cpu.h). */
+typedef struct opt_threads {
+    int count;                  /* number of entries; 1 (one unbound thread) when not given */
+    char list[OPT_THREADS_LEN]; /* the entries joined by ','; "" when -threads was not given */
+} opt_threads;
+
+typedef enum opt_kind {
+    OPT_SECTION, /* not an option: a heading in the usage text (help = the heading) */
+    OPT_FLAG,    /* no argument; stores true in a bool (false when .clear is set) */
+    OPT_INT,     /* int within [min, max] */
+    OPT_U64,     /* uint64_t within [min, max] (min, max >= 0) */
+    OPT_RATE,    /* int within [min, max], or "all" which stores OPT_RATE_ALL */
+    OPT_STR,     /* char[size], copied; a longer argument is an error */
+    OPT_ENUM,    /* int: the value of the matching entry of .names */
+    OPT_THREADS, /* opt_threads; at most .max entries */
+    OPT_CUSTOM,  /* .parse(cfg, def, arg) does the work (arg is NULL when !.has_arg) */
+    OPT_REFUSED, /* recognised but not available in this build; .help names the feature */
+} opt_kind;
+
+/* One accepted word of an OPT_ENUM option. A word with a non-NULL `refused` is recognised but
+ * refused, `refused` naming the missing feature ("WebSocket transport"). */
+typedef struct opt_name {
+    const char *name;
+    int value;
+    const char *refused;
+} opt_name;
+
+typedef struct opt_def opt_def;
+
+/* Parses arg for def into cfg. Returns 0, or -1 after err_set() with the complete message. */
+typedef int (*opt_parse_fn)(void *cfg, const opt_def *def, const char *arg);
+
+struct opt_def {
+    const char *name;      /* "-tickRate"; NULL for OPT_SECTION and for the table's end */
+    const char *alias;     /* a second spelling ("-i" for "-if"), or NULL */
+    opt_kind kind;         /* what the option stores */
+    size_t off;            /* offset of the field in the configuration struct */
+    size_t size;           /* OPT_STR: size of the char array */
+    long long min, max;    /* OPT_INT, OPT_U64, OPT_RATE range; OPT_THREADS: max entries */
+    const opt_name *names; /* OPT_ENUM: accepted words, ending with {NULL} */
+    opt_parse_fn parse;    /* OPT_CUSTOM */
+    bool has_arg;          /* OPT_CUSTOM, OPT_REFUSED: takes an argument */
+    bool clear;            /* OPT_FLAG: stores false (for "turn off" flags like -tcpDelay) */
+    const char *arg;       /* argument placeholder in the usage text ("<ticks/sec>") */
+    const char *help;      /* usage text; OPT_REFUSED: the feature this build lacks */
+    const char *json;      /* key in the JSON inputs; NULL = the name without its dash */
+};
+
+/*
+ * Table helpers. T is the configuration struct type, f a field of it. Each checks at compile
+ * time that the field has the C type the kind stores, so a table cannot write an int into a
+ * bool or a uint64_t.
+ */
+#define OPT_FIELD_(T, f, ctype)                                                                    \
+    (offsetof(T, f) + 0 * sizeof(struct {                                                          \
+                          int opt_field_type_mismatch : _Generic(((T *)0)->f, ctype : 1, default   \
+                                                                 : -1);                            \
+                      }))
+
+#define OPT_SECTION_(title)                                                                        \
+    {                                                                                              \
+        .kind = OPT_SECTION, .help = (title)                                                       \
+    }
+#define OPT_FLAG_(nm, T, f, h)                                                                     \
+    {                                                                                              \
+        .name = (nm), .kind = OPT_FLAG, .off = OPT_FIELD_(T, f, bool), .help = (h)                 \
+    }
+#define OPT_FLAG_OFF_(nm, T, f, h)                                                                 \
+    {                                                                                              \
+        .name = (nm), .kind = OPT_FLAG, .off = OPT_FIELD_(T, f, bool), .clear = true, .help = (h)  \
+    }
+#define OPT_INT_(nm, T, f, lo, hi, a, h)                                                           \
+    {                                                                                              \
+        .name = (nm), .kind = OPT_INT, .off = OPT_FIELD_(T, f, int), .min = (lo), .max = (hi),     \
+        .arg = (a), .help = (h)                                                                    \
+    }
+#define OPT_U64_(nm, T, f, lo, hi, a, h)                                                           \
+    {                                                                                              \
+        .name = (nm), .kind = OPT_U64, .off = OPT_FIELD_(T, f, uint64_t), .min = (lo),             \
+        .max = (hi), .arg = (a), .help = (h)                                                       \
+    }
+#define OPT_RATE_(nm, T, f, a, h)                                                                  \
+    {                                                                                              \
+        .name = (nm), .kind = OPT_RATE, .off = OPT_FIELD_(T, f, int), .min = 0, .max = INT32_MAX,  \
+        .arg = (a), .help = (h)                                                                    \
+    }
+#define OPT_STR_(nm, T, f, a, h)                                                                   \
+    {                                                                                              \
+        .name = (nm), .kind = OPT_STR, .off = OPT_FIELD_(T, f, char *),                            \
+        .size = sizeof(((T *)0)->f), .arg = (a), .help = (h)                                       \
+    }
+#define OPT_ENUM_(nm, T, f, nms, a, h)                                                             \
+    {                                                                                              \
+        .name = (nm), .kind = OPT_ENUM, .off = OPT_FIELD_(T, f, int), .names = (nms), .arg = (a),  \
+        .help = (h)                                                                                \
+    }
+#define OPT_THREADS_(nm, T, f, most, a, h)                                                         \
+    {                                                                                              \
+        .name = (nm), .kind = OPT_THREADS, .off = OPT_FIELD_(T, f, opt_threads), .max = (most),    \
+        .arg = (a), .help = (h)                                                                    \
+    }
+#define OPT_REFUSED_(nm, takes_arg, feature)                                                       \
+    {                                                                                              \
+        .name = (nm), .kind = OPT_REFUSED, .has_arg = (takes_arg), .help = (feature)               \
+    }
+#define OPT_END_                                                                                   \
+    {                                                                                              \
+        .name = NULL, .kind = OPT_FLAG                                                             \
+    }
+
+/* Words accepted by -compressionType in every tool: none/zlib/lz4 and their numbers 0/1/2. */
+extern const opt_name opt_compression_names[];
+
+/* The name of a compression type number ("none", "zlib", "lz4"; "unknown" otherwise). */
+const char *opt_compression_name(int type);
+
+/*
+ * Parses argv[1..argc-1] into cfg, which the caller has filled with defaults. The table ends
+ * with an entry whose name is NULL and kind is not OPT_SECTION (OPT_END_).
+ * Returns 0 when every argument was consumed, OPT_HELP as soon as -? or -help is seen, or -1
+ * with the user-facing message in err_msg(). argv is not modified.
+ */
+int opt_parse(const opt_def *defs, int argc, char **argv, void *cfg);
+
+/*
+ * Writes the usage text generated from the table to out: one line per option with its
+ * argument placeholder, help text and, when defaults is not NULL, the default taken from it;
+ * refused options are listed last under their own heading.
+ */
+void opt_usage(FILE *out, const char *prog, const opt_def *defs, const void *defaults);
+
+/*
+ * Returns a new JSON object holding every accepted option's value in cfg (refused options and
+ * sections left out), keyed by the option name without its dash. Rates given as "all" appear as
+ * the string "all", enums as their word, -threads as an array of entries. The caller owns the
+ * object (json_object_put). NULL only when out of memory.
+ */
+json_object *opt_to_json(const opt_def *defs, const void *cfg);
+
+/* Copies entry i (0-based) of a -threads list into out, spaces around it trimmed. Returns 0, or
+ * -1 when i is out of range (out is then ""). */
+int opt_threads_entry(const opt_threads *t, int i, char *out, size_t size);
+
+/* The text the summaries print for a -threads list: the list as given, or `none` (the tools
+ * print "(non)" or "-1") when -threads was not given. */
+const char *opt_threads_text(const opt_threads *t, const char *none);
+
+/* Prints the standard trailer of a configuration error to err: err_msg(), then
+ * "Run '<prog> -?' to see usage." and a blank line. Returns OPT_EXIT_INVALID. */
+int opt_fail(FILE *err, const char *prog);
+
+#endif

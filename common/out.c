@@ -1,0 +1,417 @@
+#include "out.h"
+
+#include "err.h"
+#include "version.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------------------------------ */
+/* Report                                                                                     */
+
+void out_report_init(out_report *r, FILE *console, FILE *file)
+{
+    r->console = console;
+    r->file = file;
+}
+
+static void vput(FILE *f, const char *fmt, va_list ap)
+{
+    if (f)
+        vfprintf(f, fmt, ap);
+}
+
+void out_printf(out_report *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vput(r->console, fmt, ap);
+    va_end(ap);
+    va_start(ap, fmt);
+    vput(r->file, fmt, ap);
+    va_end(ap);
+}
+
+void out_console(out_report *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vput(r->console, fmt, ap);
+    va_end(ap);
+}
+
+void out_input(out_report *r, int width, const char *label, const char *fmt, ...)
+{
+    char value[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(value, sizeof(value), fmt, ap);
+    va_end(ap);
+    out_printf(r, "%*s: %s\n", width, label, value);
+}
+
+int out_report_flush(out_report *r)
+{
+    FILE *s[2] = {r->console, r->file};
+    int bad = 0;
+    for (int i = 0; i < 2; i++) {
+        if (!s[i])
+            continue;
+        if (fflush(s[i]) != 0 || ferror(s[i]))
+            bad = 1;
+    }
+    return bad ? err_set("writing the summary failed") : 0;
+}
+
+void out_extra_inputs(out_report *r, int width, const out_extra *extra, const char *json_file)
+{
+    if (extra && extra->clock_cost_ns >= 0)
+        out_input(r, width, "Clock Cost (ns)", "%.1f", extra->clock_cost_ns);
+    if (extra && extra->clock_resolution_ns >= 0)
+        out_input(r, width, "Clock Resolution (ns)", "%.0f", extra->clock_resolution_ns);
+    if (json_file)
+        out_input(r, width, "JSON Summary File", "%s", json_file);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Summary blocks                                                                             */
+
+static void percentile_lines(out_report *r, const char *name, const stat_lat *l, int decimals)
+{
+    out_printf(r, "  %s p50 (usec): %.*f\n", name, decimals, l->p50);
+    out_printf(r, "  %s p90 (usec): %.*f\n", name, decimals, l->p90);
+    out_printf(r, "  %s p99 (usec): %.*f\n", name, decimals, l->p99);
+    out_printf(r, "  %s p99.9 (usec): %.*f\n", name, decimals, l->p999);
+    out_printf(r, "  %s p99.99 (usec): %.*f\n", name, decimals, l->p9999);
+}
+
+void out_lat_block(out_report *r, const char *name, const stat_lat *l, int decimals)
+{
+    out_printf(r,
+               "  %s avg (usec): %.*f\n"
+               "  %s std dev (usec): %.*f\n"
+               "  %s max (usec): %.*f\n"
+               "  %s min (usec): %.*f\n",
+               name, decimals, l->avg, name, decimals, l->stddev, name, decimals, l->max, name,
+               decimals, l->min);
+    percentile_lines(r, name, l, decimals);
+}
+
+void out_lat_sched_block(out_report *r, const char *name, const stat_lat *sched, int decimals)
+{
+    if (!sched || sched->count == 0)
+        return;
+    char full[128];
+    snprintf(full, sizeof(full), "Sched %s", name);
+    out_lat_block(r, full, sched, decimals);
+}
+
+void out_res_block(out_report *r, const stat_res *res)
+{
+    if (!res || res->samples == 0)
+        return;
+    out_printf(r,
+               "  CPU/Memory samples: %" PRIu64 "\n"
+               "  CPU Usage max (%%): %.2f\n"
+               "  CPU Usage min (%%): %.2f\n"
+               "  CPU Usage avg (%%): %.2f\n"
+               "  Memory Usage max (MB): %.2f\n"
+               "  Memory Usage min (MB): %.2f\n"
+               "  Memory Usage avg (MB): %.2f\n",
+               res->samples, res->cpu_max, res->cpu_min, res->cpu_avg, res->mem_max, res->mem_min,
+               res->mem_avg);
+}
+
+bool out_rate_check(out_report *r, const char *what, double offered, double achieved)
+{
+    if (!(offered > 0))
+        return false;
+    out_printf(r, "  Offered %s rate: %.0f\n", what, offered);
+    out_printf(r, "  Achieved %s rate: %.0f\n", what, achieved);
+    if (achieved < 0.99 * offered) {
+        out_printf(r, "  Warning: achieved %s rate is %.2f%% of the offered rate (below 99%%).\n",
+                   what, 100.0 * achieved / offered);
+        return true;
+    }
+    return false;
+}
+
+double out_rate(double count, double secs)
+{
+    return secs > 0 ? count / secs : 0.0;
+}
+
+double out_secs(uint64_t start_ns, uint64_t end_ns, uint64_t now_ns)
+{
+    if (start_ns == 0)
+        return 0.0;
+    uint64_t end = end_ns ? end_ns : now_ns;
+    return ((double)end - (double)start_ns) / 1e9;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* CSV                                                                                        */
+
+int out_csv_open(out_csv *c, const char *path, const char *header)
+{
+    c->f = fopen(path, "w");
+    if (!c->f)
+        return err_set_errno(errno, "cannot create '%s'", path);
+    if (header) {
+        fputs(header, c->f);
+        fputc('\n', c->f);
+    }
+    if (fflush(c->f) != 0 || ferror(c->f)) {
+        int e = errno;
+        fclose(c->f);
+        c->f = NULL;
+        return err_set_errno(e, "cannot write '%s'", path);
+    }
+    return 0;
+}
+
+int out_csv_row(out_csv *c, const char *fmt, ...)
+{
+    if (!c->f)
+        return 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(c->f, fmt, ap);
+    va_end(ap);
+    fputc('\n', c->f);
+    if (fflush(c->f) != 0 || ferror(c->f))
+        return err_set_errno(errno, "writing a statistics row failed");
+    return 0;
+}
+
+int out_csv_close(out_csv *c)
+{
+    if (!c->f)
+        return 0;
+    int bad = ferror(c->f);
+    if (fclose(c->f) != 0)
+        bad = 1;
+    c->f = NULL;
+    return bad ? err_set("writing a CSV file failed") : 0;
+}
+
+void out_utc(char *buf, size_t size, time_t t)
+{
+    struct tm tm;
+    if (!gmtime_r(&t, &tm)) {
+        snprintf(buf, size, "0000-00-00 00:00:00");
+        return;
+    }
+    snprintf(buf, size, "%04d-%02d-%02d %02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+/* Appends formatted text to the NUL-terminated buf; on overflow restores buf and returns -1. */
+static int append(char *buf, size_t size, const char *fmt, ...) OUT_PRINTF(3, 4);
+static int append(char *buf, size_t size, const char *fmt, ...)
+{
+    size_t used = strlen(buf);
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + used, size - used, fmt, ap);
+    va_end(ap);
+    if (w < 0 || (size_t)w >= size - used) {
+        buf[used] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
+int out_csv_lat_header(char *buf, size_t size, const char *name)
+{
+    size_t used = strlen(buf);
+    if (append(buf, size,
+               ", %s p50 (usec), %s p90 (usec), %s p99 (usec), %s p99.9 (usec), %s p99.99 (usec)"
+               ", Sched %s avg (usec), Sched %s p99 (usec), Sched %s max (usec)",
+               name, name, name, name, name, name, name, name) != 0) {
+        buf[used] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
+int out_csv_lat_values(char *buf, size_t size, const stat_lat *l, const stat_lat *sched,
+                       int decimals)
+{
+    static const stat_lat none;
+    const stat_lat *a = l && l->count ? l : &none;
+    const stat_lat *s = sched && sched->count ? sched : &none;
+    return append(buf, size, ", %.*f, %.*f, %.*f, %.*f, %.*f, %.*f, %.*f, %.*f", decimals, a->p50,
+                  decimals, a->p90, decimals, a->p99, decimals, a->p999, decimals, a->p9999,
+                  decimals, s->avg, decimals, s->p99, decimals, s->max);
+}
+
+int out_latlog_open(out_csv *c, const char *path, bool with_type)
+{
+    return out_csv_open(c, path,
+                        with_type ? "Message type, Send time, Receive time, Latency (usec)"
+                                  : "Send Time, Receive Time, Latency(nsec)");
+}
+
+int out_latlog_row(out_csv *c, const char *type, uint64_t send, uint64_t recv)
+{
+    if (!c->f)
+        return 0;
+    int64_t lat = (int64_t)(recv - send);
+    if (type)
+        fprintf(c->f, "%s, %" PRIu64 ", %" PRIu64 ", %" PRId64 "\n", type, send, recv, lat);
+    else
+        fprintf(c->f, "%" PRIu64 ", %" PRIu64 ", %" PRId64 "\n", send, recv, lat);
+    return ferror(c->f) ? err_set("writing a latency log row failed") : 0;
+}
+
+int out_latlog_flush(out_csv *c)
+{
+    if (!c->f)
+        return 0;
+    if (fflush(c->f) != 0 || ferror(c->f))
+        return err_set_errno(errno, "writing the latency log failed");
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* JSON                                                                                       */
+
+static void cpu_model(char *buf, size_t size)
+{
+    buf[0] = '\0';
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof(line), f)) {
+        if (strncmp(line, "model name", 10) != 0)
+            continue;
+        char *colon = strchr(line, ':');
+        if (!colon)
+            continue;
+        colon++;
+        while (*colon == ' ' || *colon == '\t')
+            colon++;
+        colon[strcspn(colon, "\n")] = '\0';
+        snprintf(buf, size, "%s", colon);
+        break;
+    }
+    fclose(f);
+}
+
+void out_host_get(out_host *h)
+{
+    memset(h, 0, sizeof(*h));
+    if (gethostname(h->name, sizeof(h->name) - 1) != 0)
+        h->name[0] = '\0';
+    struct utsname u;
+    if (uname(&u) == 0)
+        snprintf(h->kernel, sizeof(h->kernel), "%s %s %s %s", u.sysname, u.release, u.version,
+                 u.machine);
+    cpu_model(h->cpu_model, sizeof(h->cpu_model));
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    h->cores = n > 0 ? (int)n : 0;
+}
+
+int out_json_path(char *buf, size_t size, const char *summary_file)
+{
+    size_t len = strlen(summary_file);
+    if (len >= 4 && strcmp(summary_file + len - 4, ".out") == 0)
+        len -= 4;
+    int w = snprintf(buf, size, "%.*s.json", (int)len, summary_file);
+    if (w < 0 || (size_t)w >= size)
+        return err_set("JSON summary file name too long for '%s'", summary_file);
+    return 0;
+}
+
+json_object *out_json_double(double v)
+{
+    char text[64];
+    if (!isfinite(v))
+        v = 0.0;
+    snprintf(text, sizeof(text), "%.15g", v);
+    return json_object_new_double_s(v, text);
+}
+
+void out_json_add(json_object *obj, const char *key, json_object *value)
+{
+    if (obj && value)
+        json_object_object_add(obj, key, value);
+}
+
+json_object *out_json_doc(const char *tool, const out_host *host, int pid, time_t now)
+{
+    out_host local;
+    if (!host) {
+        out_host_get(&local);
+        host = &local;
+    }
+    json_object *doc = json_object_new_object();
+    if (!doc)
+        return NULL;
+    char utc[32];
+    out_utc(utc, sizeof(utc), now);
+    out_json_add(doc, "tool", json_object_new_string(tool));
+    out_json_add(doc, "version", json_object_new_string(RWFPERF_VERSION));
+    out_json_add(doc, "git_revision", json_object_new_string(RWFPERF_GIT_REV));
+    json_object *h = json_object_new_object();
+    out_json_add(h, "name", json_object_new_string(host->name));
+    out_json_add(h, "kernel", json_object_new_string(host->kernel));
+    out_json_add(h, "cpu_model", json_object_new_string(host->cpu_model));
+    out_json_add(h, "cores", json_object_new_int(host->cores));
+    out_json_add(doc, "host", h);
+    out_json_add(doc, "pid", json_object_new_int(pid));
+    out_json_add(doc, "written_utc", json_object_new_string(utc));
+    return doc;
+}
+
+json_object *out_json_lat(const stat_lat *l)
+{
+    json_object *o = json_object_new_object();
+    out_json_add(o, "count", json_object_new_uint64(l->count));
+    out_json_add(o, "avg", out_json_double(l->avg));
+    out_json_add(o, "stddev", out_json_double(l->stddev));
+    out_json_add(o, "min", out_json_double(l->min));
+    out_json_add(o, "max", out_json_double(l->max));
+    out_json_add(o, "p50", out_json_double(l->p50));
+    out_json_add(o, "p90", out_json_double(l->p90));
+    out_json_add(o, "p99", out_json_double(l->p99));
+    out_json_add(o, "p99_9", out_json_double(l->p999));
+    out_json_add(o, "p99_99", out_json_double(l->p9999));
+    return o;
+}
+
+json_object *out_json_res(const stat_res *r)
+{
+    json_object *o = json_object_new_object();
+    out_json_add(o, "samples", json_object_new_uint64(r->samples));
+    out_json_add(o, "cpu_max", out_json_double(r->cpu_max));
+    out_json_add(o, "cpu_min", out_json_double(r->cpu_min));
+    out_json_add(o, "cpu_avg", out_json_double(r->cpu_avg));
+    out_json_add(o, "mem_max_mb", out_json_double(r->mem_max));
+    out_json_add(o, "mem_min_mb", out_json_double(r->mem_min));
+    out_json_add(o, "mem_avg_mb", out_json_double(r->mem_avg));
+    return o;
+}
+
+int out_json_write(const char *path, json_object *doc)
+{
+    const char *text =
+        json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
+    if (!text)
+        return err_set("cannot format the JSON summary");
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return err_set_errno(errno, "cannot create '%s'", path);
+    fputs(text, f);
+    fputc('\n', f);
+    int bad = ferror(f);
+    if (fclose(f) != 0)
+        bad = 1;
+    return bad ? err_set("writing '%s' failed", path) : 0;
+}

@@ -1,0 +1,225 @@
+/*
+ * out: the writers every tool shares for its reports.
+ *
+ *  - a report (out_report) that writes the same text to the console and the summary file at
+ *    once, with the right-justified "Label: value" lines of the TEST INPUTS block;
+ *  - the statistics blocks of the summaries: latency (avg / std dev / max / min exactly as the
+ *    ETA tools print them, then our percentile lines), the scheduled-time latency view, the
+ *    CPU/Memory block, and the offered-versus-achieved rate check;
+ *  - CSV files (header first, ", " separated, flushed after every row), the latency log files
+ *    and the extra trailing percentile columns of the statistics files;
+ *  - the JSON summary (json-c): program version and git revision, the host, the inputs and the
+ *    results.
+ *
+ * What we add to the original formats is always placed so that a parser of the original keeps
+ * working: extra "Label: value" lines come after the block's original lines, extra CSV columns
+ * at the end of each row. The added lines are, everywhere:
+ *
+ *     <Name> p50 (usec): 181.0            after "<Name> min (usec)", one per percentile:
+ *     <Name> p90 (usec): 250.0            p50, p90, p99, p99.9, p99.99 (max is the line above)
+ *     ...
+ *     Sched <name> avg (usec): 190.2      the same latency measured from the time the message
+ *     ...                                 was due by the sender's tick schedule (the sender's
+ *                                         own stalls included: no coordinated omission)
+ *     Offered <what> rate: 100000         the configured rate and the rate achieved, per
+ *     Achieved <what> rate: 97012         connection, and a warning line below 99%
+ *     Warning: achieved <what> rate is 97.02% of the offered rate (below 99%).
+ *
+ * Writers allocate nothing except the JSON functions. They report write errors through the
+ * stream's error flag (ferror), checked by out_report_error() / out_csv_close().
+ */
+#ifndef RWFPERF_OUT_H
+#define RWFPERF_OUT_H
+
+#include "stats.h"
+
+#include <json-c/json.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#if defined(__GNUC__)
+#define OUT_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define OUT_PRINTF(a, b)
+#endif
+
+/* ------------------------------------------------------------------------------------------ */
+/* Report: console and summary file at once                                                   */
+
+/* Up to two streams that receive the same text; the first is the console. Either may be NULL.
+ * The report does not own the streams. */
+typedef struct out_report {
+    FILE *console;
+    FILE *file;
+} out_report;
+
+/* Sets up a report writing to console and file (either may be NULL). */
+void out_report_init(out_report *r, FILE *console, FILE *file);
+
+/* Writes the formatted text to both streams. */
+void out_printf(out_report *r, const char *fmt, ...) OUT_PRINTF(2, 3);
+
+/* Writes the formatted text to the console stream only (the originals print some lines, such
+ * as the blank lines after ProvPerf's summary, on the console alone). */
+void out_console(out_report *r, const char *fmt, ...) OUT_PRINTF(2, 3);
+
+/* Writes "<label right-justified to width>: <formatted value>\n" to both streams: the line of a
+ * TEST INPUTS block. A label longer than width is written whole. */
+void out_input(out_report *r, int width, const char *label, const char *fmt, ...) OUT_PRINTF(4, 5);
+
+/* Flushes both streams. Returns 0, or -1 (err_set) when either stream has had a write error. */
+int out_report_flush(out_report *r);
+
+/* Our inputs that the originals do not print, shown after their TEST INPUTS lines. */
+typedef struct out_extra {
+    double clock_cost_ns;       /* cost of one clock read; < 0 = not measured, line omitted */
+    double clock_resolution_ns; /* clock resolution; < 0 = not measured, line omitted */
+} out_extra;
+
+/* An out_extra with nothing measured. */
+#define OUT_EXTRA_NONE ((out_extra){-1.0, -1.0})
+
+/* Writes our additional TEST INPUTS lines (clock cost and resolution when measured, the JSON
+ * summary file name), right-justified to width like the block they end. */
+void out_extra_inputs(out_report *r, int width, const out_extra *extra, const char *json_file);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Summary blocks                                                                             */
+
+/*
+ * Writes a latency block for name ("Latency", "Posting latency", "GenMsg latency"):
+ *     "  <name> avg (usec): %.*f" / std dev / max / min         (the original's four lines)
+ *     "  <name> p50 (usec): %.*f" / p90 / p99 / p99.9 / p99.99   (ours)
+ * with `decimals` digits (1 for the OMM tools, 3 for TransportPerf). The caller prints the
+ * original's replacement line itself when l->count == 0.
+ */
+void out_lat_block(out_report *r, const char *name, const stat_lat *l, int decimals);
+
+/*
+ * Writes the scheduled-time view of a latency block, "  Sched <name> avg (usec): ..." and the
+ * same eight lines as out_lat_block, when sched is not NULL and has samples; nothing otherwise.
+ * `name` is the lower-case form used after "Sched" ("latency", "posting latency",
+ * "GenMsg latency").
+ */
+void out_lat_sched_block(out_report *r, const char *name, const stat_lat *sched, int decimals);
+
+/* Writes the CPU/Memory block (samples, CPU max/min/avg %, memory max/min/avg MB) when
+ * res->samples > 0; nothing otherwise. */
+void out_res_block(out_report *r, const stat_res *res);
+
+/*
+ * Writes the offered-versus-achieved lines for one kind of message ("update", "post",
+ * "GenMsg", "msg"), both rates per connection, when offered > 0:
+ *     "  Offered <what> rate: %.0f" and "  Achieved <what> rate: %.0f",
+ * then "  Warning: achieved <what> rate is <p>% (2 decimals) of the offered rate (below 99%)." when
+ * achieved < 0.99 × offered. Returns true when the warning was written.
+ */
+bool out_rate_check(out_report *r, const char *what, double offered, double achieved);
+
+/* count / secs, or 0 when secs is not positive (where the originals would print nan/inf). */
+double out_rate(double count, double secs);
+
+/* (end_ns - start_ns) in seconds; 0 when start_ns is 0 (never started). end_ns 0 is taken as
+ * now_ns. */
+double out_secs(uint64_t start_ns, uint64_t end_ns, uint64_t now_ns);
+
+/* ------------------------------------------------------------------------------------------ */
+/* CSV files                                                                                  */
+
+/* A CSV file written a row at a time, flushed after each row. */
+typedef struct out_csv {
+    FILE *f;
+} out_csv;
+
+/* Creates (truncates) path and writes the header line. Returns 0, or -1 (err_set naming the
+ * file) when it cannot be created or written. */
+int out_csv_open(out_csv *c, const char *path, const char *header);
+
+/* Writes one formatted row (the caller gives the line without its newline) and flushes.
+ * Returns 0, or -1 (err_set) on a write error. A closed/unopened csv ignores rows (returns 0). */
+int out_csv_row(out_csv *c, const char *fmt, ...) OUT_PRINTF(2, 3);
+
+/* Closes the file. Returns 0, or -1 (err_set) when a write had failed. */
+int out_csv_close(out_csv *c);
+
+/* Formats t as the UTC "YYYY-MM-DD HH:MM:SS" of the statistics files into buf (>= 20 bytes). */
+void out_utc(char *buf, size_t size, time_t t);
+
+/* Appends to buf (NUL-terminated, of the given size) the header columns we add for one latency
+ * kind ("Latency", "Posting Latency", "GenMsg Latency"):
+ *     ", <Name> p50 (usec), <Name> p90 (usec), <Name> p99 (usec), <Name> p99.9 (usec),
+ *      <Name> p99.99 (usec), Sched <Name> avg (usec), Sched <Name> p99 (usec),
+ *      Sched <Name> max (usec)"
+ * Returns 0, or -1 when buf is too small (buf is then left unchanged). */
+int out_csv_lat_header(char *buf, size_t size, const char *name);
+
+/* Appends the eight values matching out_csv_lat_header for an interval: the percentiles of l
+ * and avg / p99 / max of sched (zeros when sched is NULL or empty, and for an empty l), each
+ * with `decimals` digits. Returns 0, or -1 when buf is too small (left unchanged). */
+int out_csv_lat_values(char *buf, size_t size, const stat_lat *l, const stat_lat *sched,
+                       int decimals);
+
+/* Latency log files (-latencyFile). The OMM tools' form has a message-type column:
+ *     "Message type, Send time, Receive time, Latency (usec)"  rows "Upd, <send>, <recv>, <lat>"
+ * and TransportPerf's has none, in nanoseconds:
+ *     "Send Time, Receive Time, Latency(nsec)"                 rows "<send>, <recv>, <lat>"
+ * The latency is printed signed (receive - send), so a negative value from unsynchronised
+ * clocks shows as negative rather than as a huge unsigned number. */
+int out_latlog_open(out_csv *c, const char *path, bool with_type);
+
+/* Writes one latency log row; type is "Upd", "Pst", "Gen", or NULL for TransportPerf's form.
+ * Not flushed: call out_latlog_flush() once per statistics interval. */
+int out_latlog_row(out_csv *c, const char *type, uint64_t send, uint64_t recv);
+
+/* Flushes a latency log. Returns 0, or -1 (err_set) on a write error. */
+int out_latlog_flush(out_csv *c);
+
+/* ------------------------------------------------------------------------------------------ */
+/* JSON summary                                                                               */
+
+/* What the JSON summary says about the machine. */
+typedef struct out_host {
+    char name[256];      /* host name */
+    char kernel[400];    /* "<sysname> <release> <version> <machine>" */
+    char cpu_model[256]; /* "model name" of /proc/cpuinfo, "" when unknown */
+    int cores;           /* online logical CPUs */
+} out_host;
+
+/* Fills h with this machine's description. Never fails: unknown parts stay empty. */
+void out_host_get(out_host *h);
+
+/* The JSON summary's file name for a summary file name: a trailing ".out" replaced by ".json",
+ * else ".json" appended ("ConsSummary.out" -> "ConsSummary.json"). Writes into buf; returns 0,
+ * or -1 when it does not fit. */
+int out_json_path(char *buf, size_t size, const char *summary_file);
+
+/* A new JSON document with the members every tool's summary starts with:
+ *     {"tool", "version", "git_revision", "host": {"name", "kernel", "cpu_model", "cores"},
+ *      "pid", "written_utc"}
+ * host may be NULL (then filled with out_host_get). The caller owns the result. */
+json_object *out_json_doc(const char *tool, const out_host *host, int pid, time_t now);
+
+/* A new JSON object for a latency summary: {"count", "avg", "stddev", "min", "max", "p50",
+ * "p90", "p99", "p99_9", "p99_99"} in microseconds. */
+json_object *out_json_lat(const stat_lat *l);
+
+/* A new JSON object for the resource samples: {"samples", "cpu_max", "cpu_min", "cpu_avg",
+ * "mem_max_mb", "mem_min_mb", "mem_avg_mb"}. */
+json_object *out_json_res(const stat_res *r);
+
+/* A JSON number for v written with up to 15 significant digits (184.6, not 184.59999999999999);
+ * NaN and infinities, which JSON cannot hold, become 0. */
+json_object *out_json_double(double v);
+
+/* Adds key: value to obj, ignoring a NULL value (json-c allocation failure). */
+void out_json_add(json_object *obj, const char *key, json_object *value);
+
+/* Writes doc to path as indented JSON followed by a newline. Returns 0, or -1 (err_set naming
+ * the file). Does not release doc. */
+int out_json_write(const char *path, json_object *doc);
+
+#endif
