@@ -1,0 +1,6 @@
+# Tests of common/ that need more than the default registration.
+# Threaded hand-offs: also run under ThreadSanitizer (scripts/test.sh runs label "threads").
+foreach(name test_latbuf test_latring)
+    list(APPEND common_special ${name})
+    rwfperf_unit_test(${name} SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${name}.c LABELS common threads)
+endforeach()
