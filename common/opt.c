@@ -296,6 +296,30 @@ int opt_parse(const opt_def *defs, int argc, char **argv, void *cfg)
     return 0;
 }
 
+int opt_check_total_rate(const char *name, int rate, int tick_rate)
+{
+    if (rate != 0 && rate < tick_rate)
+        return err_set("Config Error: %s %d is less than -tickRate %d (it must be 0, or at least "
+                       "the tick rate).",
+                       name, rate, tick_rate);
+    return 0;
+}
+
+int opt_check_latency_rate(const char *name, int rate, const char *total_name, int total,
+                           int tick_rate)
+{
+    if (rate == OPT_RATE_ALL)
+        return 0;
+    if (rate > total)
+        return err_set("Config Error: %s %d is greater than %s %d.", name, rate, total_name,
+                       total);
+    if (rate > tick_rate)
+        return err_set("Config Error: %s %d is greater than -tickRate %d (at most one latency "
+                       "message is sent per tick).",
+                       name, rate, tick_rate);
+    return 0;
+}
+
 int opt_fail(FILE *err, const char *prog)
 {
     fprintf(err, "%s\nRun '%s -?' to see usage.\n\n", err_msg(), prog ? prog : "");

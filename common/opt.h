@@ -191,6 +191,19 @@ int opt_threads_entry(const opt_threads *t, int i, char *out, size_t size);
  * print "(non)" or "-1") when -threads was not given. */
 const char *opt_threads_text(const opt_threads *t, const char *none);
 
+/*
+ * The rate rules every tool applies after parsing (tools.md §1.0). Each returns 0, or -1 after
+ * err_set() with a message naming the options and their values.
+ *
+ * opt_check_total_rate: a total message rate is 0 (off) or at least the tick rate, since every
+ * tick sends at least one message.
+ * opt_check_latency_rate: a latency rate (OPT_RATE_ALL allowed, meaning every message) is at
+ * most the total rate and at most the tick rate (one latency message per tick at most).
+ */
+int opt_check_total_rate(const char *name, int rate, int tick_rate);
+int opt_check_latency_rate(const char *name, int rate, const char *total_name, int total,
+                           int tick_rate);
+
 /* Prints the standard trailer of a configuration error to err: err_msg(), then
  * "Run '<prog> -?' to see usage." and a blank line. Returns OPT_EXIT_INVALID. */
 int opt_fail(FILE *err, const char *prog);

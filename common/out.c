@@ -154,6 +154,45 @@ double out_secs(uint64_t start_ns, uint64_t end_ns, uint64_t now_ns)
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* Console                                                                                    */
+
+void out_console_stat(FILE *f, const char *label, const stat_lat *l, bool thousandths,
+                      const char *unit)
+{
+    if (!f)
+        return;
+    if (thousandths)
+        fprintf(f, "%s: Avg:%8.3f StdDev:%8.3f Max:%8.3f Min:%8.3f, %s: %" PRIu64 "\n", label,
+                l->avg, l->stddev, l->max, l->min, unit, l->count);
+    else
+        fprintf(f, "%s: Avg:%6.1f StdDev:%6.1f Max:%6.0f Min:%6.0f, %s: %" PRIu64 "\n", label,
+                l->avg, l->stddev, l->max, l->min, unit, l->count);
+}
+
+void out_console_lat_extra(FILE *f, const char *label, const stat_lat *l, const stat_lat *sched,
+                           bool thousandths)
+{
+    if (!f)
+        return;
+    if (l && l->count) {
+        if (thousandths)
+            fprintf(f, "%s p50:%8.3f p90:%8.3f p99:%8.3f p99.9:%8.3f p99.99:%8.3f\n", label,
+                    l->p50, l->p90, l->p99, l->p999, l->p9999);
+        else
+            fprintf(f, "%s p50:%6.0f p90:%6.0f p99:%6.0f p99.9:%6.0f p99.99:%6.0f\n", label,
+                    l->p50, l->p90, l->p99, l->p999, l->p9999);
+    }
+    if (sched && sched->count) {
+        const char *bare = label;
+        while (*bare == ' ')
+            bare++;
+        char sl[128];
+        snprintf(sl, sizeof(sl), "%.*sSched %s", (int)(bare - label), label, bare);
+        out_console_stat(f, sl, sched, thousandths, "Msgs");
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* CSV                                                                                        */
 
 int out_csv_open(out_csv *c, const char *path, const char *header)

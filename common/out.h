@@ -128,6 +128,27 @@ double out_rate(double count, double secs);
 double out_secs(uint64_t start_ns, uint64_t end_ns, uint64_t now_ns);
 
 /* ------------------------------------------------------------------------------------------ */
+/* Console interval lines                                                                     */
+
+/*
+ * Writes the ETA tools' interval statistics line for label ("  Latency(usec)",
+ * "  PostLat(usec)", "  Latency (usec)"...):
+ *     "<label>: Avg:%6.1f StdDev:%6.1f Max:%6.0f Min:%6.0f, <unit>: <count>"
+ * or, with thousandths, every value as %8.3f. unit is "Msgs" (or "Samples").
+ */
+void out_console_stat(FILE *f, const char *label, const stat_lat *l, bool thousandths,
+                      const char *unit);
+
+/*
+ * Our console lines after an interval latency line (nothing when l has no samples):
+ *     "<label> p50:%6.0f p90:%6.0f p99:%6.0f p99.9:%6.0f p99.99:%6.0f"   (%8.3f: thousandths)
+ * and, when sched has samples, the scheduled-time view in the original line's format:
+ *     "  Sched <label without its leading spaces>: Avg: ... Max: ... Min: ..., Msgs: <count>"
+ */
+void out_console_lat_extra(FILE *f, const char *label, const stat_lat *l, const stat_lat *sched,
+                           bool thousandths);
+
+/* ------------------------------------------------------------------------------------------ */
 /* CSV files                                                                                  */
 
 /* A CSV file written a row at a time, flushed after each row. */

@@ -1,0 +1,267 @@
+#include "config.h"
+
+#include "err.h"
+
+#include <limits.h>
+#include <string.h>
+
+#define C cons_config
+
+static const opt_name conn_types[] = {
+    {"socket", 0, NULL},
+    {"websocket", 0, "WebSocket transport"},
+    {"webSocket", 0, "WebSocket transport"},
+    {"WebSocket", 0, "WebSocket transport"},
+    {"http", 0, "HTTP tunnelling"},
+    {"encrypted", 0, "TLS encryption"},
+    {NULL, 0, NULL},
+};
+
+const opt_def cons_options[] = {
+    OPT_SECTION_("Connection:"),
+    OPT_ENUM_("-connType", C, conn_type, conn_types, NULL, "Type of connection"),
+    OPT_STR_("-h", C, host, "<hostname>", "Host of the provider or ADS to connect to"),
+    OPT_STR_("-p", C, port, "<port>", "Port (number or service name) to connect to"),
+    {.name = "-if",
+     .alias = "-i",
+     .kind = OPT_STR,
+     .off = OPT_FIELD_(C, interface_name, char *),
+     .size = sizeof(((C *)0)->interface_name),
+     .arg = "<interface>",
+     .help = "Network interface (host name or address) to connect from",
+     .json = "if"},
+    OPT_ENUM_("-compressionType", C, compression_type, opt_compression_names, "<type>",
+              "Compression to ask for: none, zlib, lz4 (or 0, 1, 2)"),
+    OPT_INT_("-outputBufs", C, output_bufs, 1, INT_MAX, "<count>", "Guaranteed output buffers"),
+    {.name = "-maxOutputBufs",
+     .alias = "-maxOutputBuffer",
+     .kind = OPT_INT,
+     .off = OPT_FIELD_(C, max_output_bufs, int),
+     .min = 0,
+     .max = INT_MAX,
+     .arg = "<count>",
+     .help = "Maximum output buffers, at least -outputBufs (0: same as -outputBufs)"},
+    OPT_INT_("-inputBufs", C, input_bufs, 1, INT_MAX, "<count>", "Input buffers"),
+    OPT_INT_("-sendBufSize", C, send_buf_size, 0, INT_MAX, "<bytes>",
+             "Socket send buffer size (0: system default)"),
+    OPT_INT_("-recvBufSize", C, recv_buf_size, 0, INT_MAX, "<bytes>",
+             "Socket receive buffer size (0: system default)"),
+    OPT_INT_("-highWaterMark", C, high_water_mark, 0, INT_MAX, "<bytes>",
+             "Queued bytes at which output is flushed (0: transport default)"),
+    OPT_FLAG_OFF_("-tcpDelay", C, tcp_nodelay, "Leave Nagle's algorithm on (no TCP_NODELAY)"),
+    OPT_STR_("-uname", C, uname, "<name>", "User name in the login request (default: login name)"),
+    OPT_STR_("-serviceName", C, service_name, "<name>", "Service to request items from"),
+    OPT_THREADS_("-threads", C, threads, CONS_MAX_THREADS, "<list>",
+                 "One connection per entry, bound to: -1 (none), a CPU, or P:<n> C:<n> T:<n>"),
+
+    OPT_SECTION_("Test:"),
+    OPT_INT_("-tickRate", C, tick_rate, 1, INT_MAX, "<ticks/sec>", "Ticks per second"),
+    OPT_INT_("-itemCount", C, item_count, 0, INT_MAX, "<count>", "Items to request in all"),
+    OPT_INT_("-commonItemCount", C, common_item_count, 0, INT_MAX, "<count>",
+             "Items requested by every connection when there are several"),
+    OPT_INT_("-requestRate", C, request_rate, 1, INT_MAX, "<items/sec>", "Item request rate"),
+    OPT_FLAG_("-snapshot", C, snapshot, "Request snapshots only, and end when all images are in"),
+    OPT_INT_("-postingRate", C, posting_rate, 0, INT_MAX, "<posts/sec>",
+             "Posts per second per connection (0: none)"),
+    OPT_INT_("-postingLatencyRate", C, posting_latency_rate, 0, INT_MAX, "<posts/sec>",
+             "Posts per second that carry a latency stamp"),
+    OPT_INT_("-genericMsgRate", C, generic_msg_rate, 0, INT_MAX, "<msgs/sec>",
+             "Generic messages per second per connection (0: none)"),
+    OPT_INT_("-genericMsgLatencyRate", C, generic_msg_latency_rate, 0, INT_MAX, "<msgs/sec>",
+             "Generic messages per second that carry a latency stamp"),
+    OPT_INT_("-steadyStateTime", C, steady_state_time, 0, INT_MAX, "<sec>",
+             "Length of the steady state; also the time allowed to receive all images"),
+    OPT_INT_("-delaySteadyStateCalc", C, delay_steady_state_calc, 0, 30000, "<msec>",
+             "Wait after the last image before steady-state latency counts"),
+    OPT_FLAG_("-nanoTime", C, nano_time, "Latency stamps in nanoseconds instead of microseconds"),
+    OPT_FLAG_("-measureDecode", C, measure_decode, "Measure the time spent decoding updates"),
+
+    OPT_SECTION_("Files and output:"),
+    OPT_STR_("-itemFile", C, item_file, "<file>", "Item list"),
+    OPT_STR_("-msgFile", C, msg_file, "<file>", "Message content for posts and generic messages"),
+    OPT_STR_("-summaryFile", C, summary_file, "<file>", "Summary file"),
+    OPT_STR_("-statsFile", C, stats_file, "<base>",
+             "Statistics file base name (<base><thread>.csv)"),
+    OPT_STR_("-latencyFile", C, latency_file, "<base>",
+             "Log every latency sample to <base><thread>.csv"),
+    OPT_INT_("-writeStatsInterval", C, write_stats_interval, 1, INT_MAX, "<sec>",
+             "Seconds between statistics lines"),
+    OPT_FLAG_OFF_("-noDisplayStats", C, display_stats, "Do not print statistics on the console"),
+
+    OPT_REFUSED_("-reactor", false, "VA Reactor"),
+    OPT_REFUSED_("-watchlist", false, "VA Reactor watchlist"),
+    OPT_REFUSED_("-workerThreads", true, "VA Reactor"),
+    OPT_REFUSED_("-tunnel", false, "tunnel streams"),
+    OPT_REFUSED_("-tunnelAuth", false, "tunnel streams"),
+    OPT_REFUSED_("-tunnelStreamOutputBufs", true, "tunnel streams"),
+    OPT_REFUSED_("-tunnelStreamBuffersUsed", false, "tunnel streams"),
+    OPT_REFUSED_("-startingHostName", true, "warm standby"),
+    OPT_REFUSED_("-startingPort", true, "warm standby"),
+    OPT_REFUSED_("-standbyHostName", true, "warm standby"),
+    OPT_REFUSED_("-standbyPort", true, "warm standby"),
+    OPT_REFUSED_("-warmStandbyMode", true, "warm standby"),
+    OPT_REFUSED_("-pl", true, "WebSocket transport"),
+    OPT_REFUSED_("-calcRWFJSONConversionLatency", false, "WebSocket RWF/JSON conversion"),
+    OPT_REFUSED_("-addConversionOverhead", false, "WebSocket RWF/JSON conversion"),
+    OPT_REFUSED_("-jsonAllocatorSize", true, "WebSocket RWF/JSON conversion"),
+    OPT_REFUSED_("-encryptedConnType", true, "TLS encryption"),
+    OPT_REFUSED_("-castore", true, "TLS encryption"),
+    OPT_REFUSED_("-spTLSv1.2", false, "TLS encryption"),
+    OPT_END_,
+};
+
+void cons_config_defaults(cons_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    strcpy(cfg->host, "localhost");
+    strcpy(cfg->port, "14002");
+    cfg->threads.count = 1;
+    cfg->output_bufs = 5000;
+    cfg->input_bufs = 15;
+    cfg->tcp_nodelay = true;
+    strcpy(cfg->service_name, "DIRECT_FEED");
+    cfg->steady_state_time = 300;
+    cfg->tick_rate = 1000;
+    cfg->item_count = 100000;
+    cfg->request_rate = 500000;
+    strcpy(cfg->item_file, "350k.xml");
+    strcpy(cfg->msg_file, "MsgData.xml");
+    strcpy(cfg->summary_file, "ConsSummary.out");
+    strcpy(cfg->stats_file, "ConsStats");
+    cfg->write_stats_interval = 5;
+    cfg->display_stats = true;
+}
+
+int cons_config_threads(const cons_config *cfg)
+{
+    return cfg->threads.count > 0 ? cfg->threads.count : 1;
+}
+
+int cons_config_check(const cons_config *c)
+{
+    if (c->request_rate < c->tick_rate)
+        return err_set("Config Error: -requestRate %d is less than -tickRate %d.", c->request_rate,
+                       c->tick_rate);
+    if (opt_check_total_rate("-postingRate", c->posting_rate, c->tick_rate) != 0 ||
+        opt_check_total_rate("-genericMsgRate", c->generic_msg_rate, c->tick_rate) != 0 ||
+        opt_check_latency_rate("-postingLatencyRate", c->posting_latency_rate, "-postingRate",
+                               c->posting_rate, c->tick_rate) != 0 ||
+        opt_check_latency_rate("-genericMsgLatencyRate", c->generic_msg_latency_rate,
+                               "-genericMsgRate", c->generic_msg_rate, c->tick_rate) != 0)
+        return -1;
+    if (c->snapshot && c->posting_rate)
+        return err_set("Config Error: -postingRate cannot be used with -snapshot (posts need "
+                       "streaming items).");
+    if (c->snapshot && c->generic_msg_rate)
+        return err_set("Config Error: -genericMsgRate cannot be used with -snapshot (generic "
+                       "messages need streaming items).");
+    int threads = cons_config_threads(c);
+    if (c->common_item_count > c->item_count / threads)
+        return err_set("Config Error: -commonItemCount %d is greater than the items per "
+                       "connection (%d items over %d connections = %d).",
+                       c->common_item_count, c->item_count, threads, c->item_count / threads);
+    if (c->delay_steady_state_calc / 1000 > c->steady_state_time)
+        return err_set("Config Error: -delaySteadyStateCalc %d ms is longer than "
+                       "-steadyStateTime %d s.",
+                       c->delay_steady_state_calc, c->steady_state_time);
+    if (c->max_output_bufs != 0 && c->max_output_bufs < c->output_bufs)
+        return err_set("Config Error: -maxOutputBufs %d is less than -outputBufs %d.",
+                       c->max_output_bufs, c->output_bufs);
+    return 0;
+}
+
+int cons_config_init(cons_config *cfg, int argc, char **argv, FILE *out, FILE *err)
+{
+    const char *prog = argc > 0 && argv[0] ? argv[0] : "ConsPerf";
+    cons_config_defaults(cfg);
+    int rc = opt_parse(cons_options, argc, argv, cfg);
+    if (rc == OPT_HELP) {
+        cons_config defaults;
+        cons_config_defaults(&defaults);
+        opt_usage(out, prog, cons_options, &defaults);
+        fflush(out);
+        return 0;
+    }
+    if (rc != 0 || cons_config_check(cfg) != 0)
+        return opt_fail(err, prog);
+    return OPT_CONTINUE;
+}
+
+static const char *yes_no(bool b)
+{
+    return b ? "Yes" : "No";
+}
+
+void cons_config_print(const cons_config *c, const out_extra *extra, out_report *r)
+{
+    const int w = CONS_LABEL_WIDTH;
+    out_printf(r, "--- TEST INPUTS ---\n\n");
+    out_input(r, w, "Steady State Time", "%d", c->steady_state_time);
+    out_input(r, w, "Delay Steady State Time", "%d", c->delay_steady_state_calc);
+    out_input(r, w, "Connection Type", "socket");
+    out_input(r, w, "Hostname", "%s", c->host);
+    out_input(r, w, "Port", "%s", c->port);
+    /* Warm standby is not built: the original's lines for "not configured". */
+    out_input(r, w, "Enable warm standby", "No");
+    out_input(r, w, "Warm standby mode", "None");
+    out_input(r, w, "Starting server HostName", "%s", "");
+    out_input(r, w, "Starting server Port", "%s", "");
+    out_input(r, w, "Standby server HostName", "%s", "");
+    out_input(r, w, "Standby server Port", "%s", "");
+    out_input(r, w, "Service", "%s", c->service_name);
+    out_input(r, w, "Thread List", "%s", opt_threads_text(&c->threads, "(non)"));
+    out_input(r, w, "Output Buffers", "%d", c->output_bufs);
+    out_input(r, w, "Input Buffers", "%d", c->input_bufs);
+    out_input(r, w, "Send Buffer Size", "%d%s", c->send_buf_size,
+              c->send_buf_size ? " bytes" : "(use default)");
+    out_input(r, w, "Recv Buffer Size", "%d%s", c->recv_buf_size,
+              c->recv_buf_size ? " bytes" : "(use default)");
+    out_input(r, w, "High Water Mark", "%d%s", c->high_water_mark,
+              c->high_water_mark > 0 ? " bytes" : "(use default)");
+    out_input(r, w, "Interface Name", "%s",
+              c->interface_name[0] ? c->interface_name : "(use default)");
+    out_input(r, w, "Tcp_NoDelay", "%s", yes_no(c->tcp_nodelay));
+    out_input(r, w, "Username", "%s", c->uname[0] ? c->uname : "(use system login name)");
+    out_input(r, w, "Item Count", "%d", c->item_count);
+    out_input(r, w, "Common Item Count", "%d", c->common_item_count);
+    out_input(r, w, "Request Rate", "%d", c->request_rate);
+    out_input(r, w, "Request Snapshots", "%s", yes_no(c->snapshot));
+    out_input(r, w, "Posting Rate", "%d", c->posting_rate);
+    out_input(r, w, "Latency Posting Rate", "%d", c->posting_latency_rate);
+    out_input(r, w, "Generic Msg Rate", "%d", c->generic_msg_rate);
+    out_input(r, w, "Latency Generic Msg Rate", "%d", c->generic_msg_latency_rate);
+    out_input(r, w, "Item File", "%s", c->item_file);
+    out_input(r, w, "Data File", "%s", c->msg_file);
+    out_input(r, w, "Summary File", "%s", c->summary_file);
+    out_input(r, w, "Stats File", "%s", c->stats_file);
+    out_input(r, w, "Latency Log File", "%s", c->latency_file[0] ? c->latency_file : "(none)");
+    out_input(r, w, "Latency Show JSON Conv", "No");
+    out_input(r, w, "Tick Rate", "%d", c->tick_rate);
+    /* Reactor, TLS, WebSocket and tunnels are not built: the original's "off" values. */
+    out_input(r, w, "Reactor/Watchlist Usage", "None");
+    out_input(r, w, "CA store location", "%s", "");
+    out_input(r, w, "TLS Protocol flags", "0");
+    out_input(r, w, "WS Protocol List", "%s", "");
+    out_input(r, w, "Tunnel Enabled", "No");
+    out_input(r, w, "Tunnel Authentication", "No");
+    out_input(r, w, "Output Tunnel Buffers", "15000");
+    out_input(r, w, "Print Usage Tunnel Bufs", "No");
+    out_input(r, w, "Compression type", "%d", c->compression_type);
+    out_input(r, w, "Nanosecond Latency", "%s", yes_no(c->nano_time));
+    out_input(r, w, "Measure Decode", "%s", yes_no(c->measure_decode));
+
+    /* Ours, after the original's lines. */
+    out_input(r, w, "Max Output Buffers", "%d",
+              c->max_output_bufs ? c->max_output_bufs : c->output_bufs);
+    char json[CONS_PATH_LEN + 8];
+    out_extra_inputs(r, w, extra,
+                     out_json_path(json, sizeof(json), c->summary_file) == 0 ? json : NULL);
+    out_printf(r, "\n");
+}
+
+json_object *cons_config_json(const cons_config *cfg)
+{
+    json_object *o = opt_to_json(cons_options, cfg);
+    out_json_add(o, "threadCount", json_object_new_int(cons_config_threads(cfg)));
+    return o;
+}

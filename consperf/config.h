@@ -1,0 +1,100 @@
+/*
+ * ConsPerf configuration: every option of the ETA ConsPerf with its default and validation
+ * (tools.md §1.1), parsed from the command line, and the TEST INPUTS block exactly as ConsPerf
+ * 3.6.5 prints it.
+ *
+ * Options of the VA Reactor, watchlist, tunnel streams, warm standby, WebSocket/JSON and TLS are
+ * recognised and refused (exit status 2) with a message saying they are not available in this
+ * build. Their TEST INPUTS lines are still printed, with the values the original prints when
+ * they are off, so that parsers of the original's summary find every line.
+ */
+#ifndef RWFPERF_CONS_CONFIG_H
+#define RWFPERF_CONS_CONFIG_H
+
+#include "opt.h"
+#include "out.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* ConsPerf opens at most this many connections (one per -threads entry). */
+#define CONS_MAX_THREADS 8
+
+/* Labels of ConsPerf's TEST INPUTS block are right-justified to this width. */
+#define CONS_LABEL_WIDTH 24
+
+#define CONS_NAME_LEN 256
+#define CONS_PATH_LEN 512
+
+typedef struct cons_config {
+    /* Connection */
+    char host[CONS_NAME_LEN];           /* -h, "localhost" */
+    char port[64];                      /* -p, "14002" (a number or a service name) */
+    char interface_name[CONS_NAME_LEN]; /* -if / -i, "" = any */
+    int conn_type;                      /* -connType: 0 = socket (the only one built) */
+    int compression_type;               /* -compressionType: 0 none, 1 zlib, 2 lz4 */
+    opt_threads threads;                /* -threads: one connection per entry */
+    int output_bufs;                    /* -outputBufs, guaranteed output buffers, 5000 */
+    int max_output_bufs;                /* -maxOutputBufs / -maxOutputBuffer, 0 = outputBufs */
+    int input_bufs;                     /* -inputBufs, 15 */
+    int send_buf_size;                  /* -sendBufSize, 0 = system default */
+    int recv_buf_size;                  /* -recvBufSize, 0 = system default */
+    int high_water_mark;                /* -highWaterMark, 0 = transport default */
+    bool tcp_nodelay;                   /* true unless -tcpDelay */
+    char uname[CONS_NAME_LEN];          /* -uname, "" = the login name */
+    char service_name[CONS_NAME_LEN];   /* -serviceName, "DIRECT_FEED" */
+
+    /* Test */
+    int steady_state_time;        /* -steadyStateTime, s, 300; also the image timeout */
+    int delay_steady_state_calc;  /* -delaySteadyStateCalc, ms, 0..30000 */
+    int tick_rate;                /* -tickRate, 1000 */
+    int item_count;               /* -itemCount, 100000 */
+    int common_item_count;        /* -commonItemCount, 0 */
+    int request_rate;             /* -requestRate, items/s, 500000 */
+    bool snapshot;                /* -snapshot */
+    int posting_rate;             /* -postingRate, posts/s per connection, 0 */
+    int posting_latency_rate;     /* -postingLatencyRate, 0 */
+    int generic_msg_rate;         /* -genericMsgRate, per connection, 0 */
+    int generic_msg_latency_rate; /* -genericMsgLatencyRate, 0 */
+    bool nano_time;               /* -nanoTime: latency stamps in ns */
+    bool measure_decode;          /* -measureDecode */
+
+    /* Files and output */
+    char item_file[CONS_PATH_LEN];    /* -itemFile, "350k.xml" */
+    char msg_file[CONS_PATH_LEN];     /* -msgFile, "MsgData.xml" */
+    char summary_file[CONS_PATH_LEN]; /* -summaryFile, "ConsSummary.out" */
+    char stats_file[CONS_PATH_LEN];   /* -statsFile, base name, "ConsStats" */
+    char latency_file[CONS_PATH_LEN]; /* -latencyFile, base name, "" = no latency log */
+    int write_stats_interval;         /* -writeStatsInterval, s, 5 */
+    bool display_stats;               /* false with -noDisplayStats */
+} cons_config;
+
+/* Fills cfg with ConsPerf's defaults. */
+void cons_config_defaults(cons_config *cfg);
+
+/*
+ * Fills cfg from the command line: defaults, then argv, then the cross-option checks. Prints
+ * the usage to out for -? / -help, and errors to err ("Config Error: ...", then how to see the
+ * usage). Returns OPT_CONTINUE when the program should run, else the exit status to end with:
+ * 0 after the usage, OPT_EXIT_INVALID (2) after an error.
+ */
+int cons_config_init(cons_config *cfg, int argc, char **argv, FILE *out, FILE *err);
+
+/* The cross-option rules (rates against the tick rate, snapshot, common items, steady-state
+ * delay, output buffers). Returns 0, or -1 after err_set() with the user-facing message. */
+int cons_config_check(const cons_config *cfg);
+
+/* Number of connections (consumer threads): the -threads entries, 1 by default. */
+int cons_config_threads(const cons_config *cfg);
+
+/* Writes the TEST INPUTS block (ending with its blank line) to r, as ConsPerf 3.6.5 prints it,
+ * with our additional inputs (extra may be NULL) after the original's lines. */
+void cons_config_print(const cons_config *cfg, const out_extra *extra, out_report *r);
+
+/* The inputs as a new JSON object (every accepted option, plus "threadCount"). Caller owns. */
+json_object *cons_config_json(const cons_config *cfg);
+
+/* The option table (for usage and tests). */
+extern const opt_def cons_options[];
+
+#endif

@@ -1,0 +1,407 @@
+#include "report.h"
+
+#include "err.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+/* Durations and rates of one block, derived from its times and counts as ConsPerf does. */
+typedef struct cons_derived {
+    double startup_secs; /* first request .. last image (or now) */
+    double steady_secs;  /* last image .. now; 0 when not all images came */
+    double overall_secs; /* first request .. now */
+    double startup_rate; /* startup updates / (first update .. last image or now) */
+    double steady_rate;  /* steady updates / (last image .. now) */
+    double image_secs;   /* image retrieval time; 0 when not all images came */
+    double image_rate;   /* images / image_secs */
+    double update_rate;  /* all updates / (first update .. now) */
+    double post_rate;    /* posts / (last image .. now) */
+    double genmsg_send_rate;
+    double genmsg_recv_rate;
+    double genmsg_lat_send_rate;
+    double genmsg_lat_recv_rate;
+} cons_derived;
+
+static cons_derived derive(const cons_stats *s, uint64_t now, double images)
+{
+    cons_derived d;
+    uint64_t startup_end = s->image_end_ns ? s->image_end_ns : now;
+    d.startup_secs = out_secs(s->image_start_ns, startup_end, now);
+    d.steady_secs = s->image_end_ns ? out_secs(s->image_end_ns, now, now) : 0.0;
+    d.overall_secs = out_secs(s->image_start_ns, now, now);
+    d.startup_rate =
+        out_rate((double)s->startup_updates, out_secs(s->first_update_ns, startup_end, now));
+    d.steady_rate = out_rate((double)s->steady_updates, d.steady_secs);
+    d.image_secs = s->image_end_ns ? out_secs(s->image_start_ns, s->image_end_ns, now) : 0.0;
+    d.image_rate = out_rate(images, d.image_secs);
+    d.update_rate = out_rate((double)(s->startup_updates + s->steady_updates),
+                             out_secs(s->first_update_ns, now, now));
+    d.post_rate = out_rate((double)s->posts_sent, out_secs(s->image_end_ns, now, now));
+    double sent_secs = out_secs(s->first_genmsg_sent_ns, now, now);
+    double recv_secs = out_secs(s->first_genmsg_recv_ns, now, now);
+    d.genmsg_send_rate = out_rate((double)s->genmsgs_sent, sent_secs);
+    d.genmsg_recv_rate = out_rate((double)s->genmsgs_recv, recv_secs);
+    d.genmsg_lat_send_rate = out_rate((double)s->genmsg_lat_sent, sent_secs);
+    d.genmsg_lat_recv_rate = out_rate((double)s->genmsg_lat.count, recv_secs);
+    return d;
+}
+
+static void lat_or(out_report *r, const char *name, const char *sched_name, const stat_lat *l,
+                   const stat_lat *sched, const char *none)
+{
+    if (l->count) {
+        out_lat_block(r, name, l, 1);
+        out_lat_sched_block(r, sched_name, sched, 1);
+    } else {
+        out_printf(r, "%s", none);
+    }
+}
+
+/* The lines of "Test Statistics" that depend on the configuration, shared by the CLIENT and
+ * OVERALL blocks; `overall` selects the two places where ConsPerf's blocks differ. */
+static void test_statistics(out_report *r, const cons_config *cfg, const cons_stats *s,
+                            const cons_derived *d, int conns, bool overall)
+{
+    out_printf(r,
+               "\nTest Statistics:\n"
+               "  Requests sent: %" PRIu64 "\n"
+               "  Refreshes received: %" PRIu64 "\n"
+               "  Updates received: %" PRIu64 "\n",
+               s->requests, s->refreshes, s->startup_updates + s->steady_updates);
+    if (cfg->posting_rate)
+        out_printf(r, "  Posts sent: %" PRIu64 "\n", s->posts_sent);
+    if (cfg->generic_msg_rate)
+        out_printf(r, "  GenMsgs sent: %" PRIu64 "\n", s->genmsgs_sent);
+    if (s->genmsgs_recv)
+        out_printf(r, "  GenMsgs received: %" PRIu64 "\n", s->genmsgs_recv);
+    if (cfg->generic_msg_latency_rate)
+        out_printf(r, "  GenMsg latencies sent: %" PRIu64 "\n", s->genmsg_lat_sent);
+    if (s->genmsg_lat.count)
+        out_printf(r, "  GenMsg latencies received: %" PRIu64 "\n", s->genmsg_lat.count);
+    if (s->image_end_ns)
+        out_printf(r,
+                   "  Image retrieval time (sec): %.3f\n"
+                   "  Avg image rate: %.0f\n",
+                   d->image_secs, d->image_rate);
+    out_printf(r, "  Avg update rate: %.0f\n", d->update_rate);
+    /* The per-connection block tests the option, the overall block the count. */
+    if (overall ? s->posts_sent != 0 : cfg->posting_rate != 0)
+        out_printf(r, "  Avg posting rate: %.0f\n", d->post_rate);
+    if (cfg->generic_msg_rate)
+        out_printf(r, "  Avg GenMsg send rate: %.0f\n", d->genmsg_send_rate);
+    if (s->genmsgs_recv)
+        out_printf(r, "  Avg GenMsg receive rate: %.0f\n", d->genmsg_recv_rate);
+    if (cfg->generic_msg_latency_rate)
+        out_printf(r, "  Avg GenMsg latency send rate: %.0f\n", d->genmsg_lat_send_rate);
+    if (s->genmsg_lat.count)
+        out_printf(r, "  Avg GenMsg latency receive rate: %.0f\n", d->genmsg_lat_recv_rate);
+
+    /* Ours: what was asked for against what was achieved, per connection. */
+    out_rate_check(r, "post", cfg->posting_rate, d->post_rate / conns);
+    out_rate_check(r, "GenMsg", cfg->generic_msg_rate, d->genmsg_send_rate / conns);
+}
+
+static void steady_block(out_report *r, const cons_config *cfg, const cons_stats *s,
+                         const cons_derived *d)
+{
+    out_printf(r, "  Sampling duration (sec): %.3f\n", d->steady_secs);
+    lat_or(r, "Latency", "latency", &s->steady_lat, &s->steady_sched,
+           "  No latency information was received during steady-state time.\n");
+    if (cfg->posting_latency_rate)
+        lat_or(r, "Posting latency", "posting latency", &s->post_lat, &s->post_sched,
+               "  No posting latency information was received during steady-state time.\n");
+    out_printf(r, "  Avg update rate: %.0f\n", d->steady_rate);
+}
+
+static void client_block(out_report *r, const cons_config *cfg, const cons_stats *s, int n,
+                         uint64_t now)
+{
+    cons_derived d = derive(s, now, (double)s->refreshes);
+    out_printf(r, "\n--- CLIENT %d SUMMARY ---\n\n", n);
+    out_printf(r, "Startup State Statistics:\n");
+    out_printf(r, "  Sampling duration (sec): %.3f\n", d.startup_secs);
+    lat_or(r, "Latency", "latency", &s->startup_lat, &s->startup_sched,
+           "  No latency information received during startup time.\n\n");
+    out_printf(r, "  Avg update rate: %.0f\n", d.startup_rate);
+
+    out_printf(r, "\nSteady State Statistics:\n");
+    if (s->image_end_ns)
+        steady_block(r, cfg, s, &d);
+    else
+        out_printf(r, "  Steady state was not reached during this test.\n\n");
+
+    out_printf(r, "\nOverall Statistics: \n");
+    out_printf(r, "  Sampling duration (sec): %.3f\n", d.overall_secs);
+    lat_or(r, "Latency", "latency", &s->overall_lat, &s->overall_sched,
+           "  No latency information was received.\n");
+    lat_or(r, "GenMsg latency", "GenMsg latency", &s->genmsg_lat, &s->genmsg_sched,
+           "  No GenMsg latency information was received.\n");
+    test_statistics(r, cfg, s, &d, 1, false);
+}
+
+bool cons_report_summary(out_report *r, const cons_config *cfg, const cons_result *res)
+{
+    const uint64_t now = res->now_ns;
+    const int conns = res->thread_count > 0 ? res->thread_count : 1;
+    if (res->thread_count > 1)
+        for (int i = 0; i < res->thread_count; i++)
+            client_block(r, cfg, &res->thread[i], i + 1, now);
+
+    const cons_stats *s = &res->total;
+    cons_derived d = derive(s, now, (double)cfg->item_count);
+    out_printf(r, "\n--- OVERALL SUMMARY ---\n\n");
+    out_printf(r, "Startup State Statistics:\n");
+    out_printf(r, "  Sampling duration (sec): %.3f\n", d.startup_secs);
+    lat_or(r, "Latency", "latency", &s->startup_lat, &s->startup_sched,
+           "  No latency information received during startup time.\n\n");
+    out_printf(r, "  Avg update rate: %.0f\n\n", d.startup_rate);
+
+    out_printf(r, "Steady State Statistics:\n");
+    if (s->image_end_ns) {
+        steady_block(r, cfg, s, &d);
+        out_printf(r, "\n");
+    } else {
+        out_printf(r, "  Steady state was not reached during this test.\n\n");
+    }
+
+    out_printf(r, "Overall Statistics: \n");
+    out_printf(r, "  Sampling duration (sec): %.3f\n", d.overall_secs);
+    lat_or(r, "Latency", "latency", &s->overall_lat, &s->overall_sched,
+           "  No latency information was received.\n");
+    lat_or(r, "GenMsg latency", "GenMsg latency", &s->genmsg_lat, &s->genmsg_sched,
+           "  No GenMsg latency information was received.\n");
+    out_res_block(r, &res->res);
+    test_statistics(r, cfg, s, &d, conns, true);
+    out_printf(r, "\n");
+
+    bool failed = false;
+    for (int i = 0; i < res->thread_count; i++) {
+        const cons_stats *t = res->thread_count > 1 ? &res->thread[i] : s;
+        if (!t->error[0])
+            continue;
+        failed = true;
+        out_printf(r, "ERROR: TEST FAILED due to error from Consumer Thread %d:\n  %s\n\n", i + 1,
+                   t->error);
+    }
+    return failed;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Interval outputs                                                                           */
+
+void cons_report_interval(FILE *f, unsigned sec, int thread, int threads, unsigned interval_secs,
+                          const cons_interval *iv)
+{
+    if (threads <= 1)
+        fprintf(f, "%03u: ", sec);
+    else
+        fprintf(f, "%03u: Client %d:\n  ", sec, thread);
+    fprintf(f,
+            "Images: %6" PRIu64 ", Posts: %6" PRIu64 ", UpdRate: %8" PRIu64
+            ", CPU: %6.2f%%, Mem: %6.2fMB\n",
+            iv->refreshes, iv->posts_sent, interval_secs ? iv->updates / interval_secs : 0, iv->cpu,
+            iv->mem_mb);
+    if (iv->lat.count) {
+        out_console_stat(f, "  Latency(usec)", &iv->lat, false, "Msgs");
+        out_console_lat_extra(f, "  Latency(usec)", &iv->lat, &iv->lat_sched, false);
+    }
+    if (iv->post_out_of_bufs)
+        fprintf(f, "  - %" PRIu64 " posts not sent due to lack of output buffers.\n",
+                iv->post_out_of_bufs);
+    if (iv->post_lat.count) {
+        out_console_stat(f, "  PostLat(usec)", &iv->post_lat, false, "Msgs");
+        out_console_lat_extra(f, "  PostLat(usec)", &iv->post_lat, &iv->post_sched, false);
+    }
+    if (iv->genmsgs_sent || iv->genmsgs_recv)
+        fprintf(f,
+                "  GenMsgs: sent %" PRIu64 ", received %" PRIu64 ", latencies sent %" PRIu64
+                ", latencies received %" PRIu64 "\n",
+                iv->genmsgs_sent, iv->genmsgs_recv, iv->genmsg_lat_sent, iv->genmsg_lat.count);
+    if (iv->genmsg_out_of_bufs)
+        fprintf(f, "  - %" PRIu64 " gen msgs not sent due to lack of output buffers.\n",
+                iv->genmsg_out_of_bufs);
+    if (iv->genmsg_lat.count) {
+        out_console_stat(f, "  GenMsgLat(usec)", &iv->genmsg_lat, false, "Msgs");
+        out_console_lat_extra(f, "  GenMsgLat(usec)", &iv->genmsg_lat, &iv->genmsg_sched, false);
+    }
+    if (iv->decode.count)
+        out_console_stat(f, "  Update decode time (usec)", &iv->decode, true, "Msgs");
+    if (iv->status_msgs)
+        fprintf(f, "  - Received %" PRIu64 " status messages.\n", iv->status_msgs);
+    if (iv->image_items > 0) {
+        double secs = (double)iv->image_ns / 1e9;
+        fprintf(f, "  - Image retrieval time for %d images: %.3fs (%.0f images/s)\n",
+                iv->image_items, secs, out_rate(iv->image_items, secs));
+    }
+}
+
+void cons_report_overall_images(FILE *f, int items, uint64_t ns)
+{
+    double secs = (double)ns / 1e9;
+    fprintf(f, "\nOverall image retrieval time for %d images: %.3fs (%.0f Images/s).\n\n", items,
+            secs, out_rate(items, secs));
+}
+
+int cons_stats_header(char *buf, size_t size)
+{
+    int w = snprintf(
+        buf, size, "%s",
+        "UTC, Latency updates, Latency avg (usec), Latency std dev (usec), Latency max (usec), "
+        "Latency min (usec), Images, Update rate (msg/sec), Posting Latency updates, Posting "
+        "Latency avg (usec), Posting Latency std dev (usec), Posting Latency max (usec), Posting "
+        "Latency min (usec), GenMsgs sent, GenMsgs received, GenMsg Latencies sent, GenMsg "
+        "latencies received, GenMsg Latency avg (usec), GenMsg Latency std dev (usec), GenMsg "
+        "Latency max (usec), GenMsg Latency min (usec), CPU usage (%), Memory (MB)");
+    if (w < 0 || (size_t)w >= size)
+        return -1;
+    if (out_csv_lat_header(buf, size, "Latency") != 0 ||
+        out_csv_lat_header(buf, size, "Posting Latency") != 0 ||
+        out_csv_lat_header(buf, size, "GenMsg Latency") != 0)
+        return -1;
+    return 0;
+}
+
+int cons_report_stats_row(out_csv *csv, time_t t, unsigned interval_secs, const cons_interval *iv)
+{
+    char utc[32], extra[1024] = "";
+    out_utc(utc, sizeof(utc), t);
+    out_csv_lat_values(extra, sizeof(extra), &iv->lat, &iv->lat_sched, 1);
+    out_csv_lat_values(extra, sizeof(extra), &iv->post_lat, &iv->post_sched, 1);
+    out_csv_lat_values(extra, sizeof(extra), &iv->genmsg_lat, &iv->genmsg_sched, 1);
+    const stat_lat *l = &iv->lat, *p = &iv->post_lat, *g = &iv->genmsg_lat;
+    return out_csv_row(
+        csv,
+        "%s, %" PRIu64 ", %.1f, %.1f, %.1f, %.1f, %" PRIu64 ", %" PRIu64 ", %" PRIu64
+        ", %.1f, %.1f, %.1f, %.1f, %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64
+        ", %.1f, %.1f, %.1f, %.1f, %.2f, %.2f%s",
+        utc, l->count, l->avg, l->stddev, l->count ? l->max : 0.0, l->count ? l->min : 0.0,
+        iv->refreshes, interval_secs ? iv->updates / interval_secs : 0, p->count, p->avg, p->stddev,
+        p->count ? p->max : 0.0, p->count ? p->min : 0.0, iv->genmsgs_sent, iv->genmsgs_recv,
+        iv->genmsg_lat_sent, g->count, g->avg, g->stddev, g->count ? g->max : 0.0,
+        g->count ? g->min : 0.0, iv->cpu, iv->mem_mb, extra);
+}
+
+static int path_n(char *buf, size_t size, const char *base, int thread)
+{
+    int w = snprintf(buf, size, "%s%d.csv", base, thread);
+    return w < 0 || (size_t)w >= size ? -1 : 0;
+}
+
+int cons_stats_path(char *buf, size_t size, const cons_config *cfg, int thread)
+{
+    return path_n(buf, size, cfg->stats_file, thread);
+}
+
+int cons_latency_path(char *buf, size_t size, const cons_config *cfg, int thread)
+{
+    return path_n(buf, size, cfg->latency_file, thread);
+}
+
+int cons_stats_open(out_csv *csv, const cons_config *cfg, int thread)
+{
+    char path[CONS_PATH_LEN + 32], header[2048];
+    csv->f = NULL;
+    if (cons_stats_path(path, sizeof(path), cfg, thread) != 0 ||
+        cons_stats_header(header, sizeof(header)) != 0)
+        return err_set("statistics file name too long");
+    return out_csv_open(csv, path, header);
+}
+
+int cons_latency_open(out_csv *csv, const cons_config *cfg, int thread)
+{
+    char path[CONS_PATH_LEN + 32];
+    csv->f = NULL;
+    if (!cfg->latency_file[0])
+        return 0;
+    if (cons_latency_path(path, sizeof(path), cfg, thread) != 0)
+        return err_set("latency file name too long");
+    return out_latlog_open(csv, path, true);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* JSON                                                                                       */
+
+static void add_lat(json_object *o, const char *key, const stat_lat *l)
+{
+    if (l->count)
+        out_json_add(o, key, out_json_lat(l));
+}
+
+static json_object *stats_json(const cons_config *cfg, const cons_stats *s, uint64_t now,
+                               double images, int conns)
+{
+    cons_derived d = derive(s, now, images);
+    json_object *o = json_object_new_object();
+    out_json_add(o, "item_count", json_object_new_int(s->item_count));
+    out_json_add(o, "requests_sent", json_object_new_uint64(s->requests));
+    out_json_add(o, "refreshes_received", json_object_new_uint64(s->refreshes));
+    out_json_add(o, "updates_received",
+                 json_object_new_uint64(s->startup_updates + s->steady_updates));
+    out_json_add(o, "startup_updates", json_object_new_uint64(s->startup_updates));
+    out_json_add(o, "steady_updates", json_object_new_uint64(s->steady_updates));
+    out_json_add(o, "posts_sent", json_object_new_uint64(s->posts_sent));
+    out_json_add(o, "genmsgs_sent", json_object_new_uint64(s->genmsgs_sent));
+    out_json_add(o, "genmsgs_received", json_object_new_uint64(s->genmsgs_recv));
+    out_json_add(o, "genmsg_latencies_sent", json_object_new_uint64(s->genmsg_lat_sent));
+    out_json_add(o, "steady_state_reached", json_object_new_boolean(s->image_end_ns != 0));
+    out_json_add(o, "startup_secs", out_json_double(d.startup_secs));
+    out_json_add(o, "steady_secs", out_json_double(d.steady_secs));
+    out_json_add(o, "overall_secs", out_json_double(d.overall_secs));
+    if (s->image_end_ns) {
+        out_json_add(o, "image_retrieval_secs", out_json_double(d.image_secs));
+        out_json_add(o, "image_rate", out_json_double(d.image_rate));
+    }
+    out_json_add(o, "startup_update_rate", out_json_double(d.startup_rate));
+    out_json_add(o, "steady_update_rate", out_json_double(d.steady_rate));
+    out_json_add(o, "update_rate", out_json_double(d.update_rate));
+    out_json_add(o, "posting_rate", out_json_double(d.post_rate));
+    out_json_add(o, "genmsg_send_rate", out_json_double(d.genmsg_send_rate));
+    out_json_add(o, "genmsg_receive_rate", out_json_double(d.genmsg_recv_rate));
+    if (cfg->posting_rate) {
+        out_json_add(o, "offered_posting_rate", json_object_new_int(cfg->posting_rate));
+        out_json_add(o, "achieved_posting_rate", out_json_double(d.post_rate / conns));
+    }
+    if (cfg->generic_msg_rate) {
+        out_json_add(o, "offered_genmsg_rate", json_object_new_int(cfg->generic_msg_rate));
+        out_json_add(o, "achieved_genmsg_rate", out_json_double(d.genmsg_send_rate / conns));
+    }
+    add_lat(o, "startup_latency", &s->startup_lat);
+    add_lat(o, "steady_latency", &s->steady_lat);
+    add_lat(o, "latency", &s->overall_lat);
+    add_lat(o, "posting_latency", &s->post_lat);
+    add_lat(o, "genmsg_latency", &s->genmsg_lat);
+    add_lat(o, "sched_startup_latency", &s->startup_sched);
+    add_lat(o, "sched_steady_latency", &s->steady_sched);
+    add_lat(o, "sched_latency", &s->overall_sched);
+    add_lat(o, "sched_posting_latency", &s->post_sched);
+    add_lat(o, "sched_genmsg_latency", &s->genmsg_sched);
+    if (s->error[0])
+        out_json_add(o, "error", json_object_new_string(s->error));
+    return o;
+}
+
+json_object *cons_report_json(const cons_config *cfg, const cons_result *res, const out_host *host,
+                              int pid, time_t now)
+{
+    json_object *doc = out_json_doc("ConsPerf", host, pid, now);
+    if (!doc)
+        return NULL;
+    out_json_add(doc, "inputs", cons_config_json(cfg));
+    const int conns = res->thread_count > 0 ? res->thread_count : 1;
+    json_object *results = json_object_new_object();
+    out_json_add(results, "overall",
+                 stats_json(cfg, &res->total, res->now_ns, (double)cfg->item_count, conns));
+    json_object *threads = json_object_new_array();
+    bool failed = res->total.error[0] != '\0';
+    for (int i = 0; threads && i < res->thread_count; i++) {
+        const cons_stats *t = res->thread_count > 1 ? &res->thread[i] : &res->total;
+        if (t->error[0])
+            failed = true;
+        json_object_array_add(threads, stats_json(cfg, t, res->now_ns, (double)t->refreshes, 1));
+    }
+    out_json_add(results, "threads", threads);
+    out_json_add(results, "resources", out_json_res(&res->res));
+    out_json_add(results, "passed", json_object_new_boolean(!failed));
+    out_json_add(doc, "results", results);
+    return doc;
+}

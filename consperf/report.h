@@ -1,0 +1,142 @@
+/*
+ * ConsPerf reports: the result structures the consumer threads and the main loop fill, and the
+ * writers of every output (tools.md §3.2–§3.5):
+ *
+ *   - the summary (per-connection CLIENT blocks when there are several, then the OVERALL
+ *     SUMMARY), to the console and the summary file at once;
+ *   - the statistics file of each connection (ConsStats<n>.csv) and its rows;
+ *   - the console lines of each statistics interval;
+ *   - the latency log (<latencyFile><n>.csv) through out_latlog_*;
+ *   - the JSON summary.
+ *
+ * The writers take plain numbers: times are CLOCK_MONOTONIC nanoseconds (0 = "did not happen"),
+ * latencies are stat_lat summaries in microseconds. Every rate and duration is derived here, the
+ * way ConsPerf derives it, except that a rate over an empty or negative time span is 0 where the
+ * original would print nan, inf or -0.
+ */
+#ifndef RWFPERF_CONS_REPORT_H
+#define RWFPERF_CONS_REPORT_H
+
+#include "config.h"
+#include "out.h"
+#include "stats.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+/* What one consumer connection measured over the whole run, or the whole run over every
+ * connection (cons_result.total). */
+typedef struct cons_stats {
+    int item_count;                /* items this connection requests (total: -itemCount) */
+    uint64_t image_start_ns;       /* first item request sent */
+    uint64_t image_end_ns;         /* last expected image received; 0 = not all received */
+    uint64_t first_update_ns;      /* first update received */
+    uint64_t first_genmsg_sent_ns; /* first generic message sent */
+    uint64_t first_genmsg_recv_ns; /* first generic message received */
+
+    uint64_t requests;        /* item requests sent */
+    uint64_t refreshes;       /* refreshes (images) received */
+    uint64_t startup_updates; /* updates received before all images were in */
+    uint64_t steady_updates;  /* updates received after */
+    uint64_t posts_sent;
+    uint64_t genmsgs_sent;
+    uint64_t genmsgs_recv;
+    uint64_t genmsg_lat_sent; /* generic messages sent with a latency stamp */
+
+    stat_lat startup_lat; /* update latency before all images were in */
+    stat_lat steady_lat;  /* ... after them (and after -delaySteadyStateCalc) */
+    stat_lat overall_lat; /* every update latency */
+    stat_lat post_lat;    /* post round-trip latency */
+    stat_lat genmsg_lat;  /* generic message latency */
+
+    /* The same latencies measured from the time each message was due by its sender's tick
+     * schedule (count 0 = not measured: the lines are left out). */
+    stat_lat startup_sched;
+    stat_lat steady_sched;
+    stat_lat overall_sched;
+    stat_lat post_sched;
+    stat_lat genmsg_sched;
+
+    char error[512]; /* why this connection failed, "" when it did not */
+} cons_stats;
+
+/* The run as the summary reports it. */
+typedef struct cons_result {
+    int thread_count;         /* connections */
+    const cons_stats *thread; /* thread_count entries; CLIENT blocks only when > 1 */
+    cons_stats total;         /* the whole run (with one connection: a copy of it) */
+    stat_res res;             /* process CPU and memory samples */
+    uint64_t now_ns;          /* when the summary is computed (the end of every time span) */
+} cons_result;
+
+/*
+ * Writes the summary that follows the TEST INPUTS block: a CLIENT block per connection when
+ * there are several, the OVERALL SUMMARY, then a "ERROR: TEST FAILED ..." paragraph for each
+ * connection that failed. Returns true when any connection failed (exit status 1).
+ */
+bool cons_report_summary(out_report *r, const cons_config *cfg, const cons_result *res);
+
+/* One statistics interval of one connection: counts are for the interval only. */
+typedef struct cons_interval {
+    uint64_t refreshes; /* images received */
+    uint64_t updates;   /* updates received (startup + steady) */
+    uint64_t posts_sent;
+    uint64_t post_out_of_bufs; /* posts not sent for lack of output buffers */
+    uint64_t genmsgs_sent;
+    uint64_t genmsgs_recv;
+    uint64_t genmsg_lat_sent;
+    uint64_t genmsg_out_of_bufs;
+    uint64_t status_msgs; /* status messages received */
+    stat_lat lat;         /* update latency */
+    stat_lat lat_sched;   /* ... from the scheduled send time (count 0 = none) */
+    stat_lat post_lat;
+    stat_lat post_sched;
+    stat_lat genmsg_lat; /* its count is the "latencies received" */
+    stat_lat genmsg_sched;
+    stat_lat decode;   /* update decode time (-measureDecode; count 0 = none) */
+    double cpu;        /* process CPU % of the interval */
+    double mem_mb;     /* resident memory, MB */
+    int image_items;   /* > 0: print the connection's image retrieval line, once */
+    uint64_t image_ns; /* its image retrieval time */
+} cons_interval;
+
+/*
+ * Writes one connection's console lines for an interval ending `sec` seconds into the run.
+ * thread is 1-based; with one connection (threads == 1) the line starts "NNN: Images:", with
+ * several "NNN: Client <n>:" and the values on the next line, as ConsPerf prints them.
+ */
+void cons_report_interval(FILE *f, unsigned sec, int thread, int threads, unsigned interval_secs,
+                          const cons_interval *iv);
+
+/* The console line printed once when every connection has all its images (several
+ * connections only): "Overall image retrieval time for N images: X.XXXs (Y Images/s)." */
+void cons_report_overall_images(FILE *f, int items, uint64_t ns);
+
+/* Writes the statistics file's header into buf: the original's 23 columns, then ours
+ * (out_csv_lat_header for "Latency", "Posting Latency" and "GenMsg Latency"). Returns 0, or -1
+ * when buf (2 KB is enough) is too small. */
+int cons_stats_header(char *buf, size_t size);
+
+/* Creates connection `thread`'s (1-based) statistics file with its header. Returns 0, or -1
+ * (err_set naming the file). */
+int cons_stats_open(out_csv *csv, const cons_config *cfg, int thread);
+
+/* Creates connection `thread`'s latency log when -latencyFile was given; otherwise leaves csv
+ * closed (rows are then ignored). Returns 0, or -1 (err_set naming the file). */
+int cons_latency_open(out_csv *csv, const cons_config *cfg, int thread);
+
+/* Writes one statistics row for an interval ending at wall-clock time t. Returns 0 or -1. */
+int cons_report_stats_row(out_csv *csv, time_t t, unsigned interval_secs, const cons_interval *iv);
+
+/* File names of connection `thread` (1-based): "<statsFile><n>.csv" and
+ * "<latencyFile><n>.csv". Return 0, or -1 when buf is too small. */
+int cons_stats_path(char *buf, size_t size, const cons_config *cfg, int thread);
+int cons_latency_path(char *buf, size_t size, const cons_config *cfg, int thread);
+
+/* Builds the JSON summary: out_json_doc's members, "inputs" (cons_config_json), "results"
+ * {"overall", "threads": [...], "resources", "passed"}. Caller owns the result. */
+json_object *cons_report_json(const cons_config *cfg, const cons_result *res, const out_host *host,
+                              int pid, time_t now);
+
+#endif

@@ -1,0 +1,470 @@
+/* ConsPerf configuration: every option's default and validation, refused options, usage, and
+ * the TEST INPUTS block against the original's output in the vectors. */
+#include "tools_test.h"
+
+#include "config.h"
+#include "err.h"
+
+typedef struct run {
+    int status;
+    cons_config cfg;
+    tt_capture out, err;
+} run;
+
+/* Runs cons_config_init on the NULL-terminated arguments. */
+static void parse_args(run *r, const char *const *args)
+{
+    char *argv[128];
+    int argc = tt_argv(argv, 128, "ConsPerf", args);
+    tt_capture_open(&r->out);
+    tt_capture_open(&r->err);
+    r->status = cons_config_init(&r->cfg, argc, argv, r->out.f, r->err.f);
+    tt_capture_close(&r->out);
+    tt_capture_close(&r->err);
+}
+
+static void run_free(run *r)
+{
+    tt_capture_free(&r->out);
+    tt_capture_free(&r->err);
+}
+
+#define PARSE(r, ...) parse_args((r), (const char *const[]){__VA_ARGS__, NULL})
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    run r;
+    parse_args(&r, NULL);
+    assert_int_equal(r.status, OPT_CONTINUE);
+    assert_string_equal(r.err.text, "");
+    const cons_config *c = &r.cfg;
+    assert_string_equal(c->host, "localhost");
+    assert_string_equal(c->port, "14002");
+    assert_string_equal(c->interface_name, "");
+    assert_int_equal(c->conn_type, 0);
+    assert_int_equal(c->compression_type, 0);
+    assert_int_equal(c->threads.count, 1);
+    assert_string_equal(c->threads.list, "");
+    assert_int_equal(cons_config_threads(c), 1);
+    assert_int_equal(c->output_bufs, 5000);
+    assert_int_equal(c->max_output_bufs, 0);
+    assert_int_equal(c->input_bufs, 15);
+    assert_int_equal(c->send_buf_size, 0);
+    assert_int_equal(c->recv_buf_size, 0);
+    assert_int_equal(c->high_water_mark, 0);
+    assert_true(c->tcp_nodelay);
+    assert_string_equal(c->uname, "");
+    assert_string_equal(c->service_name, "DIRECT_FEED");
+    assert_int_equal(c->steady_state_time, 300);
+    assert_int_equal(c->delay_steady_state_calc, 0);
+    assert_int_equal(c->tick_rate, 1000);
+    assert_int_equal(c->item_count, 100000);
+    assert_int_equal(c->common_item_count, 0);
+    assert_int_equal(c->request_rate, 500000);
+    assert_false(c->snapshot);
+    assert_int_equal(c->posting_rate, 0);
+    assert_int_equal(c->posting_latency_rate, 0);
+    assert_int_equal(c->generic_msg_rate, 0);
+    assert_int_equal(c->generic_msg_latency_rate, 0);
+    assert_false(c->nano_time);
+    assert_false(c->measure_decode);
+    assert_string_equal(c->item_file, "350k.xml");
+    assert_string_equal(c->msg_file, "MsgData.xml");
+    assert_string_equal(c->summary_file, "ConsSummary.out");
+    assert_string_equal(c->stats_file, "ConsStats");
+    assert_string_equal(c->latency_file, "");
+    assert_int_equal(c->write_stats_interval, 5);
+    assert_true(c->display_stats);
+    run_free(&r);
+}
+
+static void test_every_option(void **state)
+{
+    (void)state;
+    run r;
+    PARSE(&r, "-connType", "socket", "-h", "adshost", "-p", "14010", "-if", "10.0.0.1",
+          "-compressionType", "lz4", "-outputBufs", "6000", "-maxOutputBufs", "7000", "-inputBufs",
+          "20", "-sendBufSize", "65536", "-recvBufSize", "131072", "-highWaterMark", "1000",
+          "-tcpDelay", "-uname", "perf", "-serviceName", "TEST_FEED", "-threads", "0,1",
+          "-tickRate", "100", "-itemCount", "1000", "-commonItemCount", "10", "-requestRate",
+          "2000", "-postingRate", "500", "-postingLatencyRate", "100", "-genericMsgRate", "300",
+          "-genericMsgLatencyRate", "50", "-steadyStateTime", "60", "-delaySteadyStateCalc", "2000",
+          "-nanoTime", "-measureDecode", "-itemFile", "items.xml", "-msgFile", "msgs.xml",
+          "-summaryFile", "sum.out", "-statsFile", "st", "-latencyFile", "lat",
+          "-writeStatsInterval", "2", "-noDisplayStats");
+    assert_int_equal(r.status, OPT_CONTINUE);
+    const cons_config *c = &r.cfg;
+    assert_string_equal(c->host, "adshost");
+    assert_string_equal(c->port, "14010");
+    assert_string_equal(c->interface_name, "10.0.0.1");
+    assert_int_equal(c->compression_type, 2);
+    assert_int_equal(c->output_bufs, 6000);
+    assert_int_equal(c->max_output_bufs, 7000);
+    assert_int_equal(c->input_bufs, 20);
+    assert_int_equal(c->send_buf_size, 65536);
+    assert_int_equal(c->recv_buf_size, 131072);
+    assert_int_equal(c->high_water_mark, 1000);
+    assert_false(c->tcp_nodelay);
+    assert_string_equal(c->uname, "perf");
+    assert_string_equal(c->service_name, "TEST_FEED");
+    assert_int_equal(cons_config_threads(c), 2);
+    assert_string_equal(c->threads.list, "0,1");
+    assert_int_equal(c->tick_rate, 100);
+    assert_int_equal(c->item_count, 1000);
+    assert_int_equal(c->common_item_count, 10);
+    assert_int_equal(c->request_rate, 2000);
+    assert_int_equal(c->posting_rate, 500);
+    assert_int_equal(c->posting_latency_rate, 100);
+    assert_int_equal(c->generic_msg_rate, 300);
+    assert_int_equal(c->generic_msg_latency_rate, 50);
+    assert_int_equal(c->steady_state_time, 60);
+    assert_int_equal(c->delay_steady_state_calc, 2000);
+    assert_true(c->nano_time);
+    assert_true(c->measure_decode);
+    assert_string_equal(c->item_file, "items.xml");
+    assert_string_equal(c->msg_file, "msgs.xml");
+    assert_string_equal(c->summary_file, "sum.out");
+    assert_string_equal(c->stats_file, "st");
+    assert_string_equal(c->latency_file, "lat");
+    assert_int_equal(c->write_stats_interval, 2);
+    assert_false(c->display_stats);
+    run_free(&r);
+
+    /* Second spellings. */
+    PARSE(&r, "-i", "eth0", "-maxOutputBuffer", "9000");
+    assert_int_equal(r.status, OPT_CONTINUE);
+    assert_string_equal(r.cfg.interface_name, "eth0");
+    assert_int_equal(r.cfg.max_output_bufs, 9000);
+    run_free(&r);
+
+    /* -compressionType takes the numbers of the original too. */
+    PARSE(&r, "-compressionType", "1");
+    assert_int_equal(r.cfg.compression_type, 1);
+    run_free(&r);
+}
+
+/* Each case: arguments that must be refused with exit status 2 and a message containing `msg`. */
+typedef struct bad_case {
+    const char *args[8];
+    const char *msg;
+} bad_case;
+
+static const bad_case bad_cases[] = {
+    {{"-foo"}, "Config Error: Unrecognized option: -foo"},
+    {{"-itemcount", "5"}, "Config Error: Unrecognized option: -itemcount"},
+    {{"-itemCount"}, "Config error: -itemCount missing argument."},
+    {{"-h"}, "Config error: -h missing argument."},
+    {{"-itemCount", "five"}, "-itemCount five: value is not an integer."},
+    {{"-itemCount", "-1"}, "-itemCount -1: value must be 0 or more."},
+    {{"-tickRate", "0"}, "-tickRate 0: value must be 1 or more."},
+    {{"-requestRate", "0"}, "-requestRate 0: value must be 1 or more."},
+    {{"-writeStatsInterval", "0"}, "-writeStatsInterval 0: value must be 1 or more."},
+    {{"-delaySteadyStateCalc", "30001"},
+     "-delaySteadyStateCalc 30001: value must be from 0 to "
+     "30000."},
+    {{"-delaySteadyStateCalc", "-1"}, "-delaySteadyStateCalc -1: value must be from 0 to 30000."},
+    {{"-outputBufs", "0"}, "-outputBufs 0: value must be 1 or more."},
+    {{"-sendBufSize", "-5"}, "-sendBufSize -5: value must be 0 or more."},
+    {{"-compressionType", "gzip"}, "-compressionType gzip: unknown value"},
+    {{"-compressionType", "3"}, "-compressionType 3: unknown value"},
+    {{"-connType", "tcp"}, "-connType tcp: unknown value"},
+    {{"-threads", "0,1,2,3,4,5,6,7,8"}, "Too many threads specified (at most 8)."},
+    {{"-threads", "zero"}, "-threads: entry 'zero' is not -1"},
+    {{"-requestRate", "500"}, "-requestRate 500 is less than -tickRate 1000."},
+    {{"-postingRate", "999"}, "-postingRate 999 is less than -tickRate 1000"},
+    {{"-genericMsgRate", "10"}, "-genericMsgRate 10 is less than -tickRate 1000"},
+    {{"-postingRate", "1000", "-postingLatencyRate", "1001"},
+     "-postingLatencyRate 1001 is "
+     "greater than -postingRate 1000."},
+    {{"-postingLatencyRate", "1"}, "-postingLatencyRate 1 is greater than -postingRate 0."},
+    {{"-postingRate", "5000", "-postingLatencyRate", "1001"},
+     "-postingLatencyRate 1001 is "
+     "greater than -tickRate 1000"},
+    {{"-genericMsgRate", "1000", "-genericMsgLatencyRate", "2000"},
+     "-genericMsgLatencyRate 2000 "
+     "is greater than "
+     "-genericMsgRate 1000."},
+    {{"-genericMsgRate", "5000", "-genericMsgLatencyRate", "1001"}, "is greater than -tickRate"},
+    {{"-snapshot", "-postingRate", "1000"}, "-postingRate cannot be used with -snapshot"},
+    {{"-snapshot", "-genericMsgRate", "1000"}, "-genericMsgRate cannot be used with -snapshot"},
+    {{"-itemCount", "10", "-commonItemCount", "11"},
+     "-commonItemCount 11 is greater than the "
+     "items per connection"},
+    {{"-itemCount", "10", "-threads", "0,1", "-commonItemCount", "6"},
+     "(10 items over 2 "
+     "connections = 5)"},
+    {{"-steadyStateTime", "29", "-delaySteadyStateCalc", "30000"},
+     "-delaySteadyStateCalc 30000 "
+     "ms is longer than "
+     "-steadyStateTime 29 s."},
+    {{"-maxOutputBufs", "10"}, "-maxOutputBufs 10 is less than -outputBufs 5000."},
+};
+
+static void test_invalid(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+        run r;
+        parse_args(&r, bad_cases[i].args);
+        if (r.status != OPT_EXIT_INVALID)
+            fail_msg("case %zu (%s): status %d", i, bad_cases[i].args[0], r.status);
+        if (!strstr(r.err.text, bad_cases[i].msg))
+            fail_msg("case %zu: message \"%s\" lacks \"%s\"", i, r.err.text, bad_cases[i].msg);
+        if (!strstr(r.err.text, "\nRun 'ConsPerf -?' to see usage.\n"))
+            fail_msg("case %zu: no usage hint in \"%s\"", i, r.err.text);
+        assert_string_equal(r.out.text, "");
+        run_free(&r);
+    }
+}
+
+static void test_boundaries_accepted(void **state)
+{
+    (void)state;
+    const char *const cases[][12] = {
+        {"-requestRate", "1000"},
+        {"-postingRate", "1000", "-postingLatencyRate", "1000"},
+        {"-genericMsgRate", "1000", "-genericMsgLatencyRate", "1000"},
+        {"-tickRate", "10", "-postingRate", "10", "-postingLatencyRate", "10", "-requestRate",
+         "10"},
+        {"-steadyStateTime", "30", "-delaySteadyStateCalc", "30000"},
+        {"-steadyStateTime", "0", "-delaySteadyStateCalc", "999"},
+        {"-itemCount", "10", "-threads", "0,1", "-commonItemCount", "5"},
+        {"-snapshot", "-steadyStateTime", "0"},
+        {"-maxOutputBufs", "5000"},
+        {"-threads", "P:0 C:0 T:0, P:0 C:# T:#,-1,0,1,2,3,4"},
+        {"-itemCount", "0"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        run r;
+        parse_args(&r, cases[i]);
+        if (r.status != OPT_CONTINUE)
+            fail_msg("case %zu refused: %s", i, r.err.text);
+        run_free(&r);
+    }
+}
+
+static void test_refused(void **state)
+{
+    (void)state;
+    const char *const cases[][3] = {
+        {"-reactor"},
+        {"-watchlist"},
+        {"-workerThreads", "0"},
+        {"-tunnel"},
+        {"-tunnelAuth"},
+        {"-tunnelStreamOutputBufs", "10"},
+        {"-tunnelStreamBuffersUsed"},
+        {"-startingHostName", "a"},
+        {"-startingPort", "1"},
+        {"-standbyHostName", "b"},
+        {"-standbyPort", "2"},
+        {"-warmStandbyMode", "login"},
+        {"-pl", "rssl.rwf"},
+        {"-calcRWFJSONConversionLatency"},
+        {"-addConversionOverhead"},
+        {"-jsonAllocatorSize", "65536"},
+        {"-encryptedConnType", "socket"},
+        {"-castore", "ca.pem"},
+        {"-spTLSv1.2"},
+        {"-connType", "websocket"},
+        {"-connType", "webSocket"},
+        {"-connType", "WebSocket"},
+        {"-connType", "http"},
+        {"-connType", "encrypted"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        run r;
+        parse_args(&r, cases[i]);
+        if (r.status != OPT_EXIT_INVALID || !strstr(r.err.text, "is not available in this build"))
+            fail_msg("case %zu (%s): status %d, \"%s\"", i, cases[i][0], r.status, r.err.text);
+        run_free(&r);
+    }
+    run r;
+    PARSE(&r, "-reactor");
+    assert_string_equal(r.err.text, "Config Error: -reactor is not available in this build (VA "
+                                    "Reactor).\nRun 'ConsPerf -?' to see usage.\n\n");
+    run_free(&r);
+}
+
+static void test_usage(void **state)
+{
+    (void)state;
+    const char *const forms[] = {"-?", "-help"};
+    for (int k = 0; k < 2; k++) {
+        run r;
+        const char *args[] = {"-itemCount", "5", forms[k], NULL};
+        parse_args(&r, args);
+        assert_int_equal(r.status, 0);
+        assert_string_equal(r.err.text, "");
+        assert_non_null(strstr(r.out.text, "Usage: ConsPerf [options]"));
+        for (const opt_def *d = cons_options; d->name || d->kind == OPT_SECTION; d++)
+            if (d->name && !strstr(r.out.text, d->name))
+                fail_msg("usage lacks %s", d->name);
+        assert_non_null(strstr(r.out.text, "(default: 500000)"));
+        assert_non_null(strstr(r.out.text, "(default: DIRECT_FEED)"));
+        run_free(&r);
+    }
+}
+
+/* The TEST INPUTS block of a vector's summary file or console output. */
+static char *vector_inputs(const char *rel)
+{
+    char *text = tt_vector(rel);
+    char *block = tt_section(text, "--- TEST INPUTS ---", "          Measure Decode: ");
+    char *tail = tt_section(text, "          Measure Decode: ", NULL);
+    /* Keep the last input line and the blank line after it. */
+    size_t line = strcspn(tail, "\n") + 1;
+    size_t n = strlen(block);
+    block = realloc(block, n + line + 2);
+    memcpy(block + n, tail, line);
+    strcpy(block + n + line, "\n");
+    free(text);
+    free(tail);
+    return block;
+}
+
+static void test_inputs_match_vectors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        const char *extra[3];
+    } vectors[] = {
+        {"consprov_default", {NULL}},
+        {"consprov_tcpdelay", {"-tcpDelay"}},
+        {"consprov_pack", {NULL}},
+        {"consprov_zlib", {"-compressionType", "1"}},
+        {"consprov_lz4", {"-compressionType", "2"}},
+    };
+    for (size_t v = 0; v < sizeof(vectors) / sizeof(vectors[0]); v++) {
+        char summary[128], rel[256];
+        snprintf(summary, sizeof(summary), "%s.ConsSummary.out", vectors[v].name);
+        /* The capture's command line, plus the file names it was run with. */
+        const char *args[16] = {"-itemCount",   "5",     "-steadyStateTime", "5",
+                                "-summaryFile", summary, "-statsFile",       "capstats"};
+        int n = 8;
+        for (int k = 0; vectors[v].extra[k]; k++)
+            args[n++] = vectors[v].extra[k];
+        args[n] = NULL;
+        run r;
+        parse_args(&r, args);
+        assert_int_equal(r.status, OPT_CONTINUE);
+
+        tt_capture got;
+        tt_capture_open(&got);
+        out_report rep;
+        out_report_init(&rep, NULL, got.f);
+        out_extra extra = {.clock_cost_ns = 20.5, .clock_resolution_ns = 1};
+        cons_config_print(&r.cfg, &extra, &rep);
+        tt_capture_close(&got);
+
+        const char *also[] = {"      Max Output Buffers: ", NULL};
+        char *ours_dropped = tt_drop_ours(got.text, also);
+        snprintf(rel, sizeof(rel), "vectors/%s/%s.ConsSummary.out", vectors[v].name,
+                 vectors[v].name);
+        char *want = vector_inputs(rel);
+        tt_assert_lines_equal(ours_dropped, want);
+        free(want);
+        snprintf(rel, sizeof(rel), "vectors/%s/%s.cons.stdout", vectors[v].name, vectors[v].name);
+        want = vector_inputs(rel);
+        tt_assert_lines_equal(ours_dropped, want);
+        free(want);
+        free(ours_dropped);
+
+        /* Our lines come after the original's last one, before the closing blank line. */
+        const char *tail = strstr(got.text, "          Measure Decode: No\n");
+        assert_non_null(tail);
+        char expect_tail[512];
+        snprintf(expect_tail, sizeof(expect_tail),
+                 "          Measure Decode: No\n"
+                 "      Max Output Buffers: 5000\n"
+                 "         Clock Cost (ns): 20.5\n"
+                 "   Clock Resolution (ns): 1\n"
+                 "       JSON Summary File: %s.ConsSummary.json\n\n",
+                 vectors[v].name);
+        assert_string_equal(tail, expect_tail);
+        tt_capture_free(&got);
+        run_free(&r);
+    }
+}
+
+static void test_inputs_values(void **state)
+{
+    (void)state;
+    run r;
+    PARSE(&r, "-threads", "0, 1", "-sendBufSize", "65536", "-highWaterMark", "1000", "-if", "eth1",
+          "-uname", "perf", "-latencyFile", "lat", "-snapshot", "-nanoTime", "-measureDecode",
+          "-maxOutputBufs", "8000");
+    assert_int_equal(r.status, OPT_CONTINUE);
+    tt_capture got;
+    tt_capture_open(&got);
+    out_report rep;
+    out_report_init(&rep, got.f, NULL);
+    cons_config_print(&r.cfg, NULL, &rep);
+    tt_capture_close(&got);
+    const char *want_lines[] = {
+        "             Thread List: 0, 1\n",
+        "        Send Buffer Size: 65536 bytes\n",
+        "        Recv Buffer Size: 0(use default)\n",
+        "         High Water Mark: 1000 bytes\n",
+        "          Interface Name: eth1\n",
+        "                Username: perf\n",
+        "       Request Snapshots: Yes\n",
+        "        Latency Log File: lat\n",
+        "      Nanosecond Latency: Yes\n",
+        "          Measure Decode: Yes\n      Max Output Buffers: 8000\n"
+        "       JSON Summary File: ConsSummary.json\n\n",
+    };
+    for (size_t i = 0; i < sizeof(want_lines) / sizeof(want_lines[0]); i++)
+        if (!strstr(got.text, want_lines[i]))
+            fail_msg("TEST INPUTS lack \"%s\":\n%s", want_lines[i], got.text);
+    assert_null(strstr(got.text, "Clock Cost"));
+    tt_capture_free(&got);
+    run_free(&r);
+}
+
+static void test_json_inputs(void **state)
+{
+    (void)state;
+    run r;
+    PARSE(&r, "-itemCount", "5", "-threads", "0,1", "-tcpDelay", "-compressionType", "zlib");
+    json_object *o = cons_config_json(&r.cfg);
+    json_object *v;
+    assert_true(json_object_object_get_ex(o, "itemCount", &v));
+    assert_int_equal(json_object_get_int(v), 5);
+    assert_true(json_object_object_get_ex(o, "threadCount", &v));
+    assert_int_equal(json_object_get_int(v), 2);
+    assert_true(json_object_object_get_ex(o, "threads", &v));
+    assert_int_equal(json_object_array_length(v), 2);
+    assert_true(json_object_object_get_ex(o, "tcpDelay", &v));
+    assert_true(json_object_get_boolean(v));
+    assert_true(json_object_object_get_ex(o, "compressionType", &v));
+    assert_string_equal(json_object_get_string(v), "zlib");
+    assert_true(json_object_object_get_ex(o, "serviceName", &v));
+    assert_string_equal(json_object_get_string(v), "DIRECT_FEED");
+    assert_true(json_object_object_get_ex(o, "noDisplayStats", &v));
+    assert_false(json_object_get_boolean(v));
+    /* Every accepted option is present. */
+    for (const opt_def *d = cons_options; d->name || d->kind == OPT_SECTION; d++)
+        if (d->name && d->kind != OPT_REFUSED && !json_object_object_get_ex(o, d->name + 1, &v))
+            fail_msg("JSON inputs lack %s", d->name);
+    json_object_put(o);
+    run_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_every_option),
+        cmocka_unit_test(test_invalid),
+        cmocka_unit_test(test_boundaries_accepted),
+        cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_usage),
+        cmocka_unit_test(test_inputs_match_vectors),
+        cmocka_unit_test(test_inputs_values),
+        cmocka_unit_test(test_json_inputs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

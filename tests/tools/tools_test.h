@@ -1,0 +1,195 @@
+/*
+ * Helpers shared by the tools' configuration and report tests: capturing a FILE's output,
+ * reading the vectors' console and summary files, cutting a section out of a text, dropping
+ * the lines we add to the original formats, and comparing texts line by line.
+ */
+#ifndef RWFPERF_TOOLS_TEST_H
+#define RWFPERF_TOOLS_TEST_H
+
+#include "testsupport.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A FILE whose text ends up in a malloc'ed string. */
+typedef struct tt_capture {
+    FILE *f;
+    char *text;
+    size_t len;
+} tt_capture;
+
+static inline void tt_capture_open(tt_capture *c)
+{
+    c->text = NULL;
+    c->len = 0;
+    c->f = open_memstream(&c->text, &c->len);
+    if (!c->f)
+        fail_msg("open_memstream failed");
+}
+
+/* Closes the stream; the text stays in c->text until tt_capture_free. */
+static inline const char *tt_capture_close(tt_capture *c)
+{
+    fclose(c->f);
+    c->f = NULL;
+    return c->text;
+}
+
+static inline void tt_capture_free(tt_capture *c)
+{
+    free(c->text);
+    c->text = NULL;
+}
+
+/* Reads a file of the shared vectors folder (skipping the test when absent). Caller frees. */
+static inline char *tt_vector(const char *rel)
+{
+    const char *path = ts_shared_path_or_skip(rel);
+    uint8_t *data = NULL;
+    size_t len = 0;
+    if (ts_read_file(path, &data, &len) != 0) {
+        fail_msg("cannot read %s", path);
+        return NULL;
+    }
+    char *text = (char *)data;
+    return text;
+}
+
+/* Reads a whole file (failing the test when it cannot). Caller frees. */
+static inline char *tt_file(const char *path)
+{
+    uint8_t *data = NULL;
+    size_t len = 0;
+    if (ts_read_file(path, &data, &len) != 0) {
+        fail_msg("cannot read %s", path);
+        return NULL;
+    }
+    char *text = (char *)data;
+    return text;
+}
+
+/* A copy of text from the first `from` (included; NULL = the start) to the following `to`
+ * (excluded; NULL = the end). Fails the test when a marker is missing. Caller frees. */
+static inline char *tt_section(const char *text, const char *from, const char *to)
+{
+    const char *a = from ? strstr(text, from) : text;
+    if (!a)
+        fail_msg("marker '%s' not found", from);
+    const char *b = to ? strstr(a + (from ? strlen(from) : 0), to) : a + strlen(a);
+    if (!b)
+        fail_msg("marker '%s' not found", to);
+    char *out = malloc((size_t)(b - a) + 1);
+    memcpy(out, a, (size_t)(b - a));
+    out[b - a] = '\0';
+    return out;
+}
+
+/* Replaces every occurrence of `what` in text by `with` (a new string; text is freed). */
+static inline char *tt_replace(char *text, const char *what, const char *with)
+{
+    size_t wl = strlen(what), nl = strlen(with), n = 0;
+    for (const char *p = strstr(text, what); p; p = strstr(p + wl, what))
+        n++;
+    char *out = malloc(strlen(text) + n * (nl > wl ? nl - wl : 0) + 1);
+    char *o = out;
+    const char *p = text;
+    for (const char *q = strstr(p, what); q; q = strstr(p, what)) {
+        memcpy(o, p, (size_t)(q - p));
+        o += q - p;
+        memcpy(o, with, nl);
+        o += nl;
+        p = q + wl;
+    }
+    strcpy(o, p);
+    free(text);
+    return out;
+}
+
+/* The markers of the lines we add to the original formats (summary, console). */
+static const char *const tt_our_markers[] = {
+    " p50 (usec): ",        " p90 (usec): ", " p99 (usec): ",      " p99.9 (usec): ",
+    " p99.99 (usec): ",     "  Sched ",      "  Offered ",         "  Achieved ",
+    "  Warning: achieved ", "(usec) p50:",   " Clock Cost (ns): ", " Clock Resolution (ns): ",
+    " JSON Summary File: ",
+};
+
+/* A copy of text without the lines we add (tt_our_markers, plus the lines containing any of
+ * the NULL-terminated `also` markers, which may be NULL). Caller frees. */
+static inline char *tt_drop_ours(const char *text, const char *const *also)
+{
+    char *out = malloc(strlen(text) + 1);
+    char *o = out;
+    const char *p = text;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+        char line[4096];
+        size_t ll = len < sizeof(line) - 1 ? len : sizeof(line) - 1;
+        memcpy(line, p, ll);
+        line[ll] = '\0';
+        bool ours = false;
+        for (size_t i = 0; i < sizeof(tt_our_markers) / sizeof(tt_our_markers[0]); i++)
+            if (strstr(line, tt_our_markers[i]))
+                ours = true;
+        for (const char *const *a = also; a && *a; a++)
+            if (strstr(line, *a))
+                ours = true;
+        if (!ours) {
+            memcpy(o, p, len);
+            o += len;
+        }
+        p += len;
+    }
+    *o = '\0';
+    return out;
+}
+
+/* Fails with both lines shown (tabs and line ends made visible) at the first line where got
+ * and want differ. */
+static inline void tt_assert_lines_equal(const char *got, const char *want)
+{
+    int line = 1;
+    const char *g = got, *w = want;
+    while (*g || *w) {
+        const char *ge = strchr(g, '\n'), *we = strchr(w, '\n');
+        size_t gl = ge ? (size_t)(ge - g) + 1 : strlen(g);
+        size_t wl = we ? (size_t)(we - w) + 1 : strlen(w);
+        if (gl != wl || memcmp(g, w, gl) != 0) {
+            fprintf(stderr, "line %d differs\n  got : ", line);
+            for (size_t i = 0; i < gl; i++)
+                fputs(g[i] == '\t' ? "^I" : g[i] == '\n' ? "$" : (char[2]){g[i], 0}, stderr);
+            fprintf(stderr, "%s\n  want: ", gl ? "" : "<end of text>");
+            for (size_t i = 0; i < wl; i++)
+                fputs(w[i] == '\t' ? "^I" : w[i] == '\n' ? "$" : (char[2]){w[i], 0}, stderr);
+            fprintf(stderr, "%s\n", wl ? "" : "<end of text>");
+            fail_msg("texts differ at line %d", line);
+        }
+        g += gl;
+        w += wl;
+        line++;
+    }
+}
+
+/* Builds an argv (argv[0] = prog) from a NULL-terminated list. Returns argc. */
+static inline int tt_argv(char **argv, int cap, const char *prog, const char *const *args)
+{
+    int argc = 0;
+    argv[argc++] = (char *)prog;
+    for (const char *const *a = args; a && *a && argc < cap - 1; a++)
+        argv[argc++] = (char *)*a;
+    argv[argc] = NULL;
+    return argc;
+}
+
+/* A path in the temporary folder unique to this process. Static storage. */
+static inline const char *tt_tmp(const char *name)
+{
+    static char path[512];
+    snprintf(path, sizeof(path), "%s/rwfperf-tools-%d-%s", P_tmpdir, (int)getpid(), name);
+    return path;
+}
+
+#endif
