@@ -313,6 +313,25 @@ static void test_json(void **state)
     json_object_put(o);
 }
 
+static void test_rate_rules(void **state)
+{
+    (void)state;
+    assert_int_equal(opt_check_total_rate("-updateRate", 0, 1000), 0);
+    assert_int_equal(opt_check_total_rate("-updateRate", 1000, 1000), 0);
+    assert_int_equal(opt_check_total_rate("-updateRate", 999, 1000), -1);
+    assert_string_equal(err_msg(), "Config Error: -updateRate 999 is less than -tickRate 1000 (it "
+                                   "must be 0, or at least the tick rate).");
+    assert_int_equal(opt_check_latency_rate("-latencyUpdateRate", 10, "-updateRate", 10, 10), 0);
+    assert_int_equal(
+        opt_check_latency_rate("-latencyUpdateRate", OPT_RATE_ALL, "-updateRate", 0, 10), 0);
+    assert_int_equal(opt_check_latency_rate("-latencyUpdateRate", 11, "-updateRate", 10, 100), -1);
+    assert_string_equal(err_msg(), "Config Error: -latencyUpdateRate 11 is greater than "
+                                   "-updateRate 10.");
+    assert_int_equal(opt_check_latency_rate("-latencyUpdateRate", 11, "-updateRate", 100, 10), -1);
+    assert_string_equal(err_msg(), "Config Error: -latencyUpdateRate 11 is greater than -tickRate "
+                                   "10 (at most one latency message is sent per tick).");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -326,6 +345,7 @@ int main(void)
         cmocka_unit_test(test_fail_trailer),
         cmocka_unit_test(test_usage),
         cmocka_unit_test(test_json),
+        cmocka_unit_test(test_rate_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

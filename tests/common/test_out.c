@@ -379,6 +379,43 @@ static void test_json_document(void **state)
     json_object_put(d3);
 }
 
+static void test_console_lines(void **state)
+{
+    (void)state;
+    char *t = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&t, &n);
+    out_console_stat(f, "  Latency(usec)", &sample_lat, false, "Msgs");
+    out_console_lat_extra(f, "  Latency(usec)", &sample_lat, NULL, false);
+    stat_lat tl = {.count = 49,
+                   .avg = 113.826,
+                   .stddev = 16.511,
+                   .max = 175.783,
+                   .min = 94.841,
+                   .p50 = 110.5,
+                   .p90 = 130.25,
+                   .p99 = 170.0,
+                   .p999 = 175.783,
+                   .p9999 = 175.783};
+    stat_lat sched = tl;
+    sched.avg = 120.0;
+    out_console_stat(f, "  Latency (usec)", &tl, true, "Msgs");
+    out_console_lat_extra(f, "  Latency (usec)", &tl, &sched, true);
+    stat_lat empty = {0};
+    out_console_lat_extra(f, "  Latency (usec)", &empty, &empty, true);
+    out_console_stat(NULL, "x", &tl, true, "Msgs");
+    fclose(f);
+    assert_string_equal(
+        t, "  Latency(usec): Avg: 184.6 StdDev:  48.7 Max:   283 Min:   125, Msgs: 46\n"
+           "  Latency(usec) p50:   181 p90:   250 p99:   280 p99.9:   283 p99.99:   283\n"
+           "  Latency (usec): Avg: 113.826 StdDev:  16.511 Max: 175.783 Min:  94.841, Msgs: 49\n"
+           "  Latency (usec) p50: 110.500 p90: 130.250 p99: 170.000 p99.9: 175.783 p99.99: "
+           "175.783\n"
+           "  Sched Latency (usec): Avg: 120.000 StdDev:  16.511 Max: 175.783 Min:  94.841, "
+           "Msgs: 49\n");
+    free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -392,6 +429,7 @@ int main(void)
         cmocka_unit_test(test_json_path),
         cmocka_unit_test(test_host),
         cmocka_unit_test(test_json_document),
+        cmocka_unit_test(test_console_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
