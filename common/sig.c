@@ -1,0 +1,73 @@
+#include "sig.h"
+
+#include "err.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+
+/* Lock-free atomics, so the handler may touch them (async-signal-safe). */
+static atomic_int stop_flag;
+static atomic_int caught;
+
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the stop flag must be lock-free for signal handlers");
+
+static void on_signal(int signo)
+{
+    int saved = errno;
+    if (atomic_exchange(&stop_flag, 1) && atomic_load(&caught) != 0) {
+        /* Asked twice: stop now, the way the signal normally does. */
+        struct sigaction sa;
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = SIG_DFL;
+        sigemptyset(&sa.sa_mask);
+        sigaction(signo, &sa, NULL);
+        raise(signo);
+    }
+    int none = 0;
+    atomic_compare_exchange_strong(&caught, &none, signo);
+    errno = saved;
+}
+
+int sig_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0; /* no SA_RESTART: blocking waits return EINTR */
+    if (sigaction(SIGINT, &sa, NULL) != 0)
+        return err_set_errno(errno, "sigaction(SIGINT)");
+    if (sigaction(SIGTERM, &sa, NULL) != 0)
+        return err_set_errno(errno, "sigaction(SIGTERM)");
+
+    struct sigaction ign;
+    memset(&ign, 0, sizeof(ign));
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    if (sigaction(SIGPIPE, &ign, NULL) != 0)
+        return err_set_errno(errno, "sigaction(SIGPIPE)");
+    return 0;
+}
+
+bool sig_stop_requested(void)
+{
+    return atomic_load_explicit(&stop_flag, memory_order_relaxed) != 0;
+}
+
+void sig_request_stop(void)
+{
+    atomic_store(&stop_flag, 1);
+}
+
+int sig_caught(void)
+{
+    return atomic_load(&caught);
+}
+
+void sig_reset(void)
+{
+    atomic_store(&caught, 0);
+    atomic_store(&stop_flag, 0);
+}

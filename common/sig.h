@@ -1,0 +1,36 @@
+/*
+ * sig: orderly shutdown on SIGINT and SIGTERM.
+ *
+ * The first SIGINT or SIGTERM sets a process-wide stop flag that every loop checks
+ * (sig_stop_requested()); the tool then ends its threads and still writes its summary. A
+ * second one, while the first is being honoured, ends the process at once with the signal's
+ * default action, for a tool that does not stop. The handlers are installed without
+ * SA_RESTART, so a blocking wait (epoll_wait, ppoll, nanosleep) in the thread that receives
+ * the signal returns EINTR and its loop sees the flag at once; other threads see it at their
+ * next wake-up (within one tick).
+ *
+ * A worker that fails sets the same flag with sig_request_stop(), so there is one notion of
+ * "the run is ending". SIGPIPE is ignored: a peer that closes shows as an EPIPE write error.
+ */
+#ifndef RWFPERF_SIG_H
+#define RWFPERF_SIG_H
+
+#include <stdbool.h>
+
+/* Installs the handlers (SIGINT, SIGTERM) and ignores SIGPIPE. Returns 0, or -1 with
+ * err_msg() set. */
+int sig_install(void);
+
+/* True once a stop was requested, by a signal or by sig_request_stop(). Cheap: one load. */
+bool sig_stop_requested(void);
+
+/* Requests a stop from inside the program (a failed worker, the end of the run). */
+void sig_request_stop(void);
+
+/* The signal that requested the stop (SIGINT, SIGTERM), or 0 when none did. */
+int sig_caught(void);
+
+/* Clears the flag and the caught signal (tests; a tool never needs it). */
+void sig_reset(void);
+
+#endif
