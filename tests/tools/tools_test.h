@@ -110,10 +110,13 @@ static inline char *tt_replace(char *text, const char *what, const char *with)
 
 /* The markers of the lines we add to the original formats (summary, console). */
 static const char *const tt_our_markers[] = {
-    " p50 (usec): ",        " p90 (usec): ", " p99 (usec): ",      " p99.9 (usec): ",
-    " p99.99 (usec): ",     "  Sched ",      "  Offered ",         "  Achieved ",
-    "  Warning: achieved ", "(usec) p50:",   " Clock Cost (ns): ", " Clock Resolution (ns): ",
-    " JSON Summary File: ",
+    " p50 (usec): ",        " p90 (usec): ",
+    " p99 (usec): ",        " p99.9 (usec): ",
+    " p99.99 (usec): ",     "  Sched ",
+    "  Offered ",           "  Achieved ",
+    "  Warning: achieved ", "(usec) p50:",
+    " Clock Cost (ns): ",   " Clock Resolution (ns): ",
+    " JSON Summary File: ", "  Updates stopped for lack of output buffers: ",
 };
 
 /* A copy of text without the lines we add (tt_our_markers, plus the lines containing any of
@@ -171,6 +174,15 @@ static inline void tt_assert_lines_equal(const char *got, const char *want)
         w += wl;
         line++;
     }
+}
+
+/* The number after the first occurrence of label in text (failing the test when absent). */
+static inline double tt_num(const char *text, const char *label)
+{
+    const char *p = strstr(text, label);
+    if (!p)
+        fail_msg("'%s' not found", label);
+    return strtod(p + strlen(label), NULL);
 }
 
 /* Builds an argv (argv[0] = prog) from a NULL-terminated list. Returns argc. */

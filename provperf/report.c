@@ -1,0 +1,266 @@
+#include "report.h"
+
+#include "err.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+/* The end of a thread's time spans: when its last connection closed, else now. */
+static uint64_t stats_end(const prov_stats *s, uint64_t now)
+{
+    return s->inactive_ns && s->inactive_ns < now ? s->inactive_ns : now;
+}
+
+typedef struct prov_derived {
+    double genmsg_send_rate;
+    double genmsg_recv_rate;
+    double genmsg_lat_send_rate;
+    double genmsg_lat_recv_rate;
+    double update_rate; /* achieved updates per second per connection; 0 = unknown */
+    double genmsg_rate; /* achieved generic messages per second per connection */
+} prov_derived;
+
+static prov_derived derive(const prov_stats *s, uint64_t now)
+{
+    prov_derived d;
+    uint64_t end = stats_end(s, now);
+    double sent_secs = out_secs(s->first_genmsg_sent_ns, end, end);
+    double recv_secs = out_secs(s->first_genmsg_recv_ns, end, end);
+    d.genmsg_send_rate = out_rate((double)s->genmsgs_sent, sent_secs);
+    d.genmsg_recv_rate = out_rate((double)s->genmsgs_recv, recv_secs);
+    d.genmsg_lat_send_rate = out_rate((double)s->genmsg_lat_sent, sent_secs);
+    d.genmsg_lat_recv_rate = out_rate((double)s->genmsg_lat.count, recv_secs);
+    d.update_rate = out_rate((double)s->updates, s->conn_secs);
+    d.genmsg_rate = out_rate((double)s->genmsgs_sent, s->conn_secs);
+    return d;
+}
+
+/* The lines of an "Overall Statistics" block, THREAD or OVERALL, before the CPU block. */
+static void stats_block(out_report *r, const prov_config *cfg, const prov_stats *s,
+                        const prov_derived *d)
+{
+    out_printf(r, "Overall Statistics: \n");
+    if (s->genmsg_lat.count) {
+        out_lat_block(r, "GenMsg latency", &s->genmsg_lat, 1);
+        out_lat_sched_block(r, "GenMsg latency", &s->genmsg_sched, 1);
+    } else {
+        out_printf(r, "  No GenMsg latency information was received.\n");
+    }
+    if (cfg->generic_msg_rate)
+        out_printf(r, "  GenMsgs sent: %" PRIu64 "\n", s->genmsgs_sent);
+    if (s->genmsgs_recv)
+        out_printf(r, "  GenMsgs received: %" PRIu64 "\n", s->genmsgs_recv);
+    if (cfg->generic_msg_latency_rate)
+        out_printf(r, "  GenMsg latencies sent: %" PRIu64 "\n", s->genmsg_lat_sent);
+    if (s->genmsg_lat.count)
+        out_printf(r, "  GenMsg latencies received: %" PRIu64 "\n", s->genmsg_lat.count);
+    if (cfg->generic_msg_rate)
+        out_printf(r, "  Avg GenMsg send rate: %.0f\n", d->genmsg_send_rate);
+    if (s->genmsgs_recv)
+        out_printf(r, "  Avg GenMsg receive rate: %.0f\n", d->genmsg_recv_rate);
+    if (cfg->generic_msg_latency_rate)
+        out_printf(r, "  Avg GenMsg latency send rate: %.0f\n", d->genmsg_lat_send_rate);
+    if (s->genmsg_lat.count)
+        out_printf(r, "  Avg GenMsg latency receive rate: %.0f\n", d->genmsg_lat_recv_rate);
+    out_printf(r, "  Image requests received: %" PRIu64 "\n", s->requests);
+    if (cfg->update_rate)
+        out_printf(r, "  Updates sent: %" PRIu64 "\n", s->updates);
+    if (s->posts) {
+        out_printf(r, "  Posts received: %" PRIu64 "\n", s->posts);
+        out_printf(r, "  Posts reflected: %" PRIu64 "\n", s->posts);
+    }
+}
+
+/* Ours, after a block's original lines. */
+static void our_lines(out_report *r, const prov_config *cfg, const prov_stats *s,
+                      const prov_derived *d)
+{
+    if (s->out_of_bufs)
+        out_printf(r, "  Updates stopped for lack of output buffers: %" PRIu64 "\n",
+                   s->out_of_bufs);
+    if (s->conn_secs > 0) {
+        out_rate_check(r, "update", cfg->update_rate, d->update_rate);
+        out_rate_check(r, "GenMsg", cfg->generic_msg_rate, d->genmsg_rate);
+    }
+}
+
+void prov_report_summary(out_report *r, const prov_config *cfg, const prov_result *res)
+{
+    if (res->thread_count > 1) {
+        for (int i = 0; i < res->thread_count; i++) {
+            const prov_stats *t = &res->thread[i];
+            prov_derived d = derive(t, res->now_ns);
+            out_printf(r, "\n--- THREAD %d SUMMARY ---\n\n", i + 1);
+            stats_block(r, cfg, t, &d);
+            our_lines(r, cfg, t, &d);
+        }
+    }
+    prov_derived d = derive(&res->total, res->now_ns);
+    out_printf(r, "\n--- OVERALL SUMMARY ---\n\n");
+    stats_block(r, cfg, &res->total, &d);
+    out_res_block(r, &res->res);
+    our_lines(r, cfg, &res->total, &d);
+    out_console(r, "\n\n");
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Interval outputs                                                                           */
+
+void prov_report_interval(FILE *f, unsigned sec, int thread, int threads, unsigned interval_secs,
+                          const prov_interval *iv)
+{
+    if (threads <= 1)
+        fprintf(f, "%03u: ", sec);
+    else
+        fprintf(f, "%03u: Thread %d:\n  ", sec, thread);
+    fprintf(f, "UpdRate: %8" PRIu64 ", CPU: %6.2f%%, Mem: %6.2fMB\n",
+            interval_secs ? iv->updates / interval_secs : 0, iv->cpu, iv->mem_mb);
+    if (iv->requests || iv->refreshes)
+        fprintf(f,
+                "  - Received %" PRIu64 " item requests (total: %" PRIu64 "), sent %" PRIu64
+                " images (total: %" PRIu64 ")\n",
+                iv->requests, iv->requests_total, iv->refreshes, iv->refreshes_total);
+    if (iv->posts)
+        fprintf(f, "  Posting: received %" PRIu64 ", reflected %" PRIu64 "\n", iv->posts,
+                iv->posts);
+    if (iv->genmsgs_sent || iv->genmsgs_recv)
+        fprintf(f,
+                "  GenMsgs: sent %" PRIu64 ", received %" PRIu64 ", latencies sent %" PRIu64
+                ", latencies received %" PRIu64 "\n",
+                iv->genmsgs_sent, iv->genmsgs_recv, iv->genmsg_lat_sent, iv->genmsg_lat.count);
+    if (iv->genmsg_lat.count) {
+        out_console_stat(f, "  GenMsgLat(usec)", &iv->genmsg_lat, false, "Msgs");
+        out_console_lat_extra(f, "  GenMsgLat(usec)", &iv->genmsg_lat, &iv->genmsg_sched, false);
+    }
+    if (iv->closes)
+        fprintf(f, "  - Received %" PRIu64 " closes.\n", iv->closes);
+    if (iv->out_of_bufs)
+        fprintf(f, "  - Stopped %" PRIu64 " updates due to lack of output buffers.\n",
+                iv->out_of_bufs);
+    if (iv->encode.count)
+        out_console_stat(f, "Update Encode Time (usec)", &iv->encode, true, "Msgs");
+    if (iv->buffers_sent)
+        fprintf(f, "  - Approx. avg msgs per pack: %.0f\n",
+                (double)iv->msgs_packed / (double)iv->buffers_sent);
+}
+
+int prov_stats_header(char *buf, size_t size)
+{
+    int w = snprintf(
+        buf, size, "%s",
+        "UTC, Requests received, Images sent, Updates sent, Posts reflected, GenMsgs sent, "
+        "GenMsgs received, GenMSg Latencies sent, GenMsg Latencies received, GenMsg Latency avg "
+        "(usec), GenMsg Latency std dev (usec), GenMsg Latency max (usec), GenMsg Latency min "
+        "(usec), CPU usage (%), Memory (MB)");
+    if (w < 0 || (size_t)w >= size)
+        return -1;
+    return out_csv_lat_header(buf, size, "GenMsg Latency");
+}
+
+int prov_report_stats_row(out_csv *csv, time_t t, const prov_interval *iv)
+{
+    char utc[32], extra[512] = "";
+    out_utc(utc, sizeof(utc), t);
+    out_csv_lat_values(extra, sizeof(extra), &iv->genmsg_lat, &iv->genmsg_sched, 1);
+    const stat_lat *g = &iv->genmsg_lat;
+    return out_csv_row(csv,
+                       "%s, %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64
+                       ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %.1f, %.1f, %.1f, %.1f, %.2f, "
+                       "%.2f%s",
+                       utc, iv->requests, iv->refreshes, iv->updates, iv->posts, iv->genmsgs_sent,
+                       iv->genmsgs_recv, iv->genmsg_lat_sent, g->count, g->avg, g->stddev,
+                       g->count ? g->max : 0.0, g->count ? g->min : 0.0, iv->cpu, iv->mem_mb,
+                       extra);
+}
+
+static int path_n(char *buf, size_t size, const char *base, int thread)
+{
+    int w = snprintf(buf, size, "%s%d.csv", base, thread);
+    return w < 0 || (size_t)w >= size ? -1 : 0;
+}
+
+int prov_stats_path(char *buf, size_t size, const prov_config *cfg, int thread)
+{
+    return path_n(buf, size, cfg->stats_file, thread);
+}
+
+int prov_latency_path(char *buf, size_t size, const prov_config *cfg, int thread)
+{
+    return path_n(buf, size, cfg->latency_file, thread);
+}
+
+int prov_stats_open(out_csv *csv, const prov_config *cfg, int thread)
+{
+    char path[PROV_PATH_LEN + 32], header[1024];
+    csv->f = NULL;
+    if (prov_stats_path(path, sizeof(path), cfg, thread) != 0 ||
+        prov_stats_header(header, sizeof(header)) != 0)
+        return err_set("statistics file name too long");
+    return out_csv_open(csv, path, header);
+}
+
+int prov_latency_open(out_csv *csv, const prov_config *cfg, int thread)
+{
+    char path[PROV_PATH_LEN + 32];
+    csv->f = NULL;
+    if (!cfg->latency_file[0])
+        return 0;
+    if (prov_latency_path(path, sizeof(path), cfg, thread) != 0)
+        return err_set("latency file name too long");
+    return out_latlog_open(csv, path, true);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* JSON                                                                                       */
+
+static json_object *stats_json(const prov_config *cfg, const prov_stats *s, uint64_t now)
+{
+    prov_derived d = derive(s, now);
+    json_object *o = json_object_new_object();
+    out_json_add(o, "image_requests_received", json_object_new_uint64(s->requests));
+    out_json_add(o, "images_sent", json_object_new_uint64(s->refreshes));
+    out_json_add(o, "updates_sent", json_object_new_uint64(s->updates));
+    out_json_add(o, "posts_received", json_object_new_uint64(s->posts));
+    out_json_add(o, "posts_reflected", json_object_new_uint64(s->posts));
+    out_json_add(o, "closes_received", json_object_new_uint64(s->closes));
+    out_json_add(o, "updates_out_of_buffers", json_object_new_uint64(s->out_of_bufs));
+    out_json_add(o, "genmsgs_sent", json_object_new_uint64(s->genmsgs_sent));
+    out_json_add(o, "genmsgs_received", json_object_new_uint64(s->genmsgs_recv));
+    out_json_add(o, "genmsg_latencies_sent", json_object_new_uint64(s->genmsg_lat_sent));
+    out_json_add(o, "genmsg_send_rate", out_json_double(d.genmsg_send_rate));
+    out_json_add(o, "genmsg_receive_rate", out_json_double(d.genmsg_recv_rate));
+    if (s->conn_secs > 0) {
+        out_json_add(o, "connection_secs", out_json_double(s->conn_secs));
+        out_json_add(o, "offered_update_rate", json_object_new_int(cfg->update_rate));
+        out_json_add(o, "achieved_update_rate", out_json_double(d.update_rate));
+        out_json_add(o, "offered_genmsg_rate", json_object_new_int(cfg->generic_msg_rate));
+        out_json_add(o, "achieved_genmsg_rate", out_json_double(d.genmsg_rate));
+    }
+    if (s->genmsg_lat.count)
+        out_json_add(o, "genmsg_latency", out_json_lat(&s->genmsg_lat));
+    if (s->genmsg_sched.count)
+        out_json_add(o, "sched_genmsg_latency", out_json_lat(&s->genmsg_sched));
+    if (s->encode.count)
+        out_json_add(o, "update_encode_time", out_json_lat(&s->encode));
+    return o;
+}
+
+json_object *prov_report_json(const prov_config *cfg, const prov_result *res, const out_host *host,
+                              int pid, time_t now)
+{
+    json_object *doc = out_json_doc("ProvPerf", host, pid, now);
+    if (!doc)
+        return NULL;
+    out_json_add(doc, "inputs", prov_config_json(cfg));
+    json_object *results = json_object_new_object();
+    out_json_add(results, "overall", stats_json(cfg, &res->total, res->now_ns));
+    json_object *threads = json_object_new_array();
+    for (int i = 0; threads && i < res->thread_count; i++) {
+        const prov_stats *t = res->thread_count > 1 ? &res->thread[i] : &res->total;
+        json_object_array_add(threads, stats_json(cfg, t, res->now_ns));
+    }
+    out_json_add(results, "threads", threads);
+    out_json_add(results, "resources", out_json_res(&res->res));
+    out_json_add(doc, "results", results);
+    return doc;
+}
