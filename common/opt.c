@@ -1,5 +1,6 @@
 #include "opt.h"
 
+#include "cpu.h"
 #include "err.h"
 
 #include <ctype.h>
@@ -117,55 +118,6 @@ static int parse_u64(const opt_def *d, const char *arg, uint64_t *out)
     return 0;
 }
 
-/* A -threads entry is "-1", a logical CPU number, or "P:x C:y T:z" parts (x, y, z a number or
- * '#', C and T optional). Whether the CPU exists is decided later, by the binding code. */
-static bool thread_entry_ok(const char *e)
-{
-    while (isspace((unsigned char)*e))
-        e++;
-    size_t n = strlen(e);
-    while (n > 0 && isspace((unsigned char)e[n - 1]))
-        n--;
-    if (n == 0)
-        return false;
-    if (n == 2 && e[0] == '-' && e[1] == '1')
-        return true;
-    if (isdigit((unsigned char)e[0])) {
-        for (size_t i = 0; i < n; i++)
-            if (!isdigit((unsigned char)e[i]))
-                return false;
-        return true;
-    }
-    /* Physical form: parts separated by spaces, each <P|C|T>:<digits|#>, P first. */
-    size_t i = 0;
-    int parts = 0;
-    while (i < n) {
-        while (i < n && isspace((unsigned char)e[i]))
-            i++;
-        if (i + 2 > n)
-            return false;
-        char k = e[i];
-        if ((k != 'P' && k != 'C' && k != 'T') || e[i + 1] != ':')
-            return false;
-        if (parts == 0 && k != 'P')
-            return false;
-        i += 2;
-        if (i < n && e[i] == '#') {
-            i++;
-        } else {
-            size_t start = i;
-            while (i < n && isdigit((unsigned char)e[i]))
-                i++;
-            if (i == start)
-                return false;
-        }
-        if (i < n && !isspace((unsigned char)e[i]))
-            return false;
-        parts++;
-    }
-    return parts > 0;
-}
-
 static int parse_threads(const opt_def *d, const char *arg, opt_threads *t)
 {
     opt_threads out = {0};
@@ -182,10 +134,6 @@ static int parse_threads(const opt_def *d, const char *arg, opt_threads *t)
             entry[len] = '\0';
             if (++out.count > d->max)
                 return err_set("Config Error: Too many threads specified (at most %lld).", d->max);
-            if (!thread_entry_ok(entry))
-                return err_set("Config Error: %s: entry '%s' is not -1, a CPU number or "
-                               "'P:<n> C:<n> T:<n>' (# for any).",
-                               d->name, entry);
             if (used > 0)
                 out.list[used++] = ',';
             memcpy(out.list + used, entry, len + 1);
@@ -197,6 +145,15 @@ static int parse_threads(const opt_def *d, const char *arg, opt_threads *t)
     }
     if (out.count == 0)
         return err_set("Config Error: %s '%s': no thread entries.", d->name, arg);
+    /* Resolve every entry against this machine now, so that a CPU, core or package that does
+     * not exist is a configuration error (exit 2) before anything starts. */
+    cpu_list *cpus = malloc(sizeof(*cpus));
+    if (!cpus)
+        return err_set("Config Error: out of memory");
+    int rc = cpu_parse(cpus, out.list);
+    free(cpus);
+    if (rc != 0)
+        return err_push("Config Error");
     *t = out;
     return 0;
 }
@@ -311,8 +268,7 @@ int opt_check_latency_rate(const char *name, int rate, const char *total_name, i
     if (rate == OPT_RATE_ALL)
         return 0;
     if (rate > total)
-        return err_set("Config Error: %s %d is greater than %s %d.", name, rate, total_name,
-                       total);
+        return err_set("Config Error: %s %d is greater than %s %d.", name, rate, total_name, total);
     if (rate > tick_rate)
         return err_set("Config Error: %s %d is greater than -tickRate %d (at most one latency "
                        "message is sent per tick).",

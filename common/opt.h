@@ -43,8 +43,9 @@
 #define OPT_THREADS_MAX 128
 #define OPT_THREADS_LEN 1024
 
-/* The -threads list as given: entries separated by commas, empty entries dropped (the CPU
- * binding module resolves each entry; see common/cpu.h). */
+/* The -threads list as given: entries separated by commas, empty entries dropped. Parsing
+ * checks every entry against this machine with cpu_parse() (common/cpu.h), which the tools call
+ * again on `list` to bind their threads. */
 typedef struct opt_threads {
     int count;                  /* number of entries; 1 (one unbound thread) when not given */
     char list[OPT_THREADS_LEN]; /* the entries joined by ','; "" when -threads was not given */

@@ -86,7 +86,7 @@ static void test_every_option(void **state)
     PARSE(&r, "-connType", "socket", "-h", "adshost", "-p", "14010", "-if", "10.0.0.1",
           "-compressionType", "lz4", "-outputBufs", "6000", "-maxOutputBufs", "7000", "-inputBufs",
           "20", "-sendBufSize", "65536", "-recvBufSize", "131072", "-highWaterMark", "1000",
-          "-tcpDelay", "-uname", "perf", "-serviceName", "TEST_FEED", "-threads", "0,1",
+          "-tcpDelay", "-uname", "perf", "-serviceName", "TEST_FEED", "-threads", "0,0",
           "-tickRate", "100", "-itemCount", "1000", "-commonItemCount", "10", "-requestRate",
           "2000", "-postingRate", "500", "-postingLatencyRate", "100", "-genericMsgRate", "300",
           "-genericMsgLatencyRate", "50", "-steadyStateTime", "60", "-delaySteadyStateCalc", "2000",
@@ -109,7 +109,7 @@ static void test_every_option(void **state)
     assert_string_equal(c->uname, "perf");
     assert_string_equal(c->service_name, "TEST_FEED");
     assert_int_equal(cons_config_threads(c), 2);
-    assert_string_equal(c->threads.list, "0,1");
+    assert_string_equal(c->threads.list, "0,0");
     assert_int_equal(c->tick_rate, 100);
     assert_int_equal(c->item_count, 1000);
     assert_int_equal(c->common_item_count, 10);
@@ -170,7 +170,8 @@ static const bad_case bad_cases[] = {
     {{"-compressionType", "3"}, "-compressionType 3: unknown value"},
     {{"-connType", "tcp"}, "-connType tcp: unknown value"},
     {{"-threads", "0,1,2,3,4,5,6,7,8"}, "Too many threads specified (at most 8)."},
-    {{"-threads", "zero"}, "-threads: entry 'zero' is not -1"},
+    {{"-threads", "zero"}, "Config Error: -threads entry 1 \"zero\": expected -1, a CPU number"},
+    {{"-threads", "0,4096"}, "Config Error: -threads entry 2 \"4096\": no logical CPU 4096"},
     {{"-requestRate", "500"}, "-requestRate 500 is less than -tickRate 1000."},
     {{"-postingRate", "999"}, "-postingRate 999 is less than -tickRate 1000"},
     {{"-genericMsgRate", "10"}, "-genericMsgRate 10 is less than -tickRate 1000"},
@@ -191,7 +192,7 @@ static const bad_case bad_cases[] = {
     {{"-itemCount", "10", "-commonItemCount", "11"},
      "-commonItemCount 11 is greater than the "
      "items per connection"},
-    {{"-itemCount", "10", "-threads", "0,1", "-commonItemCount", "6"},
+    {{"-itemCount", "10", "-threads", "0,0", "-commonItemCount", "6"},
      "(10 items over 2 "
      "connections = 5)"},
     {{"-steadyStateTime", "29", "-delaySteadyStateCalc", "30000"},
@@ -229,10 +230,10 @@ static void test_boundaries_accepted(void **state)
          "10"},
         {"-steadyStateTime", "30", "-delaySteadyStateCalc", "30000"},
         {"-steadyStateTime", "0", "-delaySteadyStateCalc", "999"},
-        {"-itemCount", "10", "-threads", "0,1", "-commonItemCount", "5"},
+        {"-itemCount", "10", "-threads", "0,0", "-commonItemCount", "5"},
         {"-snapshot", "-steadyStateTime", "0"},
         {"-maxOutputBufs", "5000"},
-        {"-threads", "P:0 C:0 T:0, P:0 C:# T:#,-1,0,1,2,3,4"},
+        {"-threads", "P:0 C:0 T:0, P:0 C:# T:#,-1,0,0,0,0,0"},
         {"-itemCount", "0"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -393,7 +394,7 @@ static void test_inputs_values(void **state)
 {
     (void)state;
     run r;
-    PARSE(&r, "-threads", "0, 1", "-sendBufSize", "65536", "-highWaterMark", "1000", "-if", "eth1",
+    PARSE(&r, "-threads", "0, -1", "-sendBufSize", "65536", "-highWaterMark", "1000", "-if", "eth1",
           "-uname", "perf", "-latencyFile", "lat", "-snapshot", "-nanoTime", "-measureDecode",
           "-maxOutputBufs", "8000");
     assert_int_equal(r.status, OPT_CONTINUE);
@@ -404,7 +405,7 @@ static void test_inputs_values(void **state)
     cons_config_print(&r.cfg, NULL, &rep);
     tt_capture_close(&got);
     const char *want_lines[] = {
-        "             Thread List: 0, 1\n",
+        "             Thread List: 0, -1\n",
         "        Send Buffer Size: 65536 bytes\n",
         "        Recv Buffer Size: 0(use default)\n",
         "         High Water Mark: 1000 bytes\n",
@@ -428,7 +429,7 @@ static void test_json_inputs(void **state)
 {
     (void)state;
     run r;
-    PARSE(&r, "-itemCount", "5", "-threads", "0,1", "-tcpDelay", "-compressionType", "zlib");
+    PARSE(&r, "-itemCount", "5", "-threads", "0,-1", "-tcpDelay", "-compressionType", "zlib");
     json_object *o = cons_config_json(&r.cfg);
     json_object *v;
     assert_true(json_object_object_get_ex(o, "itemCount", &v));

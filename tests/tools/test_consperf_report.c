@@ -216,7 +216,7 @@ static void test_two_clients_posting_genmsgs_failure(void **state)
 {
     (void)state;
     cons_config cfg;
-    config_from(&cfg, (const char *const[]){"-itemCount", "10", "-threads", "0,1", "-tickRate",
+    config_from(&cfg, (const char *const[]){"-itemCount", "10", "-threads", "0,0", "-tickRate",
                                             "10", "-requestRate", "10", "-postingRate", "100",
                                             "-postingLatencyRate", "10", "-genericMsgRate", "20",
                                             "-genericMsgLatencyRate", "5", NULL});

@@ -83,7 +83,7 @@ static void test_every_option(void **state)
     PARSE(&r, "-p", "14010", "-connType", "socket", "-if", "eth0", "-outputBufs", "6000",
           "-maxOutputBufs", "7000", "-maxFragmentSize", "12000", "-sendBufSize", "1000",
           "-recvBufSize", "2000", "-highWaterMark", "3000", "-tcpDelay", "-directWrite",
-          "-compressionType", "zlib", "-compressionLevel", "9", "-threads", "0,1,-1", "-runTime",
+          "-compressionType", "zlib", "-compressionLevel", "9", "-threads", "0,0,-1", "-runTime",
           "60", "-tickRate", "100", "-updateRate", "5000", "-latencyUpdateRate", "all",
           "-genericMsgRate", "200", "-genericMsgLatencyRate", "20", "-refreshBurstSize", "50",
           "-maxPackCount", "10", "-packBufSize", "8000", "-serviceName", "TEST_FEED", "-serviceId",
@@ -341,7 +341,7 @@ static void test_inputs_values(void **state)
 {
     (void)state;
     run r;
-    PARSE(&r, "-threads", "0,1", "-latencyUpdateRate", "all", "-updateRate", "2000",
+    PARSE(&r, "-threads", "0,0", "-latencyUpdateRate", "all", "-updateRate", "2000",
           "-genericMsgRate", "1000", "-genericMsgLatencyRate", "all", "-latencyFile", "lat",
           "-highWaterMark", "1000", "-directWrite", "-if", "eth0", "-noDisplayStats");
     assert_int_equal(r.status, OPT_CONTINUE);
@@ -353,7 +353,7 @@ static void test_inputs_values(void **state)
     tt_capture_close(&got);
     const char *want_lines[] = {
         "\t\t  Connection Type: 0\n",
-        "             Thread List: 0,1\n",
+        "             Thread List: 0,0\n",
         "          Interface Name: eth0\n",
         "       Use Direct Writes: Yes\n",
         "         High Water Mark: 1000 bytes\n",

@@ -118,7 +118,7 @@ static void test_threads_genmsgs_posts(void **state)
 {
     (void)state;
     prov_config cfg;
-    config_from(&cfg, (const char *const[]){"-threads", "0,1", "-tickRate", "10", "-updateRate",
+    config_from(&cfg, (const char *const[]){"-threads", "0,0", "-tickRate", "10", "-updateRate",
                                             "100", "-genericMsgRate", "20",
                                             "-genericMsgLatencyRate", "all", NULL});
     prov_stats t[2];
