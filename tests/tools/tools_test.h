@@ -115,8 +115,8 @@ static const char *const tt_our_markers[] = {
     " p99.99 (usec): ",     "  Sched ",
     "  Offered ",           "  Achieved ",
     "  Warning: achieved ", "(usec) p50:",
-    " Clock Cost (ns): ",   " Clock Resolution (ns): ",
-    " JSON Summary File: ", "  Updates stopped for lack of output buffers: ",
+    "Clock Cost (ns): ",    "Clock Resolution (ns): ",
+    "JSON Summary File: ",  "  Updates stopped for lack of output buffers: ",
 };
 
 /* A copy of text without the lines we add (tt_our_markers, plus the lines containing any of

@@ -1,0 +1,231 @@
+#include "config.h"
+
+#include "err.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <string.h>
+
+#define C niprov_config
+
+static const opt_name conn_types[] = {
+    {"socket", 0, NULL},
+    {"reliableMCast", 0, "reliable multicast"},
+    {"encrypted", 0, "TLS encryption"},
+    {NULL, 0, NULL},
+};
+
+const opt_def niprov_options[] = {
+    OPT_SECTION_("Connection:"),
+    OPT_ENUM_("-connType", C, conn_type, conn_types, NULL, "Type of connection"),
+    OPT_STR_("-h", C, host, "<hostname>", "Host of the ADH to publish to"),
+    OPT_STR_("-p", C, port, "<port>", "Port (number or service name) of the ADH"),
+    OPT_STR_("-if", C, interface_name, "<interface>",
+             "Network interface (host name or address) to connect from"),
+    OPT_ENUM_("-compressionType", C, compression_type, opt_compression_names, "<type>",
+              "Compression to ask for: none, zlib, lz4 (or 0, 1, 2)"),
+    OPT_INT_("-outputBufs", C, output_bufs, 1, INT_MAX, "<count>", "Guaranteed output buffers"),
+    OPT_INT_("-sendBufSize", C, send_buf_size, 0, INT_MAX, "<bytes>",
+             "Socket send buffer size (0: system default)"),
+    OPT_INT_("-recvBufSize", C, recv_buf_size, 0, INT_MAX, "<bytes>",
+             "Socket receive buffer size (0: system default)"),
+    OPT_INT_("-highWaterMark", C, high_water_mark, 0, INT_MAX, "<bytes>",
+             "Queued bytes at which output is flushed (0: transport default)"),
+    OPT_FLAG_OFF_("-tcpDelay", C, tcp_nodelay, "Leave Nagle's algorithm on (no TCP_NODELAY)"),
+    OPT_FLAG_("-directWrite", C, direct_write,
+              "Write to the socket at once when nothing is queued"),
+    OPT_STR_("-uname", C, uname, "<name>", "User name in the login request (default: login name)"),
+    OPT_THREADS_("-threads", C, threads, NIPROV_MAX_THREADS, "<list>",
+                 "One connection per entry, bound to: -1 (none), a CPU, or P:<n> C:<n> T:<n>"),
+
+    OPT_SECTION_("Test:"),
+    OPT_INT_("-runTime", C, run_time, 0, INT_MAX, "<sec>", "Run time"),
+    OPT_INT_("-tickRate", C, tick_rate, 1, INT_MAX, "<ticks/sec>", "Ticks per second"),
+    OPT_INT_("-itemCount", C, item_count, 0, INT_MAX, "<count>", "Items to publish in all"),
+    OPT_INT_("-commonItemCount", C, common_item_count, 0, INT_MAX, "<count>",
+             "Items published on every connection when there are several"),
+    OPT_INT_("-updateRate", C, update_rate, 0, INT_MAX, "<updates/sec>",
+             "Updates per second per connection"),
+    OPT_RATE_("-latencyUpdateRate", C, latency_update_rate, "<updates/sec|all>",
+              "Updates per second that carry a latency stamp (all: every update)"),
+    OPT_INT_("-refreshBurstSize", C, refresh_burst_size, 1, INT_MAX, "<count>",
+             "Refreshes sent between two looks at the clock"),
+    OPT_INT_("-maxPackCount", C, max_pack_count, 1, INT_MAX, "<count>",
+             "Messages packed into one buffer (1: no packing)"),
+    OPT_INT_("-packBufSize", C, pack_buf_size, 0, INT_MAX, "<bytes>", "Size of a packed buffer"),
+    OPT_STR_("-serviceName", C, service_name, "<name>", "Name of the service published"),
+    OPT_U64_("-serviceId", C, service_id, 0, 65535, "<id>", "ID of the service published"),
+    OPT_FLAG_("-preEnc", C, pre_enc, "Send pre-encoded updates (latency updates still encoded)"),
+    OPT_FLAG_("-nanoTime", C, nano_time, "Latency stamps in nanoseconds instead of microseconds"),
+    OPT_FLAG_("-measureEncode", C, measure_encode, "Measure the time spent encoding updates"),
+
+    OPT_SECTION_("Files and output:"),
+    OPT_STR_("-itemFile", C, item_file, "<file>", "Items to publish"),
+    OPT_STR_("-msgFile", C, msg_file, "<file>", "Message content"),
+    OPT_STR_("-summaryFile", C, summary_file, "<file>", "Summary file"),
+    OPT_STR_("-statsFile", C, stats_file, "<base>",
+             "Statistics file base name (<base><thread>.csv)"),
+    OPT_INT_("-writeStatsInterval", C, write_stats_interval, 1, INT_MAX, "<sec>",
+             "Seconds between statistics lines"),
+    OPT_FLAG_OFF_("-noDisplayStats", C, display_stats, "Do not print statistics on the console"),
+
+    OPT_REFUSED_("-sa", true, "reliable multicast"),
+    OPT_REFUSED_("-sp", true, "reliable multicast"),
+    OPT_REFUSED_("-ra", true, "reliable multicast"),
+    OPT_REFUSED_("-rp", true, "reliable multicast"),
+    OPT_REFUSED_("-u", true, "reliable multicast"),
+    OPT_REFUSED_("-mcastStats", false, "reliable multicast"),
+    OPT_REFUSED_("-takeMCastStats", false, "reliable multicast"),
+    OPT_REFUSED_("-encryptedConnType", true, "TLS encryption"),
+    OPT_REFUSED_("-castore", true, "TLS encryption"),
+    OPT_REFUSED_("-reactor", false, "VA Reactor"),
+    OPT_REFUSED_("-workerThreads", true, "VA Reactor"),
+    OPT_END_,
+};
+
+void niprov_config_defaults(niprov_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    strcpy(cfg->host, "localhost");
+    strcpy(cfg->port, "14003");
+    cfg->threads.count = 1;
+    cfg->output_bufs = 5000;
+    cfg->tcp_nodelay = true;
+    cfg->run_time = 360;
+    cfg->tick_rate = 1000;
+    cfg->item_count = 100000;
+    cfg->update_rate = 100000;
+    cfg->latency_update_rate = 10;
+    cfg->refresh_burst_size = 10;
+    cfg->max_pack_count = 1;
+    cfg->pack_buf_size = 6000;
+    cfg->service_id = 1;
+    strcpy(cfg->service_name, "DIRECT_FEED");
+    strcpy(cfg->item_file, "350k.xml");
+    strcpy(cfg->msg_file, "MsgData.xml");
+    strcpy(cfg->summary_file, "NIProvSummary.out");
+    strcpy(cfg->stats_file, "NIProvStats");
+    cfg->write_stats_interval = 5;
+    cfg->display_stats = true;
+}
+
+int niprov_config_threads(const niprov_config *cfg)
+{
+    return cfg->threads.count > 0 ? cfg->threads.count : 1;
+}
+
+int niprov_config_latency_update_rate(const niprov_config *cfg)
+{
+    return cfg->latency_update_rate == OPT_RATE_ALL ? cfg->update_rate : cfg->latency_update_rate;
+}
+
+int niprov_config_check(const niprov_config *c)
+{
+    int threads = niprov_config_threads(c);
+    if (c->common_item_count > c->item_count / threads)
+        return err_set("Config Error: -commonItemCount %d is greater than the items per "
+                       "connection (%d items over %d connections = %d).",
+                       c->common_item_count, c->item_count, threads, c->item_count / threads);
+    if (opt_check_latency_rate("-latencyUpdateRate", c->latency_update_rate, "-updateRate",
+                               c->update_rate, c->tick_rate) != 0)
+        return -1;
+    if (c->pre_enc && c->latency_update_rate == OPT_RATE_ALL)
+        return err_set("Config Error: -preEnc cannot be used with -latencyUpdateRate all (every "
+                       "update is then encoded with its stamp).");
+    if (c->measure_encode && c->latency_update_rate == 0)
+        return err_set("Config Error: -measureEncode needs a -latencyUpdateRate above 0 (only "
+                       "latency updates are timed).");
+    if (opt_check_total_rate("-updateRate", c->update_rate, c->tick_rate) != 0)
+        return -1;
+    if (c->max_pack_count > 1 && c->pack_buf_size == 0)
+        return err_set("Config Error: -maxPackCount %d needs a -packBufSize above 0.",
+                       c->max_pack_count);
+    return 0;
+}
+
+int niprov_config_init(niprov_config *cfg, int argc, char **argv, FILE *out, FILE *err)
+{
+    const char *prog = argc > 0 && argv[0] ? argv[0] : "NIProvPerf";
+    niprov_config_defaults(cfg);
+    int rc = opt_parse(niprov_options, argc, argv, cfg);
+    if (rc == OPT_HELP) {
+        niprov_config defaults;
+        niprov_config_defaults(&defaults);
+        opt_usage(out, prog, niprov_options, &defaults);
+        fflush(out);
+        return 0;
+    }
+    if (rc != 0 || niprov_config_check(cfg) != 0)
+        return opt_fail(err, prog);
+    return OPT_CONTINUE;
+}
+
+static const char *yes_no(bool b)
+{
+    return b ? "Yes" : "No";
+}
+
+void niprov_config_print(const niprov_config *c, const out_extra *extra, out_report *r)
+{
+    const int w = NIPROV_LABEL_WIDTH;
+    out_printf(r, "--- TEST INPUTS ---\n\n");
+    out_input(r, w, "Run Time", "%d sec", c->run_time);
+    out_input(r, w, "Connection Type", "socket");
+    out_input(r, w, "Hostname", "%s", c->host);
+    out_input(r, w, "Port", "%s", c->port);
+    out_input(r, w, "Thread List", "%s", opt_threads_text(&c->threads, "(non)"));
+    out_input(r, w, "Output Buffers", "%d", c->output_bufs);
+    out_input(r, w, "Send Buffer Size", "%d%s", c->send_buf_size,
+              c->send_buf_size ? " bytes" : "(use default)");
+    out_input(r, w, "Recv Buffer Size", "%d%s", c->recv_buf_size,
+              c->recv_buf_size ? " bytes" : "(use default)");
+    out_input(r, w, "High Water Mark", "%d%s", c->high_water_mark,
+              c->high_water_mark > 0 ? " bytes" : "(use default)");
+    out_input(r, w, "Interface Name", "%s",
+              c->interface_name[0] ? c->interface_name : "(use default)");
+    out_input(r, w, "Username", "%s", c->uname[0] ? c->uname : "(use system login name)");
+    out_input(r, w, "Tcp_NoDelay", "%s", yes_no(c->tcp_nodelay));
+    out_input(r, w, "Item Count", "%d", c->item_count);
+    out_input(r, w, "Common Item Count", "%d", c->common_item_count);
+    out_input(r, w, "Tick Rate", "%d", c->tick_rate);
+    out_input(r, w, "Use Direct Writes", "%s", yes_no(c->direct_write));
+    out_input(r, w, "Summary File", "%s", c->summary_file);
+    out_input(r, w, "Stats File", "%s", c->stats_file);
+    out_input(r, w, "Write Stats Interval", "%d", c->write_stats_interval);
+    out_input(r, w, "Display Stats", "%s", yes_no(c->display_stats));
+    out_input(r, w, "Update Rate", "%d", c->update_rate);
+    out_input(r, w, "Latency Update Rate", "%d", niprov_config_latency_update_rate(c));
+    out_input(r, w, "Refresh Burst Size", "%d", c->refresh_burst_size);
+    out_input(r, w, "Item File", "%s", c->item_file);
+    out_input(r, w, "Data File", "%s", c->msg_file);
+    if (c->max_pack_count > 1)
+        out_input(r, w, "Packing", "Yes(max %d per pack, %d buffer size)", c->max_pack_count,
+                  c->pack_buf_size);
+    else
+        out_input(r, w, "Packing", "No");
+    out_input(r, w, "Service ID", "%" PRIu64, c->service_id);
+    out_input(r, w, "Service Name", "%s", c->service_name);
+    out_input(r, w, "Use Reactor", "No");
+    out_printf(r, "\n");
+
+    /* NIProvPerf prints these after a blank line, one column to the left. */
+    const int t = NIPROV_LABEL_WIDTH_TAIL;
+    out_input(r, t, "Pre-Encoded Updates", "%s", yes_no(c->pre_enc));
+    out_input(r, t, "Nanosecond Time", "%s", yes_no(c->nano_time));
+    out_input(r, t, "Measure Encode", "%s", yes_no(c->measure_encode));
+    out_input(r, t, "Multicast Stats", "No");
+
+    /* Ours, after the original's lines. */
+    out_input(r, t, "Compression type", "%d", c->compression_type);
+    char json[NIPROV_PATH_LEN + 8];
+    out_extra_inputs(r, t, extra,
+                     out_json_path(json, sizeof(json), c->summary_file) == 0 ? json : NULL);
+    out_printf(r, "\n");
+}
+
+json_object *niprov_config_json(const niprov_config *cfg)
+{
+    json_object *o = opt_to_json(niprov_options, cfg);
+    out_json_add(o, "threadCount", json_object_new_int(niprov_config_threads(cfg)));
+    return o;
+}

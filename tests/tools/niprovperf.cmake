@@ -1,0 +1,8 @@
+# NIProvPerf: the configuration and report tests compile the tool's config.c and report.c.
+foreach(t test_niprovperf_config test_niprovperf_report)
+    rwfperf_unit_test(${t} SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c
+        ${CMAKE_SOURCE_DIR}/niprovperf/config.c ${CMAKE_SOURCE_DIR}/niprovperf/report.c
+        LABELS tools niprovperf)
+    target_include_directories(${t} PRIVATE ${CMAKE_SOURCE_DIR}/niprovperf ${CMAKE_CURRENT_SOURCE_DIR})
+    list(APPEND tools_special ${t})
+endforeach()
