@@ -44,10 +44,11 @@ typedef struct loader {
     const char *path;
     items *out;
     size_t need;
-    size_t cap;
+    size_t vcap; /* items out->v and name_off have room for */
+    size_t cap;  /* bytes of names */
     size_t used;
     char *names;
-    size_t *name_off;
+    size_t *name_off; /* where each item's name starts in names */
 } loader;
 
 static int parse_bool(const char *path, int line, const char *attr, const char *value, bool *out)
@@ -62,9 +63,33 @@ static int parse_bool(const char *path, int line, const char *attr, const char *
 }
 
 /* Reads the attributes of the <item> the reader is on into item number l->out->count. */
+/* Makes room for one more item: the arrays grow as the file is read, so that a large `need`
+ * costs memory only for the items the file really has. */
+static int grow(loader *l)
+{
+    items *out = l->out;
+    if (out->count < l->vcap)
+        return 0;
+    size_t cap = l->vcap ? l->vcap * 2 : 1024;
+    if (cap > l->need)
+        cap = l->need;
+    item_def *v = realloc(out->v, cap * sizeof(*v));
+    if (!v)
+        return err_set("%s: out of memory for %zu items", l->path, cap);
+    out->v = v;
+    size_t *off = realloc(l->name_off, cap * sizeof(*off));
+    if (!off)
+        return err_set("%s: out of memory for %zu items", l->path, cap);
+    l->name_off = off;
+    l->vcap = cap;
+    return 0;
+}
+
 static int read_item(loader *l, xmlTextReaderPtr r, int line)
 {
     items *out = l->out;
+    if (grow(l) != 0)
+        return -1;
     item_def *it = &out->v[out->count];
     memset(it, 0, sizeof(*it));
     bool have_domain = false, have_name = false, have_generic = false, have_genmsg = false;
@@ -193,6 +218,58 @@ static int walk(loader *l, xmlTextReaderPtr r, xml_fault *fault)
                    l->out->count == 1 ? "" : "s", l->need);
 }
 
+/* libxml2 reports some problems (encoding detection, I/O) through its thread's generic error
+ * function, which prints to stderr by default. Those problems also fail the read, and the
+ * reader's structured handler gives the message we keep, so the generic one is silenced while
+ * a list is read. */
+static void quiet(void *ctx, const char *msg, ...)
+{
+    (void)ctx;
+    (void)msg;
+}
+
+typedef struct generic_err {
+    xmlGenericErrorFunc fn;
+    void *ctx;
+} generic_err;
+
+static generic_err silence_libxml(void)
+{
+    generic_err saved = {xmlGenericError, xmlGenericErrorContext};
+    xmlSetGenericErrorFunc(NULL, quiet);
+    return saved;
+}
+
+static void restore_libxml(generic_err saved)
+{
+    xmlSetGenericErrorFunc(saved.ctx, saved.fn);
+}
+
+/* Reads from a reader made for `name` (NULL when making it failed) into out. */
+static int load(items *out, const char *name, size_t need, xmlTextReaderPtr r, xml_fault *fault)
+{
+    loader l = {.path = name, .out = out, .need = need};
+    int rc;
+    if (!r) {
+        rc = err_set("%s: cannot start the XML reader", name);
+    } else {
+        xmlTextReaderSetStructuredErrorHandler(r, on_xml_error, fault);
+        rc = walk(&l, r, fault);
+        xmlFreeTextReader(r);
+    }
+    if (rc == 0) {
+        for (size_t i = 0; i < out->count; i++)
+            out->v[i].name = l.names + l.name_off[i];
+        out->names = l.names;
+    } else {
+        free(l.names);
+        free(out->v);
+        memset(out, 0, sizeof(*out));
+    }
+    free(l.name_off);
+    return rc;
+}
+
 int items_load(items *out, const char *path, size_t need)
 {
     memset(out, 0, sizeof(*out));
@@ -207,41 +284,30 @@ int items_load(items *out, const char *path, size_t need)
         close(fd);
         return err_set("%s: the file is empty", path);
     }
-
-    loader l = {.path = path, .out = out, .need = need};
-    out->v = calloc(need, sizeof(item_def));
-    l.name_off = calloc(need, sizeof(size_t));
-    if (!out->v || !l.name_off) {
-        close(fd);
-        free(out->v);
-        free(l.name_off);
-        memset(out, 0, sizeof(*out));
-        return err_set("%s: out of memory for %zu items", path, need);
-    }
-
     xmlInitParser();
+    generic_err saved = silence_libxml();
     xml_fault fault = {0};
-    int rc;
-    xmlTextReaderPtr r = xmlReaderForFd(fd, path, NULL, XML_PARSE_NONET);
-    if (!r) {
-        rc = err_set("%s: cannot start the XML reader", path);
-    } else {
-        xmlTextReaderSetStructuredErrorHandler(r, on_xml_error, &fault);
-        rc = walk(&l, r, &fault);
-        xmlFreeTextReader(r);
-    }
+    int rc = load(out, path, need, xmlReaderForFd(fd, path, NULL, XML_PARSE_NONET), &fault);
+    restore_libxml(saved);
     close(fd);
+    return rc;
+}
 
-    if (rc == 0) {
-        for (size_t i = 0; i < out->count; i++)
-            out->v[i].name = l.names + l.name_off[i];
-        out->names = l.names;
-    } else {
-        free(l.names);
-        free(out->v);
-        memset(out, 0, sizeof(*out));
-    }
-    free(l.name_off);
+int items_parse(items *out, const char *name, const char *buf, size_t len, size_t need)
+{
+    memset(out, 0, sizeof(*out));
+    if (need == 0)
+        return err_set("%s: no items asked for", name);
+    if (len == 0)
+        return err_set("%s: the file is empty", name);
+    if (len > INT32_MAX)
+        return err_set("%s: too large", name);
+    xmlInitParser();
+    generic_err saved = silence_libxml();
+    xml_fault fault = {0};
+    int rc = load(out, name, need, xmlReaderForMemory(buf, (int)len, name, NULL, XML_PARSE_NONET),
+                  &fault);
+    restore_libxml(saved);
     return rc;
 }
 

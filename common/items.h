@@ -50,7 +50,10 @@ typedef struct items {
  * err_msg() set ("350k.xml:12: item 'RDT9' is set for both post and snapshot"). */
 int items_load(items *out, const char *path, size_t need);
 
-/* Frees what items_load() allocated. */
+/* The same, reading the list from len bytes at buf; `name` stands for the file in messages. */
+int items_parse(items *out, const char *name, const char *buf, size_t len, size_t need);
+
+/* Frees what items_load() or items_parse() allocated. */
 void items_free(items *l);
 
 /* A thread's share of the items (tools.md §2.12, ConsPerf and NIProvPerf): the common items

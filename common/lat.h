@@ -65,8 +65,11 @@ static inline void lat_record(lat *l, int64_t ns)
 {
     double x = (double)ns;
     uint64_t n = ++l->count;
+    /* 1/n does not depend on the previous sample, so the division runs beside the chain of
+     * dependent updates of the mean instead of inside it. */
+    double inv = 1.0 / (double)n;
     double d = x - l->mean;
-    l->mean += d / (double)n;
+    l->mean += d * inv;
     l->m2 += d * (x - l->mean);
     if (ns < l->min)
         l->min = ns;

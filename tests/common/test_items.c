@@ -86,6 +86,27 @@ static void test_values(void **state)
     assert_true(!l.v[1].post && !l.v[1].generic && l.v[1].snapshot);
     assert_true(!l.v[2].post && l.v[2].generic);
     assert_string_equal(l.v[3].name, "RDT4");
+
+    /* The same list from memory. */
+    uint8_t *text;
+    size_t len;
+    assert_int_equal(ts_read_file(path, &text, &len), 0);
+    items m;
+    assert_int_equal(items_parse(&m, "mem.xml", (const char *)text, len, 4), 0);
+    assert_int_equal(m.count, 4);
+    for (size_t i = 0; i < 4; i++) {
+        assert_string_equal(m.v[i].name, l.v[i].name);
+        assert_int_equal(m.v[i].domain, l.v[i].domain);
+        assert_int_equal(m.v[i].post, l.v[i].post);
+        assert_int_equal(m.v[i].generic, l.v[i].generic);
+        assert_int_equal(m.v[i].snapshot, l.v[i].snapshot);
+    }
+    items_free(&m);
+    assert_int_equal(items_parse(&m, "mem.xml", (const char *)text, len, 5), -1);
+    assert_string_equal(err_msg(), "mem.xml: 4 items found, 5 needed");
+    assert_int_equal(items_parse(&m, "mem.xml", (const char *)text, 40, 1), -1);
+    assert_non_null(strstr(err_msg(), "mem.xml:"));
+    free(text);
     items_free(&l);
 
     /* Only the first N are read: what comes after them is not looked at. */
