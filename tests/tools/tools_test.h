@@ -77,7 +77,7 @@ static inline char *tt_section(const char *text, const char *from, const char *t
 {
     const char *a = from ? strstr(text, from) : text;
     if (!a)
-        fail_msg("marker '%s' not found", from);
+        fail_msg("marker %s not found", from ? from : "(start)");
     const char *b = to ? strstr(a + (from ? strlen(from) : 0), to) : a + strlen(a);
     if (!b)
         fail_msg("marker '%s' not found", to);
@@ -117,6 +117,7 @@ static const char *const tt_our_markers[] = {
     "  Warning: achieved ", "(usec) p50:",
     "Clock Cost (ns): ",    "Clock Resolution (ns): ",
     "JSON Summary File: ",  "  Updates stopped for lack of output buffers: ",
+    "  Sequence gaps: ",    "  Msgs not sent for lack of output buffers: ",
 };
 
 /* A copy of text without the lines we add (tt_our_markers, plus the lines containing any of

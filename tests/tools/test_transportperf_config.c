@@ -1,0 +1,370 @@
+/* TransportPerf configuration: every option's default and validation, refused options, file
+ * names with the process id, usage, and the TEST INPUTS block against the original's console
+ * output for the command lines of every transportperf vector. */
+#include "tools_test.h"
+
+#include "config.h"
+#include "err.h"
+
+typedef struct run {
+    int status;
+    tperf_config cfg;
+    tt_capture out, err;
+} run;
+
+static void parse_args(run *r, const char *const *args)
+{
+    char *argv[128];
+    int argc = tt_argv(argv, 128, "TransportPerf", args);
+    tt_capture_open(&r->out);
+    tt_capture_open(&r->err);
+    r->status = tperf_config_init(&r->cfg, argc, argv, r->out.f, r->err.f);
+    tt_capture_close(&r->out);
+    tt_capture_close(&r->err);
+}
+
+static void run_free(run *r)
+{
+    tt_capture_free(&r->out);
+    tt_capture_free(&r->err);
+}
+
+#define PARSE(r, ...) parse_args((r), (const char *const[]){__VA_ARGS__, NULL})
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    run r;
+    parse_args(&r, NULL);
+    assert_int_equal(r.status, OPT_CONTINUE);
+    const tperf_config *c = &r.cfg;
+    char want[64];
+    assert_int_equal(c->pid, (int)getpid());
+    assert_int_equal(c->app_type, TPERF_SERVER);
+    assert_int_equal(c->conn_type, TPERF_SOCKET);
+    assert_string_equal(c->host, "localhost");
+    assert_string_equal(c->port, "14002");
+    assert_string_equal(c->interface_name, "");
+    assert_int_equal(tperf_config_threads(c), 1);
+    assert_int_equal(c->output_bufs, 5000);
+    assert_int_equal(c->input_bufs, 50);
+    assert_int_equal(c->max_fragment_size, 6144);
+    assert_int_equal(c->send_buf_size, 0);
+    assert_int_equal(c->recv_buf_size, 0);
+    assert_int_equal(c->high_water_mark, 0);
+    assert_int_equal(c->compression_type, 0);
+    assert_int_equal(c->compression_level, 5);
+    assert_true(c->tcp_nodelay);
+    assert_false(c->direct_write);
+    assert_false(c->busy_read);
+    assert_int_equal(c->run_time, 300);
+    assert_int_equal(c->tick_rate, 1000);
+    assert_int_equal(c->msg_rate, 100000);
+    assert_int_equal(c->latency_msg_rate, 10);
+    assert_int_equal(c->msg_size, 76);
+    assert_int_equal(c->pack, 1);
+    assert_false(c->reflect_msgs);
+    snprintf(want, sizeof(want), "TransportSummary_%d.out", (int)getpid());
+    assert_string_equal(c->summary_file, want);
+    assert_string_equal(c->stats_file, "TransportStats");
+    assert_string_equal(c->latency_file, "");
+    assert_int_equal(c->write_stats_interval, 5);
+    assert_true(c->display_stats);
+    assert_int_equal(tperf_config_pack_bytes(c), 84);
+    run_free(&r);
+}
+
+static void test_every_option(void **state)
+{
+    (void)state;
+    run r;
+    PARSE(&r, "-appType", "client", "-connType", "socket", "-h", "apphost1", "-p", "15000", "-if",
+          "eth0", "-outputBufs", "9000", "-inputBufs", "60", "-maxFragmentSize", "256",
+          "-sendBufSize", "100", "-recvBufSize", "200", "-highWaterMark", "300", "-compressionType",
+          "zlib", "-compressionLevel", "9", "-tcpDelay", "-directWrite", "-busyRead", "-threads",
+          "0,-1", "-runTime", "60", "-tickRate", "100", "-msgRate", "1000", "-latencyMsgRate",
+          "all", "-msgSize", "16", "-pack", "5", "-summaryFile", "sum", "-statsFile", "st",
+          "-latencyFile", "lat", "-writeStatsInterval", "1", "-noDisplayStats");
+    if (r.status != OPT_CONTINUE)
+        fail_msg("refused: %s", r.err.text);
+    const tperf_config *c = &r.cfg;
+    int pid = (int)getpid();
+    char want[128];
+    assert_int_equal(c->app_type, TPERF_CLIENT);
+    assert_string_equal(c->host, "apphost1");
+    assert_string_equal(c->port, "15000");
+    assert_string_equal(c->interface_name, "eth0");
+    assert_int_equal(c->output_bufs, 9000);
+    assert_int_equal(c->input_bufs, 60);
+    assert_int_equal(c->max_fragment_size, 256);
+    assert_int_equal(c->send_buf_size, 100);
+    assert_int_equal(c->recv_buf_size, 200);
+    assert_int_equal(c->high_water_mark, 300);
+    assert_int_equal(c->compression_type, 1);
+    assert_int_equal(c->compression_level, 9);
+    assert_false(c->tcp_nodelay);
+    assert_true(c->direct_write);
+    assert_true(c->busy_read);
+    assert_int_equal(tperf_config_threads(c), 2);
+    assert_int_equal(c->run_time, 60);
+    assert_int_equal(c->tick_rate, 100);
+    assert_int_equal(c->msg_rate, 1000);
+    assert_int_equal(c->latency_msg_rate, OPT_RATE_ALL);
+    assert_int_equal(tperf_config_latency_rate(c), 1000);
+    assert_int_equal(c->msg_size, 16);
+    assert_int_equal(c->pack, 5);
+    assert_int_equal(tperf_config_pack_bytes(c), 120);
+    snprintf(want, sizeof(want), "sum_%d.out", pid);
+    assert_string_equal(c->summary_file, want);
+    snprintf(want, sizeof(want), "st_%d", pid);
+    assert_string_equal(c->stats_file, want);
+    assert_string_equal(c->latency_file, "lat");
+    assert_int_equal(c->write_stats_interval, 1);
+    assert_false(c->display_stats);
+    run_free(&r);
+
+    PARSE(&r, "-summaryFileStatic", "run1", "-statsFileStatic", "stats", "-reflectMsgs",
+          "-connType", "shmem", "-reflectMsgs");
+    assert_int_equal(r.status, OPT_EXIT_INVALID); /* shmem cannot reflect */
+    run_free(&r);
+    PARSE(&r, "-summaryFileStatic", "run1", "-statsFileStatic", "stats", "-reflectMsgs");
+    assert_int_equal(r.status, OPT_CONTINUE);
+    assert_string_equal(r.cfg.summary_file, "run1.out");
+    assert_string_equal(r.cfg.stats_file, "stats");
+    assert_true(r.cfg.reflect_msgs);
+    run_free(&r);
+
+    /* The guide's shared-memory scenario. */
+    PARSE(&r, "-p", "15000", "-connType", "shmem", "-runTime", "60", "-latencyMsgRate", "0",
+          "-msgRate", "0", "-tickRate", "1000", "-appType", "client", "-threads", "0");
+    assert_int_equal(r.status, OPT_CONTINUE);
+    assert_int_equal(r.cfg.conn_type, TPERF_SHMEM);
+    run_free(&r);
+}
+
+typedef struct bad_case {
+    const char *args[10];
+    const char *msg;
+} bad_case;
+
+static const bad_case bad_cases[] = {
+    {{"-xyz"}, "Config Error: Unrecognized option: -xyz"},
+    {{"-msgSize"}, "Config error: -msgSize missing argument."},
+    {{"-appType", "peer"}, "-appType peer: unknown value (expected one of: server, client)."},
+    {{"-connType", "tcp"}, "-connType tcp: unknown value"},
+    {{"-compressionType", "gzip"}, "-compressionType gzip: unknown value"},
+    {{"-compressionType", "7"}, "-compressionType 7: unknown value"},
+    {{"-compressionLevel", "10"}, "-compressionLevel 10: value must be from 0 to 9."},
+    {{"-msgSize", "15"}, "-msgSize 15: value must be 16 or more."},
+    {{"-pack", "0"}, "-pack 0: value must be 1 or more."},
+    {{"-tickRate", "0"}, "-tickRate 0: value must be 1 or more."},
+    {{"-writeStatsInterval", "0"}, "-writeStatsInterval 0: value must be 1 or more."},
+    {{"-msgRate", "999"}, "-msgRate 999 is less than -tickRate 1000"},
+    {{"-msgRate", "0"}, "-latencyMsgRate 10 is greater than -msgRate 0."},
+    {{"-latencyMsgRate", "1001"}, "-latencyMsgRate 1001 is greater than -tickRate 1000"},
+    {{"-appType", "client", "-connType", "shmem"},
+     "a shared-memory client only reads: -msgRate "
+     "must be 0 (it is 100000)."},
+    {{"-connType", "shmem", "-reflectMsgs"}, "-reflectMsgs cannot be used with -connType shmem"},
+    {{"-reflectMsgs", "-pack", "2"}, "-reflectMsgs cannot be used with -pack 2"},
+    {{"-threads", "0,zero"}, "Config Error: -threads entry 2 \"zero\""},
+};
+
+static void test_invalid(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+        run r;
+        parse_args(&r, bad_cases[i].args);
+        if (r.status != OPT_EXIT_INVALID)
+            fail_msg("case %zu (%s): status %d", i, bad_cases[i].args[0], r.status);
+        if (!strstr(r.err.text, bad_cases[i].msg))
+            fail_msg("case %zu: message \"%s\" lacks \"%s\"", i, r.err.text, bad_cases[i].msg);
+        if (!strstr(r.err.text, "\nRun 'TransportPerf -?' to see usage.\n"))
+            fail_msg("case %zu: no usage hint", i);
+        run_free(&r);
+    }
+}
+
+static void test_refused(void **state)
+{
+    (void)state;
+    const char *const cases[][3] = {
+        {"-sa", "235.1.1.3"},
+        {"-sp", "15001"},
+        {"-ra", "235.1.1.4"},
+        {"-rp", "15002"},
+        {"-u", "12345"},
+        {"-mcastStats"},
+        {"-pl", "rssl.rwf"},
+        {"-encryptedConnType", "socket"},
+        {"-castore", "ca"},
+        {"-keyfile", "k"},
+        {"-cert", "c"},
+        {"-connType", "websocket"},
+        {"-connType", "http"},
+        {"-connType", "encrypted"},
+        {"-connType", "reliableMCast"},
+        {"-connType", "seqMCast"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        run r;
+        parse_args(&r, cases[i]);
+        if (r.status != OPT_EXIT_INVALID || !strstr(r.err.text, "is not available in this build"))
+            fail_msg("case %zu (%s): status %d, \"%s\"", i, cases[i][0], r.status, r.err.text);
+        run_free(&r);
+    }
+}
+
+static void test_usage(void **state)
+{
+    (void)state;
+    run r;
+    PARSE(&r, "-?");
+    assert_int_equal(r.status, 0);
+    for (const opt_def *d = tperf_options; d->name || d->kind == OPT_SECTION; d++)
+        if (d->name && !strstr(r.out.text, d->name))
+            fail_msg("usage lacks %s", d->name);
+    assert_non_null(strstr(r.out.text, "<server|client>"));
+    run_free(&r);
+}
+
+/* Splits line `which` (0 = server, 1 = client) of a vector's commands.txt into words, leaving
+ * out the program name, and adds the file-name options the capture was run with. */
+static int vector_args(const char *vector, int which, const char *side, char *store, size_t cap,
+                       const char **args)
+{
+    char rel[256];
+    snprintf(rel, sizeof(rel), "vectors/%s/commands.txt", vector);
+    char *text = tt_vector(rel);
+    char *line = text;
+    for (int i = 0; i < which; i++)
+        line = strchr(line, '\n') + 1;
+    line[strcspn(line, "\n")] = '\0';
+    snprintf(store, cap, "%s -summaryFileStatic %s.%s_summary -statsFileStatic capstats", line,
+             vector, side);
+    free(text);
+    int n = 0;
+    for (char *w = strtok(store, " "); w; w = strtok(NULL, " "))
+        if (strcmp(w, "TransportPerf") != 0)
+            args[n++] = w;
+    args[n] = NULL;
+    return n;
+}
+
+static const char *const tperf_vectors[] = {
+    "transportperf_socket",  "transportperf_socket_pack", "transportperf_zlib",
+    "transportperf_lz4",     "transportperf_zlib_msg512", "transportperf_lz4_msg512",
+    "transportperf_reflect",
+};
+
+static void test_inputs_match_vectors(void **state)
+{
+    (void)state;
+    for (size_t v = 0; v < sizeof(tperf_vectors) / sizeof(tperf_vectors[0]); v++) {
+        for (int side = 0; side < 2; side++) {
+            const char *name = side ? "client" : "server";
+            char store[1024], rel[256];
+            const char *args[64];
+            vector_args(tperf_vectors[v], side, name, store, sizeof(store), args);
+            run r;
+            parse_args(&r, args);
+            if (r.status != OPT_CONTINUE)
+                fail_msg("%s %s refused: %s", tperf_vectors[v], name, r.err.text);
+
+            tt_capture got;
+            tt_capture_open(&got);
+            out_report rep;
+            out_report_init(&rep, got.f, NULL);
+            out_extra extra = {.clock_cost_ns = 20.0, .clock_resolution_ns = 1};
+            tperf_config_print(&r.cfg, &extra, &rep);
+            tt_capture_close(&got);
+            char *mine = tt_drop_ours(got.text, (const char *const[]){"  Input Buffers: ", NULL});
+            snprintf(rel, sizeof(rel), "vectors/%s/%s.%s.stdout", tperf_vectors[v],
+                     tperf_vectors[v], name);
+            char *text = tt_vector(rel);
+            char *want = tt_section(text, NULL, side ? "\n\nAttempting to connect" : "\n\nServer ");
+            /* The block ends with "Packing: ...\n" and the blank line after it. */
+            size_t n = strlen(want);
+            want = realloc(want, n + 2);
+            strcpy(want + n, "\n");
+            tt_assert_lines_equal(mine, want);
+            free(text);
+            free(want);
+            free(mine);
+            char tail[256];
+            snprintf(tail, sizeof(tail),
+                     "         Input Buffers: 50\n"
+                     "       Clock Cost (ns): 20.0\n"
+                     " Clock Resolution (ns): 1\n"
+                     "     JSON Summary File: %s.%s_summary.json\n\n",
+                     tperf_vectors[v], name);
+            assert_non_null(strstr(got.text, tail));
+            tt_capture_free(&got);
+            run_free(&r);
+        }
+    }
+}
+
+static void test_inputs_values(void **state)
+{
+    (void)state;
+    run r;
+    PARSE(&r, "-threads", " 0 , -1", "-latencyMsgRate", "all", "-msgRate", "2000", "-latencyFile",
+          "lat", "-connType", "shmem", "-highWaterMark", "6000", "-busyRead");
+    assert_int_equal(r.status, OPT_CONTINUE);
+    tt_capture got;
+    tt_capture_open(&got);
+    out_report rep;
+    out_report_init(&rep, NULL, got.f);
+    tperf_config_print(&r.cfg, NULL, &rep);
+    tt_capture_close(&got);
+    char summary[128];
+    snprintf(summary, sizeof(summary), "          Summary File: TransportSummary_%d.out\n",
+             (int)getpid());
+    const char *lines[] = {
+        "           Thread List: 0,-1\n",
+        "       Connection Type: shmem\n",
+        "             Busy Read: Yes\n",
+        "      Latency Msg Rate: 2000\n",
+        "       High Water Mark: 6000 bytes\n",
+        "      Latency Log File: lat\n",
+        summary,
+    };
+    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+        if (!strstr(got.text, lines[i]))
+            fail_msg("TEST INPUTS lack \"%s\":\n%s", lines[i], got.text);
+    tt_capture_free(&got);
+    run_free(&r);
+}
+
+static void test_json_inputs(void **state)
+{
+    (void)state;
+    run r;
+    PARSE(&r, "-appType", "client", "-statsFileStatic", "x");
+    json_object *o = tperf_config_json(&r.cfg);
+    json_object *v;
+    assert_true(json_object_object_get_ex(o, "appType", &v));
+    assert_string_equal(json_object_get_string(v), "client");
+    assert_true(json_object_object_get_ex(o, "statsFile", &v));
+    assert_string_equal(json_object_get_string(v), "x");
+    assert_true(json_object_object_get_ex(o, "summaryFile", &v));
+    for (const opt_def *d = tperf_options; d->name || d->kind == OPT_SECTION; d++)
+        if (d->name && d->kind != OPT_REFUSED && d->kind != OPT_CUSTOM &&
+            !json_object_object_get_ex(o, d->name + 1, &v))
+            fail_msg("JSON inputs lack %s", d->name);
+    json_object_put(o);
+    run_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),      cmocka_unit_test(test_every_option),
+        cmocka_unit_test(test_invalid),       cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_usage),         cmocka_unit_test(test_inputs_match_vectors),
+        cmocka_unit_test(test_inputs_values), cmocka_unit_test(test_json_inputs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

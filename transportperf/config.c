@@ -1,0 +1,293 @@
+#include "config.h"
+
+#include "err.h"
+
+#include <limits.h>
+#include <string.h>
+#include <unistd.h>
+
+#define C tperf_config
+
+static const opt_name app_types[] = {
+    {"server", TPERF_SERVER, NULL},
+    {"client", TPERF_CLIENT, NULL},
+    {NULL, 0, NULL},
+};
+
+static const opt_name conn_types[] = {
+    {"socket", TPERF_SOCKET, NULL},          {"shmem", TPERF_SHMEM, NULL},
+    {"websocket", 0, "WebSocket transport"}, {"http", 0, "HTTP tunnelling"},
+    {"encrypted", 0, "TLS encryption"},      {"reliableMCast", 0, "reliable multicast"},
+    {"seqMCast", 0, "sequenced multicast"},  {NULL, 0, NULL},
+};
+
+/* Writes "<arg><suffix>" (suffix formatted with the pid) into the field at def->off. */
+static int set_name(void *cfg, const opt_def *d, const char *arg, bool with_pid, const char *ext)
+{
+    tperf_config *c = cfg;
+    char *field = (char *)cfg + d->off;
+    int w = with_pid ? snprintf(field, TPERF_PATH_LEN, "%s_%d%s", arg, c->pid, ext)
+                     : snprintf(field, TPERF_PATH_LEN, "%s%s", arg, ext);
+    if (w < 0 || w >= TPERF_PATH_LEN)
+        return err_set("Config Error: %s: file name is too long.", d->name);
+    return 0;
+}
+
+static int parse_summary(void *cfg, const opt_def *d, const char *arg)
+{
+    return set_name(cfg, d, arg, true, ".out");
+}
+
+static int parse_summary_static(void *cfg, const opt_def *d, const char *arg)
+{
+    return set_name(cfg, d, arg, false, ".out");
+}
+
+static int parse_stats(void *cfg, const opt_def *d, const char *arg)
+{
+    return set_name(cfg, d, arg, true, "");
+}
+
+static int parse_stats_static(void *cfg, const opt_def *d, const char *arg)
+{
+    return set_name(cfg, d, arg, false, "");
+}
+
+#define FILE_OPT_(nm, f, fn, h)                                                                    \
+    {                                                                                              \
+        .name = (nm), .kind = OPT_CUSTOM, .off = OPT_FIELD_(C, f, char *), .parse = (fn),          \
+        .has_arg = true, .arg = "<name>", .help = (h)                                              \
+    }
+
+const opt_def tperf_options[] = {
+    OPT_SECTION_("Connection:"),
+    OPT_ENUM_("-appType", C, app_type, app_types, NULL,
+              "Server (accepts connections) or client (opens one per thread)"),
+    OPT_ENUM_("-connType", C, conn_type, conn_types, NULL, "Type of connection"),
+    OPT_STR_("-h", C, host, "<hostname>", "Host to connect to (client)"),
+    OPT_STR_("-p", C, port, "<port>", "Port (number or service name)"),
+    OPT_STR_("-if", C, interface_name, "<interface>",
+             "Network interface (host name or address) to use"),
+    OPT_INT_("-outputBufs", C, output_bufs, 1, INT_MAX, "<count>", "Guaranteed output buffers"),
+    OPT_INT_("-inputBufs", C, input_bufs, 1, INT_MAX, "<count>", "Input buffers"),
+    OPT_INT_("-maxFragmentSize", C, max_fragment_size, 1, 65535, "<bytes>",
+             "Size of the transport's buffers"),
+    OPT_INT_("-sendBufSize", C, send_buf_size, 0, INT_MAX, "<bytes>",
+             "Socket send buffer size (0: system default)"),
+    OPT_INT_("-recvBufSize", C, recv_buf_size, 0, INT_MAX, "<bytes>",
+             "Socket receive buffer size (0: system default)"),
+    OPT_INT_("-highWaterMark", C, high_water_mark, 0, INT_MAX, "<bytes>",
+             "Queued bytes at which output is flushed (0: transport default)"),
+    OPT_ENUM_("-compressionType", C, compression_type, opt_compression_names, "<type>",
+              "Compression: none, zlib, lz4 (or 0, 1, 2)"),
+    OPT_INT_("-compressionLevel", C, compression_level, 0, 9, "<0-9>", "Compression level"),
+    OPT_FLAG_OFF_("-tcpDelay", C, tcp_nodelay, "Leave Nagle's algorithm on (no TCP_NODELAY)"),
+    OPT_FLAG_("-directWrite", C, direct_write,
+              "Write to the socket at once when nothing is queued"),
+    OPT_FLAG_("-busyRead", C, busy_read, "Read continuously instead of waiting for data"),
+    OPT_THREADS_("-threads", C, threads, TPERF_MAX_THREADS, "<list>",
+                 "Threads, bound to: -1 (none), a CPU, or P:<n> C:<n> T:<n>"),
+
+    OPT_SECTION_("Test:"),
+    OPT_INT_("-runTime", C, run_time, 0, INT_MAX, "<sec>", "Run time"),
+    OPT_INT_("-tickRate", C, tick_rate, 1, INT_MAX, "<ticks/sec>", "Ticks per second"),
+    OPT_INT_("-msgRate", C, msg_rate, 0, INT_MAX, "<msgs/sec>",
+             "Messages per second per connection, latency messages included"),
+    OPT_RATE_("-latencyMsgRate", C, latency_msg_rate, "<msgs/sec|all>",
+              "Messages per second that carry a time stamp (all: every message)"),
+    OPT_INT_("-msgSize", C, msg_size, TPERF_MIN_MSG_SIZE, INT_MAX, "<bytes>", "Size of a message"),
+    OPT_INT_("-pack", C, pack, 1, INT_MAX, "<count>", "Messages packed per buffer (1: none)"),
+    OPT_FLAG_("-reflectMsgs", C, reflect_msgs, "Write every received message back"),
+
+    OPT_SECTION_("Files and output:"),
+    FILE_OPT_("-summaryFile", summary_file, parse_summary,
+              "Summary file: <name>_<pid>.out (default: TransportSummary_<pid>.out)"),
+    FILE_OPT_("-summaryFileStatic", summary_file, parse_summary_static, "Summary file: <name>.out"),
+    FILE_OPT_("-statsFile", stats_file, parse_stats,
+              "Statistics files: <name>_<pid><thread>_<pid>.csv"),
+    FILE_OPT_("-statsFileStatic", stats_file, parse_stats_static,
+              "Statistics files: <name><thread>_<pid>.csv (default name: TransportStats)"),
+    OPT_STR_("-latencyFile", C, latency_file, "<base>",
+             "Log every latency sample to <base><thread>_<pid>.csv"),
+    OPT_INT_("-writeStatsInterval", C, write_stats_interval, 1, INT_MAX, "<sec>",
+             "Seconds between statistics lines"),
+    OPT_FLAG_OFF_("-noDisplayStats", C, display_stats, "Do not print statistics on the console"),
+
+    OPT_REFUSED_("-sa", true, "multicast"),
+    OPT_REFUSED_("-sp", true, "multicast"),
+    OPT_REFUSED_("-ra", true, "multicast"),
+    OPT_REFUSED_("-rp", true, "multicast"),
+    OPT_REFUSED_("-u", true, "multicast"),
+    OPT_REFUSED_("-mcastStats", false, "multicast"),
+    OPT_REFUSED_("-pl", true, "WebSocket transport"),
+    OPT_REFUSED_("-encryptedConnType", true, "TLS encryption"),
+    OPT_REFUSED_("-castore", true, "TLS encryption"),
+    OPT_REFUSED_("-keyfile", true, "TLS encryption"),
+    OPT_REFUSED_("-cert", true, "TLS encryption"),
+    OPT_END_,
+};
+
+void tperf_config_defaults(tperf_config *cfg, int pid)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->pid = pid;
+    cfg->app_type = TPERF_SERVER;
+    cfg->conn_type = TPERF_SOCKET;
+    strcpy(cfg->host, "localhost");
+    strcpy(cfg->port, "14002");
+    cfg->threads.count = 1;
+    cfg->output_bufs = 5000;
+    cfg->input_bufs = 50;
+    cfg->max_fragment_size = 6144;
+    cfg->compression_level = 5;
+    cfg->tcp_nodelay = true;
+    cfg->run_time = 300;
+    cfg->tick_rate = 1000;
+    cfg->msg_rate = 100000;
+    cfg->latency_msg_rate = 10;
+    cfg->msg_size = 76;
+    cfg->pack = 1;
+    snprintf(cfg->summary_file, sizeof(cfg->summary_file), "TransportSummary_%d.out", pid);
+    strcpy(cfg->stats_file, "TransportStats");
+    cfg->write_stats_interval = 5;
+    cfg->display_stats = true;
+}
+
+int tperf_config_threads(const tperf_config *cfg)
+{
+    return cfg->threads.count > 0 ? cfg->threads.count : 1;
+}
+
+int tperf_config_latency_rate(const tperf_config *cfg)
+{
+    return cfg->latency_msg_rate == OPT_RATE_ALL ? cfg->msg_rate : cfg->latency_msg_rate;
+}
+
+int tperf_config_pack_bytes(const tperf_config *cfg)
+{
+    long long n = ((long long)cfg->msg_size + 8) * cfg->pack;
+    return n > INT_MAX ? INT_MAX : (int)n;
+}
+
+int tperf_config_check(const tperf_config *c)
+{
+    if (c->conn_type == TPERF_SHMEM && c->app_type == TPERF_CLIENT && c->msg_rate != 0)
+        return err_set("Config Error: a shared-memory client only reads: -msgRate must be 0 "
+                       "(it is %d).",
+                       c->msg_rate);
+    if (c->conn_type == TPERF_SHMEM && c->reflect_msgs)
+        return err_set("Config Error: -reflectMsgs cannot be used with -connType shmem (shared "
+                       "memory goes one way).");
+    if (c->reflect_msgs && c->pack > 1)
+        return err_set("Config Error: -reflectMsgs cannot be used with -pack %d (reflected "
+                       "messages are not packed).",
+                       c->pack);
+    if (opt_check_latency_rate("-latencyMsgRate", c->latency_msg_rate, "-msgRate", c->msg_rate,
+                               c->tick_rate) != 0 ||
+        opt_check_total_rate("-msgRate", c->msg_rate, c->tick_rate) != 0)
+        return -1;
+    return 0;
+}
+
+int tperf_config_init(tperf_config *cfg, int argc, char **argv, FILE *out, FILE *err)
+{
+    const char *prog = argc > 0 && argv[0] ? argv[0] : "TransportPerf";
+    tperf_config_defaults(cfg, (int)getpid());
+    int rc = opt_parse(tperf_options, argc, argv, cfg);
+    if (rc == OPT_HELP) {
+        tperf_config defaults;
+        tperf_config_defaults(&defaults, cfg->pid);
+        opt_usage(out, prog, tperf_options, &defaults);
+        fflush(out);
+        return 0;
+    }
+    if (rc != 0 || tperf_config_check(cfg) != 0)
+        return opt_fail(err, prog);
+    return OPT_CONTINUE;
+}
+
+static const char *yes_no(bool b)
+{
+    return b ? "Yes" : "No";
+}
+
+/* The thread list as TransportPerf prints it: entries joined by ',' without the spaces around
+ * them, "-1" when -threads was not given. */
+static void thread_text(const tperf_config *c, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < tperf_config_threads(c); i++) {
+        char e[OPT_THREADS_LEN];
+        if (opt_threads_entry(&c->threads, i, e, sizeof(e)) != 0)
+            break;
+        int w = snprintf(buf + used, size - used, "%s%s", i ? "," : "", e);
+        if (w < 0 || (size_t)w >= size - used)
+            break;
+        used += (size_t)w;
+    }
+}
+
+void tperf_config_print(const tperf_config *c, const out_extra *extra, out_report *r)
+{
+    const int w = TPERF_LABEL_WIDTH;
+    char threads[OPT_THREADS_LEN];
+    thread_text(c, threads, sizeof(threads));
+    out_printf(r, "\n--- TEST INPUTS ---\n\n");
+    out_input(r, w, "Runtime", "%d sec", c->run_time);
+    out_input(r, w, "Connection Type", "%s", c->conn_type == TPERF_SHMEM ? "shmem" : "socket");
+    out_input(r, w, "Hostname", "%s", c->host);
+    out_input(r, w, "Port", "%s", c->port);
+    out_input(r, w, "App Type", "%s", c->app_type == TPERF_CLIENT ? "client" : "server");
+    out_input(r, w, "Thread List", "%s", threads);
+    out_input(r, w, "Busy Read", "%s", yes_no(c->busy_read));
+    out_input(r, w, "Msg Size", "%d", c->msg_size);
+    if (c->reflect_msgs) {
+        out_input(r, w, "Msg Rate", "0(reflecting)");
+        out_input(r, w, "Latency Msg Rate", "0(reflecting)");
+    } else {
+        out_input(r, w, "Msg Rate", "%d", c->msg_rate);
+        out_input(r, w, "Latency Msg Rate", "%d", tperf_config_latency_rate(c));
+    }
+    out_input(r, w, "Output Buffers", "%d", c->output_bufs);
+    out_input(r, w, "Max Fragment Size", "%d", c->max_fragment_size);
+    out_input(r, w, "Send Buffer Size", "%d%s", c->send_buf_size,
+              c->send_buf_size ? " bytes" : "(use default)");
+    out_input(r, w, "Recv Buffer Size", "%d%s", c->recv_buf_size,
+              c->recv_buf_size ? " bytes" : "(use default)");
+    out_input(r, w, "High Water Mark", "%d%s", c->high_water_mark,
+              c->high_water_mark ? " bytes" : "(use default)");
+    out_input(r, w, "Compression Type", "%s(%d)", opt_compression_name(c->compression_type),
+              c->compression_type);
+    out_input(r, w, "Compression Level", "%d", c->compression_level);
+    out_input(r, w, "Interface Name", "%s",
+              c->interface_name[0] ? c->interface_name : "(use default)");
+    out_input(r, w, "Tcp_NoDelay", "%s", yes_no(c->tcp_nodelay));
+    out_input(r, w, "Tick Rate", "%d", c->tick_rate);
+    out_input(r, w, "Use Direct Writes", "%s", yes_no(c->direct_write));
+    out_input(r, w, "Latency Log File", "%s", c->latency_file[0] ? c->latency_file : "(none)");
+    out_input(r, w, "Summary File", "%s", c->summary_file);
+    out_input(r, w, "Stats File", "%s", c->stats_file);
+    out_input(r, w, "Write Stats Interval", "%d", c->write_stats_interval);
+    out_input(r, w, "Display Stats", "%s", yes_no(c->display_stats));
+    if (c->pack > 1)
+        out_input(r, w, "Packing", "Yes(%d per pack)", c->pack);
+    else
+        out_input(r, w, "Packing", "No");
+
+    /* Ours, after the original's lines. */
+    out_input(r, w, "Input Buffers", "%d", c->input_bufs);
+    char json[TPERF_PATH_LEN + 8];
+    out_extra_inputs(r, w, extra,
+                     out_json_path(json, sizeof(json), c->summary_file) == 0 ? json : NULL);
+    out_printf(r, "\n");
+}
+
+json_object *tperf_config_json(const tperf_config *cfg)
+{
+    json_object *o = opt_to_json(tperf_options, cfg);
+    out_json_add(o, "summaryFile", json_object_new_string(cfg->summary_file));
+    out_json_add(o, "statsFile", json_object_new_string(cfg->stats_file));
+    out_json_add(o, "threadCount", json_object_new_int(tperf_config_threads(cfg)));
+    return o;
+}

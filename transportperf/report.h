@@ -1,0 +1,102 @@
+/*
+ * TransportPerf reports: the result structures the transport threads and the main loop fill,
+ * and the writers of every output (tools.md §3.8):
+ *
+ *   - the summary (THREAD blocks when there are several, then the OVERALL SUMMARY with the
+ *     process id), to the console and the summary file at once;
+ *   - the statistics file of each thread (<stats base><n>_<pid>.csv) and its rows;
+ *   - the console lines of each statistics interval;
+ *   - the latency log (<latencyFile><n>_<pid>.csv, nanoseconds) through out_latlog_*;
+ *   - the negative-latency warning, and the JSON summary.
+ *
+ * Latencies are stat_lat summaries in microseconds, printed with three decimals. Data volumes
+ * count bytes as the threads count them (the sender with the transport header, the receiver
+ * without); MB = bytes / 1,048,576.
+ */
+#ifndef RWFPERF_TPERF_REPORT_H
+#define RWFPERF_TPERF_REPORT_H
+
+#include "config.h"
+#include "out.h"
+#include "stats.h"
+
+#include <stdint.h>
+#include <time.h>
+
+/* What one thread did over the run (its connections), or every thread (tperf_result.total:
+ * connect_ns the earliest connection, disconnect_ns the latest disconnection). */
+typedef struct tperf_stats {
+    uint64_t msgs_sent;
+    uint64_t bytes_sent;
+    uint64_t msgs_recv;
+    uint64_t bytes_recv;
+    uint64_t out_of_bufs;   /* messages not sent for lack of output buffers */
+    uint64_t seq_gaps;      /* sequence numbers missing in what was received */
+    uint64_t connect_ns;    /* connection became active (CLOCK_MONOTONIC ns) */
+    uint64_t disconnect_ns; /* connection ended */
+    double conn_secs;       /* connection-seconds spent sending (sum over connections); 0 =
+                               unknown: the achieved per-connection rate divides by it */
+    stat_lat lat;           /* latency of the time-stamped messages received */
+    stat_lat lat_sched;     /* ... from their scheduled send time (count 0 = not measured) */
+} tperf_stats;
+
+/* The run as the summary reports it. */
+typedef struct tperf_result {
+    int thread_count;          /* threads */
+    const tperf_stats *thread; /* thread_count entries; THREAD blocks only when > 1 */
+    tperf_stats total;         /* every thread */
+    stat_res res;              /* process CPU and memory samples */
+    int pid;                   /* printed as "Process ID" */
+} tperf_result;
+
+/* Writes the summary that follows the TEST INPUTS block (or the console's "Shutting down."):
+ * a THREAD block per thread when there are several, then the OVERALL SUMMARY ending with the
+ * process id. Without CPU samples, "No CPU/Mem statistics taken." goes to the console alone. */
+void tperf_report_summary(out_report *r, const tperf_config *cfg, const tperf_result *res);
+
+/* Writes, to the console and the summary file, the warning TransportPerf prints the first time
+ * a latency comes out negative (stamps from two hosts' unsynchronised clocks). The caller
+ * prints it once per run. */
+void tperf_report_negative_latency(out_report *r, uint64_t start, uint64_t end);
+
+/* One statistics interval of one thread; counts are for the interval only. */
+typedef struct tperf_interval {
+    uint64_t msgs_sent;
+    uint64_t bytes_sent;
+    uint64_t msgs_recv;
+    uint64_t bytes_recv;
+    uint64_t out_of_bufs;
+    stat_lat lat;       /* its count is the "Latency msgs received" */
+    stat_lat lat_sched; /* count 0 = not measured */
+    double cpu;         /* process CPU % of the interval */
+    double mem_mb;      /* resident memory, MB */
+} tperf_interval;
+
+/* Writes one thread's console lines for an interval ending `sec` seconds into the run. thread
+ * is 1-based; with several threads the heading is "NNN: Thread <n>:". */
+void tperf_report_interval(FILE *f, unsigned sec, int thread, int threads, unsigned interval_secs,
+                           const tperf_interval *iv);
+
+/* Writes the statistics file's header into buf: the original's 12 columns, then ours for
+ * "Latency". Returns 0, or -1 when buf (1 KB is enough) is too small. */
+int tperf_stats_header(char *buf, size_t size);
+
+/* Writes one statistics row for an interval ending at wall-clock time t. Returns 0 or -1. */
+int tperf_report_stats_row(out_csv *csv, time_t t, const tperf_interval *iv);
+
+/* File names of thread `thread` (1-based): "<stats base><n>_<pid>.csv" and
+ * "<latencyFile><n>_<pid>.csv". Return 0, or -1 when buf is too small. */
+int tperf_stats_path(char *buf, size_t size, const tperf_config *cfg, int thread);
+int tperf_latency_path(char *buf, size_t size, const tperf_config *cfg, int thread);
+
+/* Creates thread `thread`'s statistics file with its header / its latency log (only with
+ * -latencyFile; otherwise csv stays closed). Return 0, or -1 (err_set naming the file). */
+int tperf_stats_open(out_csv *csv, const tperf_config *cfg, int thread);
+int tperf_latency_open(out_csv *csv, const tperf_config *cfg, int thread);
+
+/* Builds the JSON summary: out_json_doc's members, "inputs", "results" {"overall", "threads",
+ * "resources"}. Caller owns the result. */
+json_object *tperf_report_json(const tperf_config *cfg, const tperf_result *res,
+                               const out_host *host, time_t now);
+
+#endif
