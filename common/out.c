@@ -176,11 +176,11 @@ void out_console_lat_extra(FILE *f, const char *label, const stat_lat *l, const 
         return;
     if (l && l->count) {
         if (thousandths)
-            fprintf(f, "%s p50:%8.3f p90:%8.3f p99:%8.3f p99.9:%8.3f p99.99:%8.3f\n", label,
-                    l->p50, l->p90, l->p99, l->p999, l->p9999);
+            fprintf(f, "%s p50:%8.3f p90:%8.3f p99:%8.3f p99.9:%8.3f p99.99:%8.3f\n", label, l->p50,
+                    l->p90, l->p99, l->p999, l->p9999);
         else
-            fprintf(f, "%s p50:%6.0f p90:%6.0f p99:%6.0f p99.9:%6.0f p99.99:%6.0f\n", label,
-                    l->p50, l->p90, l->p99, l->p999, l->p9999);
+            fprintf(f, "%s p50:%6.0f p90:%6.0f p99:%6.0f p99.9:%6.0f p99.99:%6.0f\n", label, l->p50,
+                    l->p90, l->p99, l->p999, l->p9999);
     }
     if (sched && sched->count) {
         const char *bare = label;

@@ -414,8 +414,8 @@ static void test_inputs_values(void **state)
         "       Request Snapshots: Yes\n",
         "        Latency Log File: lat\n",
         "      Nanosecond Latency: Yes\n",
-        "          Measure Decode: Yes\n      Max Output Buffers: 8000\n"
-        "       JSON Summary File: ConsSummary.json\n\n",
+        ("          Measure Decode: Yes\n      Max Output Buffers: 8000\n"
+         "       JSON Summary File: ConsSummary.json\n\n"),
     };
     for (size_t i = 0; i < sizeof(want_lines) / sizeof(want_lines[0]); i++)
         if (!strstr(got.text, want_lines[i]))
