@@ -344,13 +344,30 @@ static void test_json_inputs(void **state)
     run_free(&r);
 }
 
+static int init_any(int argc, char **argv, FILE *out, FILE *err)
+{
+    niprov_config cfg;
+    return niprov_config_init(&cfg, argc, argv, out, err);
+}
+
+static void test_random_command_lines(void **state)
+{
+    (void)state;
+    tt_random_command_lines(init_any, niprov_options, 3000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),     cmocka_unit_test(test_every_option),
-        cmocka_unit_test(test_invalid),      cmocka_unit_test(test_accepted),
-        cmocka_unit_test(test_refused),      cmocka_unit_test(test_usage),
-        cmocka_unit_test(test_inputs_block), cmocka_unit_test(test_json_inputs),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_every_option),
+        cmocka_unit_test(test_invalid),
+        cmocka_unit_test(test_accepted),
+        cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_usage),
+        cmocka_unit_test(test_inputs_block),
+        cmocka_unit_test(test_json_inputs),
+        cmocka_unit_test(test_random_command_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -390,6 +390,18 @@ static void test_json_inputs(void **state)
     run_free(&r);
 }
 
+static int init_any(int argc, char **argv, FILE *out, FILE *err)
+{
+    prov_config cfg;
+    return prov_config_init(&cfg, argc, argv, out, err);
+}
+
+static void test_random_command_lines(void **state)
+{
+    (void)state;
+    tt_random_command_lines(init_any, prov_options, 3000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -402,6 +414,7 @@ int main(void)
         cmocka_unit_test(test_inputs_match_vectors),
         cmocka_unit_test(test_inputs_values),
         cmocka_unit_test(test_json_inputs),
+        cmocka_unit_test(test_random_command_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -358,13 +358,30 @@ static void test_json_inputs(void **state)
     run_free(&r);
 }
 
+static int init_any(int argc, char **argv, FILE *out, FILE *err)
+{
+    tperf_config cfg;
+    return tperf_config_init(&cfg, argc, argv, out, err);
+}
+
+static void test_random_command_lines(void **state)
+{
+    (void)state;
+    tt_random_command_lines(init_any, tperf_options, 3000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),      cmocka_unit_test(test_every_option),
-        cmocka_unit_test(test_invalid),       cmocka_unit_test(test_refused),
-        cmocka_unit_test(test_usage),         cmocka_unit_test(test_inputs_match_vectors),
-        cmocka_unit_test(test_inputs_values), cmocka_unit_test(test_json_inputs),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_every_option),
+        cmocka_unit_test(test_invalid),
+        cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_usage),
+        cmocka_unit_test(test_inputs_match_vectors),
+        cmocka_unit_test(test_inputs_values),
+        cmocka_unit_test(test_json_inputs),
+        cmocka_unit_test(test_random_command_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

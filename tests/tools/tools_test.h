@@ -8,6 +8,8 @@
 
 #include "testsupport.h"
 
+#include "opt.h"
+
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,6 +197,57 @@ static inline int tt_argv(char **argv, int cap, const char *prog, const char *co
         argv[argc++] = (char *)*a;
     argv[argc] = NULL;
     return argc;
+}
+
+/* Runs `init` (a tool's *_config_init wrapped to hide its config type) on `rounds` random
+ * command lines made of the tool's option names and awkward values (deterministic: a fixed
+ * seed). Every run must end with OPT_CONTINUE, 0 or OPT_EXIT_INVALID, and never crash (the
+ * sanitizer builds check the memory accesses). */
+typedef int (*tt_init_fn)(int argc, char **argv, FILE *out, FILE *err);
+
+static inline void tt_random_command_lines(tt_init_fn init, const opt_def *defs, int rounds)
+{
+    static char long_value[700];
+    memset(long_value, 'x', sizeof(long_value) - 1);
+    const char *values[] = {"0",           "-1",
+                            "1",           "10",
+                            "1000",        "all",
+                            "abc",         "",
+                            "2147483648",  "99999999999999999999",
+                            "0,0",         "P:0",
+                            "P:0 C:# T:#", "lz4",
+                            "zlib",        "socket",
+                            "shmem",       "client",
+                            "server",      "-",
+                            "-?",          long_value};
+    const char *names[256];
+    int n = 0;
+    for (const opt_def *d = defs; (d->name || d->kind == OPT_SECTION) && n < 256; d++)
+        if (d->name)
+            names[n++] = d->name;
+    unsigned seed = 12345;
+    for (int round = 0; round < rounds; round++) {
+        char *argv[24] = {(char *)"Tool"};
+        int argc = 1 + (int)(rand_r(&seed) % 20);
+        for (int i = 1; i < argc; i++) {
+            unsigned r = (unsigned)rand_r(&seed);
+            argv[i] = (char *)(r % 3 ? names[r % (unsigned)n]
+                                     : values[r % (sizeof(values) / sizeof(values[0]))]);
+        }
+        argv[argc] = NULL;
+        tt_capture out, err;
+        tt_capture_open(&out);
+        tt_capture_open(&err);
+        int status = init(argc, argv, out.f, err.f);
+        tt_capture_close(&out);
+        tt_capture_close(&err);
+        if (status != OPT_CONTINUE && status != 0 && status != OPT_EXIT_INVALID)
+            fail_msg("round %d: status %d", round, status);
+        if (status == OPT_EXIT_INVALID && !strstr(err.text, "Config "))
+            fail_msg("round %d: exit 2 without a message", round);
+        tt_capture_free(&out);
+        tt_capture_free(&err);
+    }
 }
 
 /* A path in the temporary folder unique to this process. Static storage. */
