@@ -1,0 +1,324 @@
+/*
+ * tp: the transport. Channels that carry opaque messages between two processes, either
+ * RIPC over TCP (compatible with the ETA tools, RIPC versions 10 to 14) or the ETA
+ * unidirectional shared-memory transport (server writes, client reads).
+ *
+ * The model is a long-lived channel, short-lived buffers and an explicit loop that the
+ * caller owns:
+ *
+ *     tp_opts o;  tp_opts_init(&o);  o.host = "localhost"; o.port = "14002";
+ *     tp_channel *ch;
+ *     if (tp_connect(&o, &ch) < 0) die(err_msg());
+ *     while ((rc = tp_init(ch)) == TP_PENDING) poll(tp_fd(ch), tp_events(ch));
+ *     ...
+ *     for (;;) {                                 // reader
+ *         tp_msg m;
+ *         int rc = tp_read(ch, &m);
+ *         if (rc < 0) break;                     // channel failed; err_msg() says why
+ *         if (rc & TP_READ_MSG) use(m.data, m.len);
+ *         if (!(rc & TP_READ_MORE)) poll(...);   // nothing more buffered: wait for the fd
+ *     }
+ *     tp_buf *b;                                 // writer
+ *     if (tp_get_buffer(ch, 76, 0, &b) == 0) { fill(b->data); b->len = 76; tp_write(ch, b, 0); }
+ *
+ * Every channel is driven by one thread at a time; different channels may be used from
+ * different threads (there is no global state). Nothing is allocated, locked or copied on
+ * the steady-state read and write paths beyond the one copy of message bytes that the socket
+ * or the shared-memory ring needs: an unpacked, uncompressed buffer is a view straight into
+ * the channel's output area, and a received message is a view into its input area.
+ *
+ * Return codes: 0 or a positive value means success (what it counts is given per function);
+ * a negative value is one of the TP_E* codes below. TP_EFAIL means the channel is closed and
+ * err_msg() holds the reason (the channel keeps that reason: later calls fail the same way).
+ * The other codes leave the channel usable.
+ */
+#ifndef RWFPERF_TP_H
+#define RWFPERF_TP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- return codes -------------------------------------------------------------------- */
+
+#define TP_EFAIL (-1)      /* the channel (or server) failed and is closed; see err_msg() */
+#define TP_ENOBUFS (-2)    /* no output space: flush (or wait for the fd to be writable) */
+#define TP_ECALLAGAIN (-3) /* part of a fragmented message is queued: flush, then tp_write again   \
+                            */
+#define TP_EINVAL (-4)     /* the call was wrong (bad size, foreign buffer); nothing changed */
+
+/* tp_init() results */
+#define TP_PENDING 0   /* handshake in progress: wait for tp_events() on tp_fd() */
+#define TP_ACTIVE 1    /* the channel is up */
+#define TP_FD_CHANGE 2 /* still in progress, and tp_fd() changed (version fall-back) */
+
+/* tp_read() result bits; 0 means nothing complete is buffered (wait for the fd) */
+#define TP_READ_MSG 1  /* *msg holds a message */
+#define TP_READ_PING 2 /* a ping (or an empty frame) arrived; nothing to deliver */
+#define TP_READ_MORE 4 /* more is already buffered: call tp_read again before polling */
+
+/* tp_write() flags (the values are those of the ETA write flags) */
+#define TP_WRITE_NO_COMPRESS 0x01 /* send this message uncompressed */
+#define TP_WRITE_DIRECT 0x02      /* if nothing is queued, send now instead of queueing */
+
+/* ---- options ------------------------------------------------------------------------- */
+
+typedef enum tp_conn_type { TP_CONN_SOCKET = 0, TP_CONN_SHMEM = 3 } tp_conn_type;
+
+typedef enum tp_comp { TP_COMP_NONE = 0, TP_COMP_ZLIB = 1, TP_COMP_LZ4 = 2 } tp_comp;
+
+#define TP_PROTOCOL_RWF 0
+#define TP_PROTOCOL_TRANSPORTPERF 88
+
+/* Settings of a channel or a server. tp_opts_init() fills the defaults (those of the ETA
+ * transport); the caller then changes what it needs. Strings are copied by tp_connect() and
+ * tp_bind(): the caller's memory is not referenced afterwards. Fields marked (server) are
+ * read by tp_bind() and apply to every channel it accepts; (client) by tp_connect(). */
+typedef struct tp_opts {
+    tp_conn_type conn_type;
+    const char *host;      /* (client) host to connect to; NULL or "" = "localhost" */
+    const char *port;      /* port number or service name; "0" binds an ephemeral port */
+    const char *interface; /* address or host name of the local interface to bind (-if); NULL
+                            * = any. For shmem it prefixes the segment key, as in ETA. */
+    uint8_t protocol_type; /* 0 RWF, 88 TransportPerf; the server refuses a different one */
+    uint8_t rwf_major;     /* 14 */
+    uint8_t rwf_minor;     /* 1 */
+    const char *component; /* component version string sent in the handshake (<= 253 bytes);
+                            * NULL = this product's name and version */
+
+    uint32_t guaranteed_output_buffers; /* 50; with max_output_buffers sizes the output area */
+    uint32_t max_output_buffers;        /* 0 = same as guaranteed_output_buffers */
+    uint32_t num_input_buffers;         /* 10; sizes the input area */
+    uint32_t max_fragment_size;         /* (server) largest frame payload offered: 6144 */
+    uint32_t high_water_mark;           /* queued bytes that trigger a flush; 0 = 6000 */
+    uint32_t max_reassembly;            /* largest fragmented message accepted: 64 MiB */
+    bool tcp_nodelay;                   /* true */
+    int sndbuf;                         /* SO_SNDBUF to set; 0 = system default */
+    int rcvbuf;                         /* SO_RCVBUF to set; 0 = system default */
+
+    uint8_t ping_timeout;        /* seconds requested (client) / maximum (server): 60 */
+    uint8_t min_ping_timeout;    /* (server) 20 */
+    bool server_to_client_pings; /* (server) true */
+    bool client_to_server_pings; /* (server) true */
+    tp_comp compression;         /* client: requested; server: the type it offers */
+    uint8_t compression_level;   /* zlib level 0..9 (server; the client uses the ack's): 0 */
+    bool force_compression;      /* (server) compress even if the client did not ask */
+
+    uint8_t ripc_version; /* client: first generation tried (14 falls back to 10);
+                           * server: newest generation accepted. 10..14, default 14 */
+    bool zero_key;        /* (server) answer the v14 key exchange with P = G = K = 0 */
+    uint32_t shm_max_lag; /* (shmem client) lag in messages that makes the reader give up;
+                           * 0 = 3/4 of the ring, as in ETA */
+    uint32_t shm_flow_ms; /* (shmem server) how long the writer waits for a reader that
+                           * reports its position before overrunning it: 1000 ms; 0 = never
+                           * wait (the ETA writer's behaviour) */
+} tp_opts;
+
+/* Fills *o with the defaults listed above. */
+void tp_opts_init(tp_opts *o);
+
+/* ---- servers ------------------------------------------------------------------------- */
+
+typedef struct tp_server tp_server;
+typedef struct tp_channel tp_channel;
+
+/* Binds a listening server (socket), or creates the shared-memory segment (shmem), as *o
+ * says. On success stores the new server in *out and returns 0; the caller owns it and frees
+ * it with tp_server_close(). Returns TP_EFAIL with err_msg() set on failure. */
+int tp_bind(const tp_opts *o, tp_server **out);
+
+/* The descriptor to poll for readability: it is readable when tp_accept() has something. */
+int tp_server_fd(const tp_server *s);
+
+/* The local port the server listens on (the real one when "0" was bound); 0 for shmem. */
+uint16_t tp_server_port(const tp_server *s);
+
+/* Accepts one pending connection. Returns 1 and stores a new channel (state initializing,
+ * owned by the caller, freed with tp_close()) in *out; 0 when none is pending; TP_EFAIL on a
+ * failure of the listening socket. A shmem server accepts exactly one channel, at once. */
+int tp_accept(tp_server *s, tp_channel **out);
+
+/* Closes the server (a shmem server also marks its segment shut down and removes it).
+ * Channels already accepted stay open. NULL is allowed. */
+void tp_server_close(tp_server *s);
+
+/* ---- channels: connect, handshake, close --------------------------------------------- */
+
+/* Starts a non-blocking connection as *o says and stores the new channel, in state
+ * initializing, in *out; the caller owns it and frees it with tp_close(). Returns 0, or
+ * TP_EFAIL with err_msg() set (name resolution, socket creation; a shmem segment that does
+ * not exist). Connection refusal is reported later by tp_init(). */
+int tp_connect(const tp_opts *o, tp_channel **out);
+
+/* Wraps an already connected stream socket (a socketpair in tests and fuzzers) in a channel
+ * that runs the RIPC handshake in the given role (client: sends the ConnectReq first).
+ * Takes ownership of fd, also on failure. Returns 0 and *out, or TP_EFAIL. */
+int tp_adopt(int fd, bool server, const tp_opts *o, tp_channel **out);
+
+/* Advances the handshake without blocking. Returns TP_ACTIVE when the channel is up (also
+ * when it already was), TP_PENDING or TP_FD_CHANGE while in progress (wait for tp_events()
+ * on tp_fd(), which TP_FD_CHANGE says has changed), or TP_EFAIL (refused, dropped, bad peer;
+ * err_msg() says which). */
+int tp_init(tp_channel *ch);
+
+/* Blocking helper for tests and simple tools: calls tp_init() and poll() until the channel
+ * is active, fails, or timeout_ms passes (then TP_EFAIL, "handshake timed out"). */
+int tp_init_wait(tp_channel *ch, int timeout_ms);
+
+/* The descriptor to poll. For shmem it is a pipe that is always ready, as in ETA. */
+int tp_fd(const tp_channel *ch);
+
+/* The poll events (POLLIN and/or POLLOUT) the channel waits for: during the handshake what
+ * the handshake needs; when active POLLIN, plus POLLOUT while output is queued. */
+short tp_events(const tp_channel *ch);
+
+typedef enum tp_state {
+    TP_STATE_CLOSED = -1,
+    TP_STATE_INACTIVE = 0,
+    TP_STATE_INITIALIZING = 1,
+    TP_STATE_ACTIVE = 2
+} tp_state;
+
+tp_state tp_get_state(const tp_channel *ch);
+
+/* Closes the descriptor and frees everything the channel owns, including buffers the caller
+ * still holds (they become invalid). Queued output that was not flushed is discarded, as in
+ * ETA (RIPC has no close message; the peer sees end of file). NULL is allowed. */
+void tp_close(tp_channel *ch);
+
+/* ---- reading ------------------------------------------------------------------------- */
+
+/* A received message: a view into the channel, valid until the next tp_read() or
+ * tp_close() on that channel. */
+typedef struct tp_msg {
+    const uint8_t *data;
+    uint32_t len;
+} tp_msg;
+
+/* Returns the next message. Packed frames are split into their messages, fragments are
+ * reassembled (only the complete message is returned), compression is undone, pings are
+ * consumed. At most one read() system call is made per call, and only when nothing complete
+ * is buffered. Returns a combination of TP_READ_MSG / TP_READ_PING / TP_READ_MORE, 0 when
+ * nothing complete is available (wait for POLLIN), or TP_EFAIL: peer closed, protocol
+ * violation (bad length, unknown flags, oversized frame, unknown fragment, corrupt or
+ * oversized compressed data), shmem reader too slow or server gone. */
+int tp_read(tp_channel *ch, tp_msg *msg);
+
+/* ---- writing ------------------------------------------------------------------------- */
+
+/* A buffer to write one message (or a packed series) into. The caller fills data[0..len)
+ * and sets len to the number of bytes used before tp_write(); the members after len are the
+ * channel's. A buffer belongs to the channel that returned it and stays valid until it is
+ * written (completely) or released. */
+typedef struct tp_buf {
+    uint8_t *data; /* where to write */
+    uint32_t len;  /* in: bytes available at data; out (set by the caller): bytes used */
+    /* private */
+    uint8_t *pay;       /* start of the frame payload */
+    uint32_t pay_cap;   /* payload capacity */
+    uint32_t pack_off;  /* packed: offset of the current message in the payload; else 0 */
+    uint32_t wr_off;    /* fragmented write: payload bytes already queued */
+    uint16_t frag_id;   /* fragmented write: its fragment id */
+    uint8_t kind;       /* direct, staged */
+    uint8_t busy;       /* obtained and not yet written or released */
+    uint8_t deferred;   /* staged buffer written while the direct one was open */
+    uint8_t slot;       /* staged: index in the channel's staging slots */
+    uint8_t *stage;     /* staged: owned memory */
+    uint32_t stage_cap; /* staged: its size */
+    uint32_t deferred_flags;
+} tp_buf;
+
+/* Obtains a buffer for a message of up to size bytes (packed = true: a packed buffer whose
+ * messages share one frame, size being the room for all of them and their 2-byte lengths
+ * excluding the first). Messages larger than the negotiated maximum are fragmented by
+ * tp_write (not when packed). Returns 0 and *out; TP_ENOBUFS when the output area is full
+ * even after a flush (countable back-pressure, the channel stays up); TP_EINVAL for a size
+ * the channel cannot carry; TP_EFAIL if the channel failed. */
+int tp_get_buffer(tp_channel *ch, uint32_t size, bool packed, tp_buf **out);
+
+/* Closes the current message of a packed buffer (b->len bytes at b->data) and opens room for
+ * the next: afterwards b->data points after it and b->len is the room left (0 when none).
+ * Returns 0, or TP_EINVAL when b is not packed or b->len exceeds the room. */
+int tp_pack(tp_channel *ch, tp_buf *b);
+
+/* Queues the message in b (for a packed buffer: the messages packed so far plus b->len
+ * bytes at b->data, if b->len > 0) as one frame, or as several fragments, compressing it if
+ * the channel compresses and the message is large enough. When the queued bytes reach the
+ * high-water mark the queue is flushed (one send()). On success b is released and the
+ * return is the number of bytes still queued (> 0: call tp_flush when the fd is writable).
+ * TP_ECALLAGAIN: a fragmented message was partly queued and the output area is full; b
+ * stays the caller's: flush, then call tp_write(ch, b, flags) again. TP_ENOBUFS: no room
+ * (b stays the caller's). TP_EINVAL: b->len larger than the buffer. TP_EFAIL: failed. */
+int tp_write(tp_channel *ch, tp_buf *b, unsigned flags);
+
+/* Gives back a buffer that will not be written. Returns 0 or TP_EINVAL. */
+int tp_release(tp_channel *ch, tp_buf *b);
+
+/* Sends queued bytes with one send() call. Returns the bytes still queued (0: all sent),
+ * or TP_EFAIL. */
+int tp_flush(tp_channel *ch);
+
+/* Keep-alive: sends a ping if nothing is queued, otherwise flushes. Returns the bytes still
+ * queued, or TP_EFAIL. */
+int tp_ping(tp_channel *ch);
+
+/* Once-per-tick housekeeping, given the caller's monotonic clock in nanoseconds: sends a ping
+ * every ping_timeout/3 when this side is expected to ping, and fails the channel with
+ * "Ping timed out." when the peer is expected to ping and nothing at all arrived for
+ * ping_timeout seconds. Returns 0 or TP_EFAIL. */
+int tp_tick(tp_channel *ch, uint64_t now_ns);
+
+/* Changes the high-water mark of an active channel (0 = default). Returns 0. */
+int tp_set_high_water_mark(tp_channel *ch, uint32_t bytes);
+
+/* ---- information --------------------------------------------------------------------- */
+
+/* What the ETA tools print in their "Channel Info" block, and a little more. */
+typedef struct tp_info {
+    uint32_t max_fragment_size; /* largest packable message: max_user_msg_size - 2 */
+    uint32_t max_user_msg_size; /* negotiated frame payload limit */
+    uint32_t max_output_buffers;
+    uint32_t guaranteed_output_buffers;
+    uint32_t num_input_buffers;
+    uint8_t ping_timeout; /* negotiated, seconds */
+    bool client_to_server_pings;
+    bool server_to_client_pings;
+    int sys_send_buf_size;          /* SO_SNDBUF as the system reports it */
+    int sys_recv_buf_size;          /* SO_RCVBUF as the system reports it */
+    tp_comp compression;            /* negotiated */
+    uint32_t compression_threshold; /* smallest message compressed (0 when none) */
+    char component[256];            /* the peer's component version string ("" if none) */
+    uint8_t ripc_version;           /* negotiated generation 10..14 (0 for shmem) */
+    uint8_t protocol_type;
+    uint8_t rwf_major;
+    uint8_t rwf_minor;
+    tp_conn_type conn_type;
+} tp_info;
+
+/* Fills *out for an active channel. Returns 0, or TP_EINVAL if the channel is not active. */
+int tp_get_info(tp_channel *ch, tp_info *out);
+
+/* Running totals of a channel (cheap to read at any time). */
+typedef struct tp_stats {
+    uint64_t bytes_written; /* frame bytes queued, headers included (what ETA reports as
+                             * bytesWritten) */
+    uint64_t bytes_sent;    /* bytes the socket accepted */
+    uint64_t bytes_read;    /* bytes received from the socket */
+    uint64_t msgs_written;  /* tp_write calls that queued a message */
+    uint64_t msgs_read;     /* messages returned by tp_read */
+    uint64_t pings_sent;
+    uint64_t pings_read;
+    uint64_t no_buffers; /* times TP_ENOBUFS or TP_ECALLAGAIN was returned */
+    uint64_t send_calls; /* send() system calls */
+    uint64_t recv_calls; /* recv() system calls */
+} tp_stats;
+
+void tp_get_stats(const tp_channel *ch, tp_stats *out);
+
+/* Bytes queued and not yet sent. */
+size_t tp_queued(const tp_channel *ch);
+
+/* Name of a compression type: "none", "zlib", "lz4". */
+const char *tp_comp_name(tp_comp c);
+
+#endif

@@ -1,0 +1,710 @@
+/* Channel lifecycle: connect, accept, the RIPC handshake in both roles (with the client's
+ * version fall-back and the v14 key exchange), activation, keep-alive, information, close. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tp_int.h"
+
+/* ---- failure ------------------------------------------------------------------------- */
+
+int tp_chan_fail(tp_channel *ch)
+{
+    snprintf(ch->fail, sizeof(ch->fail), "%s", err_msg());
+    if (ch->state != TP_STATE_CLOSED && ch->fd >= 0 && ch->conn_type == TP_CONN_SOCKET)
+        shutdown(ch->fd, SHUT_RDWR); /* the peer learns now; the number stays ours until close */
+    ch->state = TP_STATE_CLOSED;
+    ch->pk_cur = NULL;
+    return TP_EFAIL;
+}
+
+int tp_chan_refail(tp_channel *ch)
+{
+    err_set("%s", ch->fail[0] ? ch->fail : "channel is closed");
+    return TP_EFAIL;
+}
+
+/* ---- creation ------------------------------------------------------------------------ */
+
+tp_channel *tp_chan_new(const tp_opts *o, int server)
+{
+    tp_channel *ch = calloc(1, sizeof(*ch));
+    if (!ch)
+        return NULL;
+    ch->fd = -1;
+    tp_opts_copy(&ch->o, o, ch->host, ch->port, ch->iface, ch->component);
+    ch->server = (uint8_t)server;
+    ch->conn_type = (uint8_t)o->conn_type;
+    ch->state = TP_STATE_INITIALIZING;
+    ch->direct.kind = TP_BUF_DIRECT;
+    for (int i = 0; i < TP_STAGE_SLOTS; i++) {
+        ch->stage[i].kind = TP_BUF_STAGED;
+        ch->stage[i].slot = (uint8_t)i;
+    }
+    ch->gen = ch->o.ripc_version;
+    return ch;
+}
+
+static uint64_t rand64(void)
+{
+    uint64_t v;
+    if (getrandom(&v, sizeof(v), 0) == (ssize_t)sizeof(v))
+        return v;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ((uint64_t)ts.tv_nsec << 32) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 17);
+}
+
+int tp_connect(const tp_opts *o, tp_channel **out)
+{
+    *out = NULL;
+    tp_channel *ch = tp_chan_new(o, 0);
+    if (!ch)
+        return err_set("out of memory for a channel");
+    if (ch->conn_type == TP_CONN_SHMEM) {
+        if (tp_shm_connect(ch) < 0) {
+            tp_close(ch);
+            return TP_EFAIL;
+        }
+        *out = ch;
+        return 0;
+    }
+    if (ch->conn_type != TP_CONN_SOCKET) {
+        tp_close(ch);
+        return err_set("connection type %d is not supported", (int)o->conn_type);
+    }
+    const char *host = ch->o.host && *ch->o.host ? ch->o.host : "localhost";
+    if (tp_sock_resolve(host, ch->port, &ch->addr) < 0 || tp_sock_connect(ch) < 0) {
+        tp_close(ch);
+        return TP_EFAIL;
+    }
+    ch->addr_ok = 1;
+    ch->istate = TP_IS_CONNECTING;
+    *out = ch;
+    return 0;
+}
+
+int tp_adopt(int fd, bool server, const tp_opts *o, tp_channel **out)
+{
+    *out = NULL;
+    tp_opts so = *o;
+    so.conn_type = TP_CONN_SOCKET;
+    tp_channel *ch = tp_chan_new(&so, server);
+    if (!ch) {
+        close(fd);
+        return err_set("out of memory for a channel");
+    }
+    ch->fd = fd;
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+        int e = errno;
+        tp_close(ch);
+        return err_set_errno(e, "fcntl(O_NONBLOCK)");
+    }
+    tp_sock_options(fd, &ch->o, 0);
+    ch->istate = server ? TP_IS_WAIT_REQ : TP_IS_CONNECTING;
+    *out = ch;
+    return 0;
+}
+
+/* ---- handshake helpers --------------------------------------------------------------- */
+
+/* Receives one length-prefixed handshake message into ch->hs, reading exactly its bytes
+ * (never more, so data that follows the handshake stays in the socket and still makes it
+ * readable). Returns 1 when complete, 0 when more is needed, -1 when the peer dropped the
+ * connection, -2 on a malformed length (err_set() in both failure cases). */
+static int hs_recv(tp_channel *ch, uint32_t minlen, uint32_t maxlen, const char *what)
+{
+    for (;;) {
+        uint32_t need = 2;
+        if (ch->hs_len >= 2) {
+            need = tp_get16(ch->hs);
+            if (need < minlen || need > maxlen) {
+                err_set("%s length %u is outside %u..%u (not a RIPC peer?)", what, need, minlen,
+                        maxlen);
+                return -2;
+            }
+            if (ch->hs_len >= need)
+                return 1;
+        }
+        ssize_t n = recv(ch->fd, ch->hs + ch->hs_len, need - ch->hs_len, 0);
+        if (n > 0) {
+            ch->hs_len += (uint32_t)n;
+            continue;
+        }
+        if (n == 0) {
+            err_set("connection closed by peer while waiting for the %s", what);
+            return -1;
+        }
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            return 0;
+        if (errno == EINTR)
+            continue;
+        err_set_errno(errno, "reading the %s", what);
+        return -1;
+    }
+}
+
+static void hs_send(tp_channel *ch, int len, uint8_t next)
+{
+    ch->hs_out_len = (uint32_t)len;
+    ch->hs_out_sent = 0;
+    ch->hs_next = next;
+    ch->istate = TP_IS_SENDING;
+}
+
+static int build_req(tp_channel *ch)
+{
+    char hostname[256] = "", ip[64] = "";
+    if (gethostname(hostname, sizeof(hostname)) == 0) {
+        hostname[sizeof(hostname) - 1] = 0;
+        tp_sock_local_ip(ch->fd, ip, sizeof(ip));
+    } else {
+        hostname[0] = 0;
+    }
+    tp_ripc_req r;
+    memset(&r, 0, sizeof(r));
+    r.gen = ch->gen;
+    r.flags = ch->gen >= 14 ? TP_RIPC_KEY_EXCHANGE : 0;
+    r.comp_bitmap = ch->o.compression == TP_COMP_ZLIB  ? 0x01
+                    : ch->o.compression == TP_COMP_LZ4 ? 0x02
+                                                       : 0;
+    r.ping_timeout = ch->o.ping_timeout;
+    r.protocol_type = ch->o.protocol_type;
+    r.rwf_major = ch->o.rwf_major;
+    r.rwf_minor = ch->o.rwf_minor;
+    r.host.p = hostname;
+    r.host.len = (uint8_t)(strlen(hostname) > 255 ? 255 : strlen(hostname));
+    r.ip.p = ip;
+    r.ip.len = (uint8_t)strlen(ip);
+    r.component.p = ch->component;
+    r.component.len = (uint8_t)strlen(ch->component);
+    ch->req_flags = r.flags;
+    int n = tp_ripc_req_encode(&r, ch->hs_out, sizeof(ch->hs_out));
+    if (n < 0)
+        return err_set("ConnectReq does not fit in %zu bytes", sizeof(ch->hs_out));
+    hs_send(ch, n, TP_IS_WAIT_ACK);
+    return 0;
+}
+
+/* The server dropped the connection before acknowledging: try the next older generation on
+ * a new connection, as the ETA client does. */
+static int client_fallback(tp_channel *ch)
+{
+    if (!ch->addr_ok || ch->gen <= 10 ||
+        (ch->gen == 12 && ch->o.protocol_type != TP_PROTOCOL_RWF)) {
+        err_push("no ConnectAck from %s:%s (tried RIPC %u down to %u)",
+                 ch->host[0] ? ch->host : "localhost", ch->port, ch->o.ripc_version, ch->gen);
+        return tp_chan_fail(ch);
+    }
+    close(ch->fd);
+    ch->fd = -1;
+    ch->gen--;
+    ch->hs_len = 0;
+    if (tp_sock_connect(ch) < 0) {
+        err_push("reconnecting with RIPC %u", ch->gen);
+        return tp_chan_fail(ch);
+    }
+    ch->istate = TP_IS_CONNECTING;
+    return TP_FD_CHANGE;
+}
+
+static int handle_ack(tp_channel *ch)
+{
+    char text[256];
+    if (tp_ripc_is_nak(ch->hs, ch->hs_len, text, sizeof(text))) {
+        err_set("connection refused by the server (ConnectNak): %s", text);
+        return tp_chan_fail(ch);
+    }
+    tp_ripc_ack a;
+    if (tp_ripc_ack_parse(ch->hs, ch->hs_len, ch->req_flags & TP_RIPC_KEY_EXCHANGE, &a) < 0) {
+        err_push("bad ConnectAck from %s:%s", ch->host[0] ? ch->host : "localhost", ch->port);
+        return tp_chan_fail(ch);
+    }
+    ch->gen = a.gen;
+    ch->max_user = a.max_user;
+    ch->ping_timeout = a.ping_timeout ? a.ping_timeout : 1;
+    ch->session_flags = a.session_flags;
+    ch->rwf_major = a.rwf_major;
+    ch->rwf_minor = a.rwf_minor;
+    ch->protocol_type = ch->o.protocol_type;
+    uint8_t comp = (uint8_t)a.compression;
+    if (!comp && (a.flags & TP_F_COMP_FORCE) && a.gen >= 11)
+        comp = TP_COMP_ZLIB;
+    ch->comp_in = comp;
+    ch->comp_out = a.gen >= 11 ? comp : 0;
+    ch->zlevel = a.zlib_level;
+    if (ch->comp_out == TP_COMP_ZLIB && ch->zlevel > 9) {
+        err_set("server's zlib compression level %u is outside 0..9", ch->zlevel);
+        return tp_chan_fail(ch);
+    }
+    snprintf(ch->peer_component, sizeof(ch->peer_component), "%.*s", a.component.len,
+             a.component.p ? a.component.p : "");
+    if (a.gen >= 14 && (ch->req_flags & TP_RIPC_KEY_EXCHANGE)) {
+        int with = 0;
+        uint64_t kc = 0;
+        if (a.has_key && a.key_type == 1 && a.key_p != 0) {
+            uint64_t r = rand64();
+            kc = tp_ripc_modpow(a.key_g, r, a.key_p);
+            ch->key_shared = tp_ripc_modpow(a.key_k, r, a.key_p);
+            with = 1;
+        }
+        ch->key_mine = kc;
+        hs_send(ch, tp_ripc_key_encode(with, kc, ch->hs_out, sizeof(ch->hs_out)), TP_IS_ACTIVE);
+        return TP_PENDING;
+    }
+    return tp_chan_activate(ch) < 0 ? TP_EFAIL : TP_ACTIVE;
+}
+
+static int handle_req(tp_channel *ch)
+{
+    tp_ripc_req r;
+    if (tp_ripc_req_parse(ch->hs, ch->hs_len, &r) < 0) {
+        err_push("bad ConnectReq");
+        return tp_chan_fail(ch);
+    }
+    if (r.gen > ch->o.ripc_version) {
+        /* an old server does not know the version and just drops the connection */
+        err_set("client asked for RIPC %u; this server accepts up to %u", r.gen,
+                ch->o.ripc_version);
+        return tp_chan_fail(ch);
+    }
+    tp_ripc_ack a;
+    int nak;
+    tp_ripc_negotiate(&ch->o, &r, &a, &nak);
+    snprintf(ch->peer_component, sizeof(ch->peer_component), "%.*s", r.component.len,
+             r.component.p ? r.component.p : "");
+    if (nak) {
+        int n = tp_ripc_nak_encode("Connection refused.", ch->hs_out, sizeof(ch->hs_out));
+        ssize_t w = send(ch->fd, ch->hs_out, (size_t)n, MSG_NOSIGNAL);
+        (void)w;
+        err_set("refused connection: client protocol type %u, this server's %u",
+                r.gen >= 12 ? r.protocol_type : 0, ch->o.protocol_type);
+        return tp_chan_fail(ch);
+    }
+    if (a.has_key) {
+        if (ch->o.zero_key) {
+            a.key_p = a.key_g = a.key_k = 0;
+        } else {
+            a.key_p = rand64() & 0x7FFFFFFFFFFFFFFFull;
+            a.key_g = a.key_p ? 5 : 0;
+            ch->key_mine = rand64();
+            a.key_k = tp_ripc_modpow(a.key_g, ch->key_mine, a.key_p);
+        }
+        ch->key_p = a.key_p;
+        ch->key_g = a.key_g;
+    }
+    a.component.p = ch->component;
+    a.component.len = (uint8_t)strlen(ch->component);
+    ch->req_flags = r.flags;
+    ch->gen = r.gen;
+    ch->max_user = a.max_user;
+    ch->ping_timeout = a.ping_timeout ? a.ping_timeout : 1;
+    ch->session_flags = a.session_flags;
+    ch->rwf_major = a.rwf_major;
+    ch->rwf_minor = a.rwf_minor;
+    ch->protocol_type = ch->o.protocol_type;
+    ch->comp_out = (uint8_t)a.compression;
+    ch->comp_in = r.gen >= 11 ? (uint8_t)a.compression : 0;
+    ch->zlevel = ch->o.compression_level;
+    int n = tp_ripc_ack_encode(&a, ch->hs_out, sizeof(ch->hs_out));
+    hs_send(ch, n, a.has_key ? TP_IS_WAIT_KEY : TP_IS_ACTIVE);
+    ch->hs_len = 0;
+    return TP_PENDING;
+}
+
+static int handle_key(tp_channel *ch)
+{
+    uint64_t k;
+    int has;
+    if (tp_ripc_key_parse(ch->hs, ch->hs_len, &k, &has) < 0) {
+        err_push("bad v14 key exchange");
+        return tp_chan_fail(ch);
+    }
+    ch->key_theirs = k;
+    if (has && ch->key_p)
+        ch->key_shared = tp_ripc_modpow(k, ch->key_mine, ch->key_p);
+    return tp_chan_activate(ch) < 0 ? TP_EFAIL : TP_ACTIVE;
+}
+
+/* ---- the handshake state machine ----------------------------------------------------- */
+
+int tp_init(tp_channel *ch)
+{
+    if (ch->state == TP_STATE_ACTIVE)
+        return TP_ACTIVE;
+    if (ch->state == TP_STATE_CLOSED)
+        return tp_chan_refail(ch);
+    if (ch->conn_type == TP_CONN_SHMEM)
+        return tp_shm_init(ch);
+    for (;;) {
+        switch (ch->istate) {
+        case TP_IS_CONNECTING: {
+            struct pollfd p = {.fd = ch->fd, .events = POLLOUT};
+            if (poll(&p, 1, 0) == 0)
+                return TP_PENDING;
+            int e = 0;
+            socklen_t el = sizeof(e);
+            if (getsockopt(ch->fd, SOL_SOCKET, SO_ERROR, &e, &el) < 0)
+                e = errno;
+            if (e) {
+                err_set_errno(e, "connect to %s:%s", ch->host[0] ? ch->host : "localhost",
+                              ch->port);
+                return tp_chan_fail(ch);
+            }
+            if (build_req(ch) < 0)
+                return tp_chan_fail(ch);
+            break;
+        }
+        case TP_IS_SENDING: {
+            ssize_t n = send(ch->fd, ch->hs_out + ch->hs_out_sent, ch->hs_out_len - ch->hs_out_sent,
+                             MSG_NOSIGNAL);
+            if (n < 0) {
+                if (errno == EAGAIN || errno == EWOULDBLOCK)
+                    return TP_PENDING;
+                if (errno == EINTR)
+                    break;
+                if (!ch->server && ch->hs_next == TP_IS_WAIT_ACK &&
+                    (errno == EPIPE || errno == ECONNRESET)) {
+                    err_set_errno(errno, "sending the ConnectReq");
+                    return client_fallback(ch);
+                }
+                err_set_errno(errno, "sending a handshake message");
+                return tp_chan_fail(ch);
+            }
+            ch->hs_out_sent += (uint32_t)n;
+            if (ch->hs_out_sent < ch->hs_out_len)
+                break;
+            ch->hs_len = 0;
+            ch->istate = ch->hs_next;
+            if (ch->istate == TP_IS_ACTIVE)
+                return tp_chan_activate(ch) < 0 ? TP_EFAIL : TP_ACTIVE;
+            break;
+        }
+        case TP_IS_WAIT_ACK: {
+            int r = hs_recv(ch, 4, TP_RIPC_HS_MAX, "ConnectAck");
+            if (r == 0)
+                return TP_PENDING;
+            if (r == -1)
+                return client_fallback(ch);
+            if (r < 0)
+                return tp_chan_fail(ch);
+            int rc = handle_ack(ch);
+            if (rc != TP_PENDING)
+                return rc;
+            break;
+        }
+        case TP_IS_WAIT_REQ: {
+            int r = hs_recv(ch, 14, TP_RIPC_HS_MAX, "ConnectReq");
+            if (r == 0)
+                return TP_PENDING;
+            if (r < 0)
+                return tp_chan_fail(ch);
+            int rc = handle_req(ch);
+            if (rc != TP_PENDING)
+                return rc;
+            break;
+        }
+        case TP_IS_WAIT_KEY: {
+            int r = hs_recv(ch, 4, 22, "v14 client key");
+            if (r == 0)
+                return TP_PENDING;
+            if (r < 0)
+                return tp_chan_fail(ch);
+            return handle_key(ch);
+        }
+        default:
+            err_set("channel in unexpected handshake state %u", ch->istate);
+            return tp_chan_fail(ch);
+        }
+    }
+}
+
+int tp_init_wait(tp_channel *ch, int timeout_ms)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        int rc = tp_init(ch);
+        if (rc == TP_ACTIVE || rc < 0)
+            return rc;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        long el = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
+        if (el >= timeout_ms) {
+            err_set("handshake timed out after %d ms", timeout_ms);
+            return tp_chan_fail(ch);
+        }
+        if (ch->conn_type == TP_CONN_SHMEM) {
+            struct timespec ts = {0, 1000000};
+            nanosleep(&ts, NULL);
+            continue;
+        }
+        struct pollfd p = {.fd = ch->fd, .events = tp_events(ch)};
+        poll(&p, 1, (int)(timeout_ms - el));
+    }
+}
+
+/* ---- activation ---------------------------------------------------------------------- */
+
+int tp_chan_activate(tp_channel *ch)
+{
+    uint32_t mu = ch->max_user;
+    ch->frag_id_bytes = ch->gen >= 13 ? 2 : 1;
+    ch->frag_id_max = ch->gen >= 13 ? 0xFFFF : 0xFF;
+    ch->next_frag_id = 1;
+    ch->max_in_frame = mu + (ch->server ? 25u : 17u);
+    if (ch->max_in_frame > 0xFFFF)
+        ch->max_in_frame = 0xFFFF;
+    /* what each side promises to send: 0x01 client pings, 0x02 server pings */
+    uint8_t mine = ch->server ? TP_PING_SERVER_TO_CLIENT : TP_PING_CLIENT_TO_SERVER;
+    uint8_t theirs = ch->server ? TP_PING_CLIENT_TO_SERVER : TP_PING_SERVER_TO_CLIENT;
+    ch->send_pings = (ch->session_flags & mine) != 0;
+    ch->expect_pings = (ch->session_flags & theirs) != 0;
+    ch->hwm = ch->o.high_water_mark ? ch->o.high_water_mark : TP_DEFAULT_HWM;
+    ch->frag_first = mu - 16;
+    ch->frag_sub = mu - 12;
+
+    size_t per = (size_t)mu + 32;
+    size_t in_cap = (size_t)ch->o.num_input_buffers * per;
+    if (in_cap < 131072)
+        in_cap = 131072;
+    if (in_cap < 2 * (size_t)ch->max_in_frame)
+        in_cap = 2 * (size_t)ch->max_in_frame;
+    if (in_cap > (1u << 30))
+        in_cap = 1u << 30;
+    size_t out_cap = (size_t)ch->o.max_output_buffers * per;
+    if (out_cap < 4 * per)
+        out_cap = 4 * per;
+    ch->in = malloc(in_cap);
+    ch->out = malloc(out_cap);
+    if (!ch->in || !ch->out) {
+        err_set("out of memory for the channel's %zu-byte input and %zu-byte output areas", in_cap,
+                out_cap);
+        return tp_chan_fail(ch);
+    }
+    ch->in_cap = (uint32_t)in_cap;
+    ch->out_cap = out_cap;
+    if ((ch->comp_in || ch->comp_out) && tp_comp_start(ch) < 0)
+        return tp_chan_fail(ch);
+    ch->istate = TP_IS_ACTIVE;
+    ch->state = TP_STATE_ACTIVE;
+    return 0;
+}
+
+/* ---- servers ------------------------------------------------------------------------- */
+
+int tp_bind(const tp_opts *o, tp_server **out)
+{
+    *out = NULL;
+    tp_server *s = calloc(1, sizeof(*s));
+    if (!s)
+        return err_set("out of memory for a server");
+    s->fd = -1;
+    tp_opts_copy(&s->o, o, s->host, s->port_s, s->iface, s->component);
+    s->conn_type = (uint8_t)o->conn_type;
+    if (s->o.compression_level > 9) {
+        free(s);
+        return err_set("compression level %u is outside 0..9", o->compression_level);
+    }
+    if (s->o.max_fragment_size < 25 || s->o.max_fragment_size > 0xFFFF) {
+        free(s);
+        return err_set("max fragment size %u is outside 25..65535", o->max_fragment_size);
+    }
+    int rc = s->conn_type == TP_CONN_SHMEM ? tp_shm_bind(s)
+             : s->conn_type == TP_CONN_SOCKET
+                 ? tp_sock_bind(s)
+                 : err_set("connection type %d is not supported", (int)o->conn_type);
+    if (rc < 0) {
+        free(s);
+        return TP_EFAIL;
+    }
+    *out = s;
+    return 0;
+}
+
+int tp_server_fd(const tp_server *s)
+{
+    return s->fd;
+}
+
+uint16_t tp_server_port(const tp_server *s)
+{
+    return s->port;
+}
+
+int tp_accept(tp_server *s, tp_channel **out)
+{
+    *out = NULL;
+    if (s->conn_type == TP_CONN_SHMEM)
+        return tp_shm_accept(s, out);
+    int fd;
+    for (;;) {
+        fd = accept4(s->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd >= 0)
+            break;
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ECONNABORTED || errno == EPROTO)
+            return 0;
+        return err_set_errno(errno, "accept on port %u", s->port);
+    }
+    tp_channel *ch = tp_chan_new(&s->o, 1);
+    if (!ch) {
+        close(fd);
+        return err_set("out of memory for a channel");
+    }
+    ch->fd = fd;
+    tp_sock_options(fd, &ch->o, 0);
+    ch->istate = TP_IS_WAIT_REQ;
+    *out = ch;
+    return 1;
+}
+
+void tp_server_close(tp_server *s)
+{
+    if (!s)
+        return;
+    if (s->conn_type == TP_CONN_SHMEM)
+        tp_shm_server_close(s);
+    if (s->fd >= 0)
+        close(s->fd);
+    free(s);
+}
+
+/* ---- accessors ----------------------------------------------------------------------- */
+
+int tp_fd(const tp_channel *ch)
+{
+    return ch->fd;
+}
+
+tp_state tp_get_state(const tp_channel *ch)
+{
+    return (tp_state)ch->state;
+}
+
+short tp_events(const tp_channel *ch)
+{
+    if (ch->state == TP_STATE_ACTIVE)
+        return (short)(POLLIN | (ch->out_tail > ch->out_head ? POLLOUT : 0));
+    switch (ch->istate) {
+    case TP_IS_CONNECTING:
+    case TP_IS_SENDING:
+        return POLLOUT;
+    default:
+        return POLLIN;
+    }
+}
+
+size_t tp_queued(const tp_channel *ch)
+{
+    return ch->out_tail - ch->out_head;
+}
+
+void tp_get_stats(const tp_channel *ch, tp_stats *out)
+{
+    *out = ch->st;
+}
+
+int tp_set_high_water_mark(tp_channel *ch, uint32_t bytes)
+{
+    ch->o.high_water_mark = bytes;
+    if (ch->state == TP_STATE_ACTIVE)
+        ch->hwm = bytes ? bytes : TP_DEFAULT_HWM;
+    return 0;
+}
+
+int tp_get_info(tp_channel *ch, tp_info *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (ch->state != TP_STATE_ACTIVE) {
+        err_set("channel is not active");
+        return TP_EINVAL;
+    }
+    out->conn_type = (tp_conn_type)ch->conn_type;
+    if (ch->conn_type == TP_CONN_SHMEM) {
+        tp_shm_info(ch, out);
+        return 0;
+    }
+    out->max_user_msg_size = ch->max_user;
+    out->max_fragment_size = ch->max_user - 2;
+    out->guaranteed_output_buffers = ch->o.guaranteed_output_buffers;
+    out->max_output_buffers = ch->o.max_output_buffers;
+    out->num_input_buffers = ch->o.num_input_buffers;
+    out->ping_timeout = ch->ping_timeout;
+    out->client_to_server_pings = (ch->session_flags & TP_PING_CLIENT_TO_SERVER) != 0;
+    out->server_to_client_pings = (ch->session_flags & TP_PING_SERVER_TO_CLIENT) != 0;
+    socklen_t l = sizeof(int);
+    getsockopt(ch->fd, SOL_SOCKET, SO_SNDBUF, &out->sys_send_buf_size, &l);
+    l = sizeof(int);
+    getsockopt(ch->fd, SOL_SOCKET, SO_RCVBUF, &out->sys_recv_buf_size, &l);
+    out->compression = (tp_comp)ch->comp_out;
+    out->compression_threshold = ch->comp_out ? ch->comp_threshold : 0;
+    snprintf(out->component, sizeof(out->component), "%s", ch->peer_component);
+    out->ripc_version = ch->gen;
+    out->protocol_type = ch->protocol_type;
+    out->rwf_major = ch->rwf_major;
+    out->rwf_minor = ch->rwf_minor;
+    return 0;
+}
+
+/* ---- keep-alive ---------------------------------------------------------------------- */
+
+int tp_tick(tp_channel *ch, uint64_t now_ns)
+{
+    if (ch->state == TP_STATE_CLOSED)
+        return tp_chan_refail(ch);
+    if (ch->state != TP_STATE_ACTIVE)
+        return 0;
+    uint64_t timeout = (uint64_t)ch->ping_timeout * 1000000000ull;
+    if (!ch->tick_started) {
+        ch->tick_started = 1;
+        ch->rx_seen = 0;
+        ch->last_rx_ns = now_ns;
+        ch->next_ping_ns = now_ns + timeout / 3;
+        return 0;
+    }
+    if (ch->rx_seen) {
+        ch->rx_seen = 0;
+        ch->last_rx_ns = now_ns;
+    }
+    if (ch->expect_pings && now_ns > ch->last_rx_ns && now_ns - ch->last_rx_ns > timeout) {
+        err_set("Ping timed out.");
+        return tp_chan_fail(ch);
+    }
+    if (ch->send_pings && now_ns >= ch->next_ping_ns) {
+        ch->next_ping_ns = now_ns + timeout / 3;
+        if (tp_ping(ch) < 0)
+            return TP_EFAIL;
+    }
+    return 0;
+}
+
+/* ---- close --------------------------------------------------------------------------- */
+
+void tp_close(tp_channel *ch)
+{
+    if (!ch)
+        return;
+    if (ch->conn_type == TP_CONN_SHMEM)
+        tp_shm_close(ch);
+    tp_comp_stop(ch);
+    free(ch->in);
+    free(ch->out);
+    free(ch->dec);
+    free(ch->lz_tmp);
+    for (int i = 0; i < TP_FRAG_SLOTS; i++)
+        free(ch->frags[i].buf);
+    for (int i = 0; i < TP_STAGE_SLOTS; i++)
+        free(ch->stage[i].stage);
+    if (ch->fd >= 0)
+        close(ch->fd);
+    free(ch);
+}

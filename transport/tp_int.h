@@ -1,0 +1,229 @@
+/*
+ * tp_int: what the transport's source files share and the callers never see: the channel
+ * and server structures and the helpers one file offers another.
+ */
+#ifndef RWFPERF_TP_INT_H
+#define RWFPERF_TP_INT_H
+
+#include <netinet/in.h>
+#include <zlib.h>
+
+#include "err.h"
+#include "tp.h"
+#include "tp_ripc.h"
+
+#if defined(__GNUC__)
+#define TP_LIKELY(x) __builtin_expect(!!(x), 1)
+#define TP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define TP_LIKELY(x) (x)
+#define TP_UNLIKELY(x) (x)
+#endif
+
+#define TP_STAGE_SLOTS 8 /* buffers that may be open besides the direct one */
+#define TP_FRAG_SLOTS 8  /* fragmented messages that may be in reassembly at once */
+#define TP_DEFAULT_HWM 6000
+
+/* handshake / internal state */
+enum tp_istate {
+    TP_IS_NONE = 0,
+    TP_IS_CONNECTING, /* client: connect() issued, waiting for writability */
+    TP_IS_SENDING,    /* either: a handshake message is partly sent (hs_out) */
+    TP_IS_WAIT_ACK,   /* client: reading the ConnectAck / ConnectNak */
+    TP_IS_WAIT_REQ,   /* server: reading the ConnectReq */
+    TP_IS_WAIT_KEY,   /* server: reading the v14 client key message */
+    TP_IS_SHM_WAIT,   /* shmem client: waiting for the segment to be initialised */
+    TP_IS_ACTIVE,
+};
+
+/* buffer kinds */
+enum { TP_BUF_DIRECT = 1, TP_BUF_STAGED = 2 };
+
+/* One fragmented message being reassembled. */
+typedef struct tp_frag {
+    uint8_t *buf;
+    uint32_t cap;
+    uint32_t total;
+    uint32_t got;
+    uint16_t id;
+    uint8_t used;
+} tp_frag;
+
+struct tp_shm_chan; /* tp_shm.c */
+struct tp_shm_srv;
+
+struct tp_channel {
+    /* ---- read path (hot) ---- */
+    int fd;
+    int8_t state; /* tp_state */
+    uint8_t conn_type;
+    uint8_t server;
+    uint8_t istate;
+    uint8_t rx_seen; /* bytes arrived since the last tp_tick() */
+    uint8_t *in;
+    uint32_t in_cap, in_rd, in_wr;
+    uint32_t max_in_frame;
+    const uint8_t *pk_cur, *pk_end; /* packed frame being split */
+
+    /* ---- write path (hot) ---- */
+    uint8_t *out;
+    size_t out_cap, out_head, out_tail;
+    size_t hwm;
+    size_t blocked_at; /* queued bytes when send() last could not take everything; 0 = not */
+    uint32_t max_user; /* negotiated maxUserMsgSize */
+    tp_buf direct;     /* the in-place buffer */
+    tp_stats st;
+
+    /* ---- negotiated ---- */
+    uint8_t gen;           /* RIPC generation 10..14 */
+    uint8_t frag_id_bytes; /* 1 (<= v12) or 2 */
+    uint8_t ping_timeout;
+    uint8_t session_flags;
+    uint8_t send_pings, expect_pings;
+    uint8_t rwf_major, rwf_minor, protocol_type;
+    uint8_t comp_in, comp_out; /* tp_comp of each direction */
+    uint8_t zlevel;
+    uint32_t comp_threshold;
+    uint32_t comp_max[3];          /* largest payload compressed into one frame: [0] plain header,
+                                    * [1] first fragment, [2] subsequent fragment */
+    uint32_t frag_first, frag_sub; /* payload bytes per fragment */
+    uint16_t next_frag_id, frag_id_max;
+
+    /* ---- compression state ---- */
+    z_stream zin, zout;
+    uint8_t zin_ok, zout_ok;
+    uint8_t *dec; /* decompressed frame payload */
+    uint32_t dec_cap, dec_len;
+    uint8_t *lz_tmp; /* lz4: first part of a split frame */
+    uint32_t lz_len, lz_cap;
+    uint8_t split; /* the first part of a split compressed frame was read */
+    uint8_t split_flags, split_ext;
+    uint32_t split_total;
+    uint16_t split_id;
+
+    tp_frag frags[TP_FRAG_SLOTS];
+
+    /* ---- staged buffers ---- */
+    tp_buf stage[TP_STAGE_SLOTS];
+    uint8_t deferred[TP_STAGE_SLOTS]; /* staged slots written while direct was open */
+    uint8_t n_deferred;
+
+    /* ---- keep-alive ---- */
+    uint8_t tick_started;
+    uint64_t last_rx_ns, next_ping_ns;
+
+    /* ---- handshake ---- */
+    uint8_t hs[TP_RIPC_HS_MAX]; /* message being received */
+    uint32_t hs_len;
+    uint8_t hs_out[TP_RIPC_HS_MAX]; /* message being sent */
+    uint32_t hs_out_len, hs_out_sent;
+    uint8_t hs_next;   /* istate after hs_out is sent */
+    uint8_t req_flags; /* flags of our ConnectReq (client) / the client's (server) */
+    uint8_t ack_key;   /* client: ack carried a usable key */
+    uint64_t key_p, key_g, key_mine, key_theirs, key_shared;
+    struct sockaddr_in addr; /* client: where to (re)connect */
+    int addr_ok;
+
+    /* ---- settings (copies) ---- */
+    tp_opts o;
+    char host[256], port[64], iface[256], component[256];
+    char peer_component[256];
+    char fail[ERR_MSG_MAX]; /* why the channel failed */
+
+    struct tp_shm_chan *shm;
+};
+
+struct tp_server {
+    int fd;
+    uint8_t conn_type;
+    uint16_t port;
+    tp_opts o;
+    char host[256], port_s[64], iface[256], component[256];
+    struct tp_shm_srv *shm;
+};
+
+/* Copies o into dst with its strings into the given arrays (cut to fit). */
+void tp_opts_copy(tp_opts *dst, const tp_opts *o, char *host, char *port, char *iface,
+                  char *component);
+
+/* The default component version string. */
+const char *tp_default_component(void);
+
+/* Records the current err_msg() as the channel's failure, closes it (state CLOSED) and
+ * returns TP_EFAIL. */
+int tp_chan_fail(tp_channel *ch);
+
+/* For calls on a channel that already failed: sets err_msg() to the stored reason and
+ * returns TP_EFAIL. */
+int tp_chan_refail(tp_channel *ch);
+
+/* Allocates and fills a channel in state initializing (socket kind). */
+tp_channel *tp_chan_new(const tp_opts *o, int server);
+
+/* After the handshake: sizes the areas, starts compression, goes active. 0 or TP_EFAIL. */
+int tp_chan_activate(tp_channel *ch);
+
+/* tp_write.c: flushes once; used by ping and reserve. */
+int tp_out_flush(tp_channel *ch);
+
+/* tp_comp.c */
+int tp_comp_start(tp_channel *ch);
+void tp_comp_stop(tp_channel *ch);
+/* Compresses n bytes at src into dst (cap bytes). Returns the compressed length; 0 when the
+ * output does not fit (lz4 only; nothing was consumed); -1 on error (zlib state broken).
+ * For zlib, cap must be at least tp_comp_bound(n): the stream cannot be rewound. */
+int tp_compress(tp_channel *ch, const uint8_t *src, uint32_t n, uint8_t *dst, uint32_t cap);
+/* Worst-case compressed size of n bytes for the channel's output compression. */
+uint32_t tp_comp_bound(const tp_channel *ch, uint32_t n);
+/* Inflates n bytes (zlib, continuing the stream) into ch->dec at ch->dec_len. 0 or -1. */
+int tp_inflate(tp_channel *ch, const uint8_t *src, uint32_t n);
+/* Decompresses one lz4 block into ch->dec at ch->dec_len. 0 or -1. */
+int tp_lz4_decompress(tp_channel *ch, const uint8_t *src, uint32_t n);
+
+/* tp_sock.c */
+int tp_sock_resolve(const char *host, const char *port, struct sockaddr_in *out);
+int tp_sock_options(int fd, const tp_opts *o, int strict);
+int tp_sock_connect(tp_channel *ch);
+int tp_sock_bind(tp_server *s);
+int tp_sock_local_ip(int fd, char *ip, size_t cap);
+
+/* tp_shm.c */
+int tp_shm_bind(tp_server *s);
+int tp_shm_accept(tp_server *s, tp_channel **out);
+void tp_shm_server_close(tp_server *s);
+int tp_shm_connect(tp_channel *ch);
+int tp_shm_init(tp_channel *ch);
+int tp_shm_read(tp_channel *ch, tp_msg *msg);
+int tp_shm_get_buffer(tp_channel *ch, uint32_t size, bool packed, tp_buf **out);
+int tp_shm_write(tp_channel *ch, tp_buf *b, unsigned flags);
+int tp_shm_release(tp_channel *ch, tp_buf *b);
+int tp_shm_flush(tp_channel *ch);
+int tp_shm_ping(tp_channel *ch);
+void tp_shm_close(tp_channel *ch);
+void tp_shm_info(const tp_channel *ch, tp_info *out);
+
+static inline uint32_t tp_get16(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 8 | p[1];
+}
+
+static inline uint32_t tp_get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline void tp_put16(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+static inline void tp_put32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+#endif

@@ -1,0 +1,355 @@
+/* The read path: RIPC frames parsed in place in the input area; packed frames split into
+ * their messages; fragments reassembled; compressed frames (including split ones) undone.
+ * Every length from the network is checked before it is used; anything malformed fails the
+ * channel with a message saying what was wrong. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "tp_int.h"
+
+#define bad(ch, ...) (err_set(__VA_ARGS__), tp_chan_fail(ch))
+
+/* TP_READ_MORE when another message can be returned without a system call. A malformed
+ * length also counts, so that the next call reports it. */
+static inline int more_flag(const tp_channel *ch)
+{
+    if (ch->pk_cur)
+        return TP_READ_MORE;
+    uint32_t avail = ch->in_wr - ch->in_rd;
+    if (avail >= 3 && tp_get16(ch->in + ch->in_rd) <= avail)
+        return TP_READ_MORE;
+    return 0;
+}
+
+/* Returns the next non-empty message of the packed frame being split, 0 when it holds no
+ * more, or TP_EFAIL. */
+static int pack_next(tp_channel *ch, tp_msg *msg)
+{
+    while (ch->pk_cur) {
+        const uint8_t *p = ch->pk_cur;
+        size_t left = (size_t)(ch->pk_end - p);
+        if (left < 2)
+            return bad(ch, "packed frame ends with %zu stray byte(s)", left);
+        uint32_t len = tp_get16(p);
+        if (len > left - 2)
+            return bad(ch, "packed message of %u bytes exceeds the %zu bytes left in its frame",
+                       len, left - 2);
+        p += 2;
+        ch->pk_cur = p + len == ch->pk_end ? NULL : p + len;
+        if (len == 0)
+            continue;
+        msg->data = p;
+        msg->len = len;
+        ch->st.msgs_read++;
+        return TP_READ_MSG | more_flag(ch);
+    }
+    return 0;
+}
+
+static tp_frag *frag_find(tp_channel *ch, uint16_t id)
+{
+    for (int i = 0; i < TP_FRAG_SLOTS; i++)
+        if (ch->frags[i].used && ch->frags[i].id == id)
+            return &ch->frags[i];
+    return NULL;
+}
+
+/* Makes room for need bytes in f, growing geometrically but never past its total. */
+static int frag_grow(tp_channel *ch, tp_frag *f, uint32_t need)
+{
+    if (need <= f->cap)
+        return 0;
+    uint64_t cap = f->cap ? (uint64_t)f->cap * 2 : 65536;
+    if (cap < need)
+        cap = need;
+    if (cap > f->total)
+        cap = f->total;
+    uint8_t *b = realloc(f->buf, cap);
+    if (!b)
+        return bad(ch, "out of memory reassembling a %u-byte message", f->total);
+    f->buf = b;
+    f->cap = (uint32_t)cap;
+    return 0;
+}
+
+static int frag_first(tp_channel *ch, uint16_t id, uint32_t total, const uint8_t *pay,
+                      uint32_t plen, tp_msg *msg)
+{
+    if (total == 0)
+        return bad(ch, "first fragment (id %u) announces a total length of 0", id);
+    if (total > ch->o.max_reassembly)
+        return bad(ch, "fragmented message of %u bytes exceeds the %u-byte limit", total,
+                   ch->o.max_reassembly);
+    if (plen > total)
+        return bad(ch, "first fragment (id %u) carries %u bytes of a %u-byte message", id, plen,
+                   total);
+    tp_frag *f = frag_find(ch, id);
+    if (f)
+        f->used = 0; /* a new message with an id still in progress replaces the stale one */
+    if (plen == total) {
+        msg->data = pay;
+        msg->len = plen;
+        ch->st.msgs_read++;
+        return TP_READ_MSG | more_flag(ch);
+    }
+    if (!f) {
+        for (int i = 0; i < TP_FRAG_SLOTS && !f; i++)
+            if (!ch->frags[i].used)
+                f = &ch->frags[i];
+        if (!f)
+            return bad(ch, "more than %d fragmented messages in reassembly at once", TP_FRAG_SLOTS);
+    }
+    f->total = total;
+    f->got = 0;
+    f->id = id;
+    if (frag_grow(ch, f, plen < 65536 ? (plen ? plen : 1) : plen) < 0)
+        return TP_EFAIL;
+    memcpy(f->buf, pay, plen);
+    f->got = plen;
+    f->used = 1;
+    return 0;
+}
+
+static int frag_next(tp_channel *ch, uint16_t id, const uint8_t *pay, uint32_t plen, tp_msg *msg)
+{
+    if (plen == 0)
+        return 0; /* ETA ignores empty subsequent fragments */
+    tp_frag *f = frag_find(ch, id);
+    if (!f)
+        return bad(ch, "fragment for unknown fragment id %u", id);
+    if (plen > f->total - f->got)
+        return bad(ch, "fragments of id %u carry more than the announced %u bytes", id, f->total);
+    if (frag_grow(ch, f, f->got + plen) < 0)
+        return TP_EFAIL;
+    memcpy(f->buf + f->got, pay, plen);
+    f->got += plen;
+    if (f->got < f->total)
+        return 0;
+    f->used = 0;
+    msg->data = f->buf;
+    msg->len = f->total;
+    ch->st.msgs_read++;
+    return TP_READ_MSG | more_flag(ch);
+}
+
+/* Hands over the payload of a complete (decompressed) frame. */
+static int deliver(tp_channel *ch, uint8_t flags, uint8_t ext, uint32_t total, uint16_t id,
+                   const uint8_t *pay, uint32_t plen, tp_msg *msg)
+{
+    if (ext & TP_X_FRAG_HEADER)
+        return frag_first(ch, id, total, pay, plen, msg);
+    if (ext & TP_X_FRAG)
+        return frag_next(ch, id, pay, plen, msg);
+    if (plen > 0 && (flags & TP_F_PACKED)) {
+        ch->pk_cur = pay;
+        ch->pk_end = pay + plen;
+        int rc = pack_next(ch, msg);
+        if (rc != 0)
+            return rc;
+    } else if (plen > 0) {
+        msg->data = pay;
+        msg->len = plen;
+        ch->st.msgs_read++;
+        return TP_READ_MSG | more_flag(ch);
+    }
+    ch->st.pings_read++;
+    return TP_READ_PING | more_flag(ch);
+}
+
+static int decompress(tp_channel *ch, const uint8_t *src, uint32_t n)
+{
+    if (n == 0)
+        return err_set("compressed frame with no compressed bytes");
+    if (ch->comp_in == TP_COMP_ZLIB)
+        return tp_inflate(ch, src, n);
+    return tp_lz4_decompress(ch, src, n);
+}
+
+/* The frame after one flagged COMP_FRAG: the rest of the compressed message. */
+static int split_second(tp_channel *ch, const uint8_t *p, uint32_t flen, tp_msg *msg)
+{
+    if (p[2] != TP_F_COMP)
+        return bad(ch, "expected the rest of a split compressed frame, got flags 0x%02x", p[2]);
+    const uint8_t *pay = p + 3;
+    uint32_t plen = flen - 3;
+    if (ch->comp_in == TP_COMP_ZLIB) {
+        if (tp_inflate(ch, pay, plen) < 0)
+            return tp_chan_fail(ch);
+    } else {
+        if (ch->lz_len + plen > ch->lz_cap)
+            return bad(ch, "split lz4 frame larger than %u bytes", ch->lz_cap);
+        memcpy(ch->lz_tmp + ch->lz_len, pay, plen);
+        ch->lz_len += plen;
+        ch->dec_len = 0;
+        if (decompress(ch, ch->lz_tmp, ch->lz_len) < 0)
+            return tp_chan_fail(ch);
+    }
+    ch->split = 0;
+    return deliver(ch, ch->split_flags, ch->split_ext, ch->split_total, ch->split_id, ch->dec,
+                   ch->dec_len, msg);
+}
+
+/* Everything but a plain uncompressed data frame. The frame (flen bytes at p) is complete in
+ * the input area. Returns 0 when it delivered nothing (a fragment, the first part of a
+ * split), the tp_read() flags otherwise, or TP_EFAIL. */
+static int read_frame(tp_channel *ch, const uint8_t *p, uint32_t flen, tp_msg *msg)
+{
+    if (flen < 3)
+        return bad(ch, "frame length %u is shorter than its 3-byte header", flen);
+    if (flen > ch->max_in_frame)
+        return bad(ch, "frame of %u bytes exceeds the maximum of %u", flen, ch->max_in_frame);
+    ch->in_rd += flen;
+    if (ch->split)
+        return split_second(ch, p, flen, msg);
+    uint8_t flags = p[2];
+    if (flags & ~(TP_F_EXT | TP_F_DATA | TP_F_COMP | TP_F_COMP_FRAG | TP_F_PACKED))
+        return bad(ch, "frame has unknown flags 0x%02x", flags);
+    if (!(flags & (TP_F_DATA | TP_F_COMP)))
+        return bad(ch, "frame flags 0x%02x carry neither data nor compressed data", flags);
+    if ((flags & TP_F_COMP_FRAG) && !(flags & TP_F_COMP))
+        return bad(ch, "frame flags 0x%02x: split flag without compression", flags);
+    uint32_t hdr = 3, total = 0;
+    uint16_t id = 0;
+    uint8_t ext = 0;
+    if (flags & TP_F_EXT) {
+        if (flen < 4)
+            return bad(ch, "frame of %u bytes lacks its extended flags", flen);
+        ext = p[3];
+        uint32_t idb = ch->frag_id_bytes;
+        if ((ext & ~(TP_X_FRAG | TP_X_FRAG_HEADER)) || ext == (TP_X_FRAG | TP_X_FRAG_HEADER))
+            return bad(ch, "data frame has invalid extended flags 0x%02x", ext);
+        if (ext & TP_X_FRAG_HEADER) {
+            hdr = 8 + idb;
+            if (flen < hdr)
+                return bad(ch, "first fragment frame of %u bytes is shorter than its header", flen);
+            total = tp_get32(p + 4);
+            id = (uint16_t)(idb == 2 ? tp_get16(p + 8) : p[8]);
+        } else if (ext & TP_X_FRAG) {
+            hdr = 4 + idb;
+            if (flen < hdr)
+                return bad(ch, "fragment frame of %u bytes is shorter than its header", flen);
+            id = (uint16_t)(idb == 2 ? tp_get16(p + 4) : p[4]);
+        } else {
+            hdr = 4;
+        }
+        if ((flags & TP_F_PACKED) && ext)
+            return bad(ch, "frame is both packed and fragmented");
+    }
+    const uint8_t *pay = p + hdr;
+    uint32_t plen = flen - hdr;
+    if (flags & TP_F_COMP) {
+        if (!ch->comp_in)
+            return bad(ch, "compressed frame on a channel that negotiated no compression");
+        ch->dec_len = 0;
+        if (flags & TP_F_COMP_FRAG) {
+            ch->split = 1;
+            ch->split_flags = flags & (uint8_t)~TP_F_COMP_FRAG;
+            ch->split_ext = ext;
+            ch->split_total = total;
+            ch->split_id = id;
+            if (ch->comp_in == TP_COMP_ZLIB) {
+                if (tp_inflate(ch, pay, plen) < 0)
+                    return tp_chan_fail(ch);
+            } else {
+                if (plen > ch->lz_cap)
+                    return bad(ch, "split lz4 frame larger than %u bytes", ch->lz_cap);
+                memcpy(ch->lz_tmp, pay, plen);
+                ch->lz_len = plen;
+            }
+            return 0;
+        }
+        if (decompress(ch, pay, plen) < 0)
+            return tp_chan_fail(ch);
+        pay = ch->dec;
+        plen = ch->dec_len;
+    }
+    return deliver(ch, flags, ext, total, id, pay, plen, msg);
+}
+
+/* One recv() into the input area. Returns 1 (bytes arrived), 0 (none available) or
+ * TP_EFAIL (end of file, error). */
+static int fill(tp_channel *ch)
+{
+    if (ch->in_rd == ch->in_wr) {
+        ch->in_rd = ch->in_wr = 0;
+    } else if (ch->in_cap - ch->in_wr < ch->max_in_frame) {
+        memmove(ch->in, ch->in + ch->in_rd, ch->in_wr - ch->in_rd);
+        ch->in_wr -= ch->in_rd;
+        ch->in_rd = 0;
+    }
+    for (;;) {
+        ssize_t n = recv(ch->fd, ch->in + ch->in_wr, ch->in_cap - ch->in_wr, 0);
+        ch->st.recv_calls++;
+        if (n > 0) {
+            ch->in_wr += (uint32_t)n;
+            ch->st.bytes_read += (uint64_t)n;
+            ch->rx_seen = 1;
+            return 1;
+        }
+        if (n == 0) {
+            uint32_t part = ch->in_wr - ch->in_rd;
+            if (part || ch->split)
+                return bad(ch,
+                           "connection closed by peer in the middle of a frame (%u bytes "
+                           "of it received)",
+                           part);
+            return bad(ch, "connection closed by peer");
+        }
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            return 0;
+        if (errno == EINTR)
+            continue;
+        err_set_errno(errno, "recv");
+        return tp_chan_fail(ch);
+    }
+}
+
+int tp_read(tp_channel *ch, tp_msg *msg)
+{
+    if (ch->pk_cur) {
+        int rc = pack_next(ch, msg);
+        if (rc != 0)
+            return rc;
+    }
+    if (TP_UNLIKELY(ch->conn_type != TP_CONN_SOCKET))
+        return tp_shm_read(ch, msg);
+    if (TP_UNLIKELY(ch->state != TP_STATE_ACTIVE)) {
+        if (ch->state == TP_STATE_CLOSED)
+            return tp_chan_refail(ch);
+        err_set("tp_read: channel is not active yet");
+        return TP_EINVAL;
+    }
+    int did_io = 0;
+    for (;;) {
+        uint32_t avail = ch->in_wr - ch->in_rd;
+        if (avail >= 3) {
+            const uint8_t *p = ch->in + ch->in_rd;
+            uint32_t flen = tp_get16(p);
+            if (flen <= avail) {
+                if (TP_LIKELY(p[2] == TP_F_DATA && flen > 3 && flen <= ch->max_in_frame &&
+                              !ch->split)) {
+                    ch->in_rd += flen;
+                    msg->data = p + 3;
+                    msg->len = flen - 3;
+                    ch->st.msgs_read++;
+                    return TP_READ_MSG | more_flag(ch);
+                }
+                int rc = read_frame(ch, p, flen, msg);
+                if (rc != 0)
+                    return rc;
+                continue;
+            }
+            if (flen > ch->max_in_frame)
+                return bad(ch, "frame of %u bytes exceeds the maximum of %u", flen,
+                           ch->max_in_frame);
+        }
+        if (did_io)
+            return 0;
+        int r = fill(ch);
+        if (r <= 0)
+            return r;
+        did_io = 1;
+    }
+}

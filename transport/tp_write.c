@@ -1,0 +1,478 @@
+/* The write path. The output area is one contiguous byte queue [out_head, out_tail) that a
+ * single send() drains. An unpacked or packed message on an uncompressed channel is built in
+ * place: the buffer handed out is a view just past the 3 header bytes reserved at the tail,
+ * so writing it means filling in those 3 bytes and moving the tail. Other buffers (a second
+ * one opened while the direct one is open, compressed channels, messages larger than one
+ * frame) live in staging slots and are copied or compressed into the queue by tp_write —
+ * for compression that copy is the compressor's own output. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "tp_int.h"
+
+/* tp_buf.deferred_flags: the write flags in the low byte, and */
+#define BF_PACKED 0x100 /* the payload is a packed series */
+#define BF_FINAL 0x200  /* b->len is the final payload length (retry or deferred) */
+
+static inline int clamp_int(size_t q)
+{
+    return q > INT_MAX ? INT_MAX : (int)q;
+}
+
+static int state_err(tp_channel *ch)
+{
+    if (ch->state == TP_STATE_CLOSED)
+        return tp_chan_refail(ch);
+    err_set("channel is not active yet");
+    return TP_EINVAL;
+}
+
+int tp_out_flush(tp_channel *ch)
+{
+    size_t q = ch->out_tail - ch->out_head;
+    while (q > 0) {
+        ssize_t n = send(ch->fd, ch->out + ch->out_head, q, MSG_NOSIGNAL);
+        ch->st.send_calls++;
+        if (n > 0) {
+            ch->out_head += (size_t)n;
+            ch->st.bytes_sent += (uint64_t)n;
+            q -= (size_t)n;
+            ch->blocked_at = q; /* a short send means the socket is full */
+            break;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            ch->blocked_at = q;
+            break;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        err_set_errno(n < 0 ? errno : EPIPE, "send of %zu queued bytes", q);
+        return tp_chan_fail(ch);
+    }
+    if (ch->out_head == ch->out_tail) {
+        ch->blocked_at = 0;
+        if (!ch->direct.busy)
+            ch->out_head = ch->out_tail = 0;
+    }
+    return clamp_int(ch->out_tail - ch->out_head);
+}
+
+/* Makes need contiguous bytes available at the tail: flushes once, then reclaims the sent
+ * space at the front. Returns 0, TP_ENOBUFS or TP_EFAIL. */
+static int out_reserve(tp_channel *ch, size_t need)
+{
+    if (ch->out_cap - ch->out_tail >= need)
+        return 0;
+    if (ch->out_tail > ch->out_head && tp_out_flush(ch) < 0)
+        return TP_EFAIL;
+    if (ch->out_cap - ch->out_tail >= need)
+        return 0;
+    if (!ch->direct.busy && ch->out_head > 0) {
+        size_t q = ch->out_tail - ch->out_head;
+        memmove(ch->out, ch->out + ch->out_head, q);
+        ch->out_head = 0;
+        ch->out_tail = q;
+        if (ch->blocked_at)
+            ch->blocked_at = q;
+    }
+    if (ch->out_cap - ch->out_tail >= need)
+        return 0;
+    ch->st.no_buffers++;
+    err_set("output buffers exhausted: %zu bytes queued, %zu more needed",
+            ch->out_tail - ch->out_head, need);
+    return TP_ENOBUFS;
+}
+
+/* After a frame was queued: flush if asked to (direct write on an empty queue) or if the
+ * high-water mark is reached (and the socket was not found full since less than one more
+ * high-water mark was queued). Returns the bytes still queued or TP_EFAIL. */
+static inline int after_commit(tp_channel *ch, size_t before, unsigned flags)
+{
+    size_t q = ch->out_tail - ch->out_head;
+    if (((flags & TP_WRITE_DIRECT) && before == 0) ||
+        (q >= ch->hwm && (!ch->blocked_at || q >= ch->blocked_at + ch->hwm)))
+        return tp_out_flush(ch);
+    return clamp_int(q);
+}
+
+/* Queues one frame of n payload bytes taken from src, compressing it when the channel
+ * compresses, the message is large enough, the caller allows it, and the result is sure to
+ * fit one frame. Returns 0, TP_ENOBUFS or TP_EFAIL. */
+static int emit_frame(tp_channel *ch, uint8_t fl, uint8_t ext, uint32_t total, uint16_t id,
+                      const uint8_t *src, uint32_t n, unsigned wflags)
+{
+    uint32_t idb = ch->frag_id_bytes, hdr = 3;
+    int k = 0;
+    if (fl & TP_F_EXT) {
+        hdr = 4;
+        if (ext & TP_X_FRAG_HEADER) {
+            hdr += 4 + idb;
+            k = 1;
+        } else if (ext & TP_X_FRAG) {
+            hdr += idb;
+            k = 2;
+        }
+    }
+    uint8_t *f;
+    uint32_t flen = 0;
+    if (ch->comp_out && !(wflags & TP_WRITE_NO_COMPRESS) && n >= ch->comp_threshold &&
+        n <= ch->comp_max[k]) {
+        uint32_t bound = tp_comp_bound(ch, n);
+        int rc = out_reserve(ch, hdr + bound);
+        if (rc < 0)
+            return rc;
+        f = ch->out + ch->out_tail;
+        int clen = tp_compress(ch, src, n, f + hdr, bound);
+        if (clen < 0)
+            return tp_chan_fail(ch);
+        if (clen > 0) {
+            fl = (uint8_t)((fl & ~TP_F_DATA) | TP_F_COMP);
+            flen = hdr + (uint32_t)clen;
+        }
+    }
+    if (flen == 0) {
+        int rc = out_reserve(ch, hdr + n);
+        if (rc < 0)
+            return rc;
+        f = ch->out + ch->out_tail;
+        memcpy(f + hdr, src, n);
+        flen = hdr + n;
+    }
+    tp_put16(f, flen);
+    f[2] = fl;
+    if (fl & TP_F_EXT) {
+        f[3] = ext;
+        uint8_t *idp = f + 4;
+        if (ext & TP_X_FRAG_HEADER) {
+            tp_put32(f + 4, total);
+            idp = f + 8;
+        }
+        if (ext & (TP_X_FRAG_HEADER | TP_X_FRAG)) {
+            if (idb == 2)
+                tp_put16(idp, id);
+            else
+                *idp = (uint8_t)id;
+        }
+    }
+    ch->out_tail += flen;
+    ch->st.bytes_written += flen;
+    return 0;
+}
+
+/* Queues a staged buffer whose payload (plen bytes) is final: one frame, or fragments.
+ * Returns 0, TP_ENOBUFS (nothing queued), TP_ECALLAGAIN (fragments partly queued) or
+ * TP_EFAIL. On 0 the buffer is released. */
+static int emit_staged(tp_channel *ch, tp_buf *b, uint32_t plen, int packed, unsigned wflags)
+{
+    if (plen <= ch->max_user) {
+        int rc = emit_frame(ch, packed ? TP_F_DATA | TP_F_PACKED : TP_F_DATA, 0, 0, 0, b->pay, plen,
+                            wflags);
+        if (rc < 0)
+            return rc;
+    } else {
+        if (b->frag_id == 0) {
+            b->frag_id = ch->next_frag_id;
+            ch->next_frag_id = ch->next_frag_id >= ch->frag_id_max ? 1 : ch->next_frag_id + 1;
+            b->wr_off = 0;
+        }
+        while (b->wr_off < plen) {
+            int first = b->wr_off == 0;
+            uint32_t chunk = first ? ch->frag_first : ch->frag_sub;
+            if (chunk > plen - b->wr_off)
+                chunk = plen - b->wr_off;
+            int rc = emit_frame(ch, TP_F_EXT | TP_F_DATA, first ? TP_X_FRAG_HEADER : TP_X_FRAG,
+                                plen, b->frag_id, b->pay + b->wr_off, chunk, wflags);
+            if (rc == TP_ENOBUFS)
+                return TP_ECALLAGAIN;
+            if (rc < 0)
+                return rc;
+            b->wr_off += chunk;
+        }
+    }
+    ch->st.msgs_written++;
+    b->busy = 0;
+    b->deferred = 0;
+    b->deferred_flags = 0;
+    b->wr_off = 0;
+    b->frag_id = 0;
+    return 0;
+}
+
+/* Queues staged buffers that were written while the direct buffer was open, in the order
+ * they were written. Stops at the first that does not fit (it is retried later). */
+static int run_deferred(tp_channel *ch)
+{
+    while (ch->n_deferred > 0 && !ch->direct.busy) {
+        tp_buf *b = &ch->stage[ch->deferred[0]];
+        int rc = emit_staged(ch, b, b->len, (b->deferred_flags & BF_PACKED) != 0,
+                             b->deferred_flags & 0xFF);
+        if (rc == TP_ENOBUFS || rc == TP_ECALLAGAIN)
+            return 0;
+        if (rc < 0)
+            return rc;
+        memmove(ch->deferred, ch->deferred + 1, --ch->n_deferred);
+    }
+    return 0;
+}
+
+static tp_buf *own_buf(tp_channel *ch, tp_buf *b)
+{
+    if (b == &ch->direct)
+        return b;
+    if (b >= ch->stage && b < ch->stage + TP_STAGE_SLOTS)
+        return b;
+    return NULL;
+}
+
+int tp_get_buffer(tp_channel *ch, uint32_t size, bool packed, tp_buf **out)
+{
+    if (TP_UNLIKELY(ch->conn_type != TP_CONN_SOCKET))
+        return tp_shm_get_buffer(ch, size, packed, out);
+    if (TP_UNLIKELY(ch->state != TP_STATE_ACTIVE))
+        return state_err(ch);
+    uint64_t pay = (uint64_t)size + (packed ? 2 : 0);
+    if (TP_LIKELY(!ch->direct.busy && !ch->comp_out && pay <= ch->max_user)) {
+        size_t need = (size_t)pay + 3;
+        if (TP_UNLIKELY(ch->out_cap - ch->out_tail < need)) {
+            int rc = out_reserve(ch, need);
+            if (rc < 0)
+                return rc;
+        }
+        tp_buf *b = &ch->direct;
+        b->pay = ch->out + ch->out_tail + 3;
+        b->pay_cap = (uint32_t)pay;
+        b->pack_off = packed ? 2 : 0;
+        b->data = b->pay + b->pack_off;
+        b->len = size;
+        b->busy = 1;
+        *out = b;
+        return 0;
+    }
+    /* staged */
+    if (packed && pay > ch->max_user) {
+        err_set("packed buffer of %u bytes exceeds the %u-byte maximum", size, ch->max_user - 2);
+        return TP_EINVAL;
+    }
+    if (pay > ch->o.max_reassembly || pay > (1u << 30)) {
+        err_set("buffer of %u bytes exceeds the %u-byte message limit", size, ch->o.max_reassembly);
+        return TP_EINVAL;
+    }
+    tp_buf *b = NULL;
+    for (int i = 0; i < TP_STAGE_SLOTS && !b; i++)
+        if (!ch->stage[i].busy)
+            b = &ch->stage[i];
+    if (!b) {
+        ch->st.no_buffers++;
+        err_set("more than %d buffers are open on this channel", TP_STAGE_SLOTS + 1);
+        return TP_ENOBUFS;
+    }
+    /* room for (the first frame of) the message must exist now, as ETA requires */
+    uint32_t first = pay > ch->max_user ? ch->max_user : (uint32_t)pay;
+    size_t need = 16 + (ch->comp_out ? tp_comp_bound(ch, first) : first);
+    if (ch->out_cap - ch->out_tail < need) {
+        int rc = out_reserve(ch, need);
+        if (rc < 0)
+            return rc;
+    }
+    if (b->stage_cap < pay) {
+        uint32_t cap = pay < 256 ? 256 : (uint32_t)pay;
+        uint8_t *m = realloc(b->stage, cap);
+        if (!m) {
+            err_set("out of memory for a %u-byte buffer", size);
+            return TP_ENOBUFS;
+        }
+        b->stage = m;
+        b->stage_cap = cap;
+    }
+    b->pay = b->stage;
+    b->pay_cap = (uint32_t)pay;
+    b->pack_off = packed ? 2 : 0;
+    b->data = b->pay + b->pack_off;
+    b->len = size;
+    b->busy = 1;
+    b->deferred = 0;
+    b->deferred_flags = 0;
+    b->wr_off = 0;
+    b->frag_id = 0;
+    *out = b;
+    return 0;
+}
+
+int tp_pack(tp_channel *ch, tp_buf *b)
+{
+    if (ch->conn_type != TP_CONN_SOCKET || !own_buf(ch, b) || !b->busy || !b->pack_off) {
+        err_set("tp_pack: not an open packed buffer of this channel");
+        return TP_EINVAL;
+    }
+    if (b->pack_off > b->pay_cap || b->len > b->pay_cap - b->pack_off) {
+        err_set("packed message of %u bytes exceeds the %u bytes left in its buffer", b->len,
+                b->pack_off > b->pay_cap ? 0 : b->pay_cap - b->pack_off);
+        return TP_EINVAL;
+    }
+    tp_put16(b->pay + b->pack_off - 2, b->len);
+    b->pack_off += b->len + 2;
+    if (b->pack_off < b->pay_cap) {
+        b->data = b->pay + b->pack_off;
+        b->len = b->pay_cap - b->pack_off;
+    } else {
+        b->data = b->pay + b->pay_cap;
+        b->len = 0;
+    }
+    return 0;
+}
+
+/* The payload length of b as it will be sent (closing the last packed message). */
+static int final_len(tp_buf *b, uint32_t *plen)
+{
+    if (b->pack_off) {
+        if (b->len == 0) {
+            *plen = b->pack_off - 2; /* drop the slot opened for a next message */
+            return 0;
+        }
+        if (b->pack_off > b->pay_cap || b->len > b->pay_cap - b->pack_off)
+            return err_set("packed message of %u bytes exceeds the room left in its buffer",
+                           b->len);
+        tp_put16(b->pay + b->pack_off - 2, b->len);
+        *plen = b->pack_off + b->len;
+        return 0;
+    }
+    if (b->len > b->pay_cap)
+        return err_set("buffer length %u exceeds the %u bytes obtained", b->len, b->pay_cap);
+    *plen = b->len;
+    return 0;
+}
+
+static int write_slow(tp_channel *ch, tp_buf *b, unsigned flags)
+{
+    if (!own_buf(ch, b) || !b->busy || b->deferred) {
+        err_set("tp_write: buffer is not open on this channel");
+        return TP_EINVAL;
+    }
+    if (ch->state != TP_STATE_ACTIVE)
+        return state_err(ch);
+    size_t before = ch->out_tail - ch->out_head;
+    if (!(b->deferred_flags & BF_FINAL)) {
+        uint32_t plen = 0;
+        if (final_len(b, &plen) < 0)
+            return TP_EINVAL;
+        if (plen == 0) { /* nothing to send (a zero-length frame would be a ping) */
+            tp_release(ch, b);
+            return clamp_int(ch->out_tail - ch->out_head);
+        }
+        if (b->kind == TP_BUF_DIRECT) {
+            uint8_t *f = b->pay - 3;
+            tp_put16(f, plen + 3);
+            f[2] = b->pack_off ? TP_F_DATA | TP_F_PACKED : TP_F_DATA;
+            ch->out_tail += plen + 3;
+            ch->st.bytes_written += plen + 3;
+            ch->st.msgs_written++;
+            b->busy = 0;
+            if (ch->n_deferred && run_deferred(ch) < 0)
+                return TP_EFAIL;
+            return after_commit(ch, before, flags);
+        }
+        b->deferred_flags = BF_FINAL | (b->pack_off ? BF_PACKED : 0u);
+        b->len = plen;
+    }
+    b->deferred_flags = (b->deferred_flags & (BF_FINAL | BF_PACKED)) | (flags & 0xFF);
+    if (ch->direct.busy) {
+        /* the open direct buffer owns the tail: this one goes right after it */
+        b->deferred = 1;
+        ch->deferred[ch->n_deferred++] = b->slot;
+        return clamp_int(ch->out_tail - ch->out_head);
+    }
+    int rc = emit_staged(ch, b, b->len, (b->deferred_flags & BF_PACKED) != 0, flags);
+    if (rc < 0) {
+        if (rc == TP_ECALLAGAIN)
+            ch->st.no_buffers++;
+        return rc;
+    }
+    return after_commit(ch, before, flags);
+}
+
+int tp_write(tp_channel *ch, tp_buf *b, unsigned flags)
+{
+    if (TP_UNLIKELY(ch->conn_type != TP_CONN_SOCKET))
+        return tp_shm_write(ch, b, flags);
+    if (TP_LIKELY(b == &ch->direct && b->busy && !b->pack_off && b->len - 1u < b->pay_cap &&
+                  ch->state == TP_STATE_ACTIVE && !ch->n_deferred)) {
+        size_t before = ch->out_tail - ch->out_head;
+        uint32_t flen = b->len + 3;
+        uint8_t *f = b->pay - 3;
+        tp_put16(f, flen);
+        f[2] = TP_F_DATA;
+        ch->out_tail += flen;
+        b->busy = 0;
+        ch->st.bytes_written += flen;
+        ch->st.msgs_written++;
+        return after_commit(ch, before, flags);
+    }
+    return write_slow(ch, b, flags);
+}
+
+int tp_release(tp_channel *ch, tp_buf *b)
+{
+    if (ch->conn_type != TP_CONN_SOCKET)
+        return tp_shm_release(ch, b);
+    if (!own_buf(ch, b) || !b->busy || b->deferred) {
+        err_set("tp_release: buffer is not open on this channel");
+        return TP_EINVAL;
+    }
+    b->busy = 0;
+    b->wr_off = 0;
+    b->frag_id = 0;
+    b->deferred_flags = 0;
+    if (b == &ch->direct && ch->n_deferred && ch->state == TP_STATE_ACTIVE && run_deferred(ch) < 0)
+        return TP_EFAIL;
+    return 0;
+}
+
+int tp_flush(tp_channel *ch)
+{
+    if (ch->conn_type != TP_CONN_SOCKET)
+        return tp_shm_flush(ch);
+    if (ch->state != TP_STATE_ACTIVE)
+        return state_err(ch);
+    if (ch->n_deferred && run_deferred(ch) < 0)
+        return TP_EFAIL;
+    return tp_out_flush(ch);
+}
+
+int tp_ping(tp_channel *ch)
+{
+    static const uint8_t ping[3] = {0x00, 0x03, TP_F_DATA};
+    if (ch->conn_type != TP_CONN_SOCKET)
+        return tp_shm_ping(ch);
+    if (ch->state != TP_STATE_ACTIVE)
+        return state_err(ch);
+    if (ch->out_tail > ch->out_head)
+        return tp_flush(ch);
+    if (!ch->direct.busy) {
+        if (out_reserve(ch, 3) < 0)
+            return TP_EFAIL;
+        memcpy(ch->out + ch->out_tail, ping, 3);
+        ch->out_tail += 3;
+        ch->st.bytes_written += 3;
+        ch->st.pings_sent++;
+        return tp_out_flush(ch);
+    }
+    /* the open direct buffer owns the tail, and nothing is queued: send the ping itself */
+    for (;;) {
+        ssize_t n = send(ch->fd, ping, 3, MSG_NOSIGNAL);
+        ch->st.send_calls++;
+        if (n == 3) {
+            ch->st.pings_sent++;
+            ch->st.bytes_sent += 3;
+            return 0;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return 0; /* the socket is full, so the peer has data to read anyway */
+        if (n < 0 && errno == EINTR)
+            continue;
+        err_set_errno(n < 0 ? errno : EIO, "sending a ping");
+        return tp_chan_fail(ch);
+    }
+}
