@@ -295,6 +295,12 @@ static int fill(tp_channel *ch)
                            "connection closed by peer in the middle of a frame (%u bytes "
                            "of it received)",
                            part);
+            for (int i = 0; i < TP_FRAG_SLOTS; i++)
+                if (ch->frags[i].used)
+                    return bad(ch,
+                               "connection closed by peer in the middle of a fragmented "
+                               "message (%u of %u bytes received)",
+                               ch->frags[i].got, ch->frags[i].total);
             return bad(ch, "connection closed by peer");
         }
         if (errno == EAGAIN || errno == EWOULDBLOCK)

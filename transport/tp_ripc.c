@@ -70,15 +70,18 @@ int tp_ripc_req_encode(const tp_ripc_req *r, uint8_t *out, size_t cap)
     *p++ = r->rwf_major;
     *p++ = r->rwf_minor;
     *p++ = hl;
-    memcpy(p, r->host.p, hl);
+    if (hl)
+        memcpy(p, r->host.p, hl);
     p += hl;
     *p++ = il;
-    memcpy(p, r->ip.p, il);
+    if (il)
+        memcpy(p, r->ip.p, il);
     p += il;
     if (r->gen >= 13) {
         *p++ = (uint8_t)(1 + cl);
         *p++ = cl;
-        memcpy(p, r->component.p, cl);
+        if (cl)
+            memcpy(p, r->component.p, cl);
         p += cl;
     }
     return (int)(p - out);
@@ -191,7 +194,8 @@ int tp_ripc_ack_encode(const tp_ripc_ack *a, uint8_t *out, size_t cap)
     if (a->gen >= 13) {
         *p++ = (uint8_t)(2 + cl);
         *p++ = cl;
-        memcpy(p, a->component.p, cl);
+        if (cl)
+            memcpy(p, a->component.p, cl);
         p += cl;
     }
     return (int)(p - out);

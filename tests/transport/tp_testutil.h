@@ -51,6 +51,12 @@ static inline void tu_handshake(tu_pair *p, int *rs, int *rc, int timeout_ms)
         }
         if (p->s && (*rs == TP_PENDING || *rs == TP_FD_CHANGE))
             *rs = tp_init(p->s);
+        if (p->s && *rs < 0 && *rc >= 0 && *rc != TP_ACTIVE) {
+            /* the server dropped this attempt (version too new): the client retries */
+            tp_close(p->s);
+            p->s = NULL;
+            *rs = TP_PENDING;
+        }
         if (*rc == TP_PENDING || *rc == TP_FD_CHANGE)
             *rc = tp_init(p->c);
         int sdone = p->s && (*rs == TP_ACTIVE || *rs < 0);

@@ -1,0 +1,5 @@
+# Transport tests that need more than the default registration.
+# test_tp_threads: channels driven from several threads at once (also run under TSan).
+rwfperf_unit_test(test_tp_threads SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_tp_threads.c
+                  LABELS transport threads)
+list(APPEND transport_special test_tp_threads)
