@@ -1,0 +1,16 @@
+/*
+ * rwf: the RWF codec in one include — types, primitives, set definitions, container encoder
+ * and decoders, messages, dictionary. See each header for its contracts.
+ */
+#ifndef RWFPERF_RWF_H
+#define RWFPERF_RWF_H
+
+#include "rwf_types.h"
+#include "rwf_prim.h"
+#include "rwf_set.h"
+#include "rwf_dec.h"
+#include "rwf_enc.h"
+#include "rwf_msg.h"
+#include "rwf_dict.h"
+
+#endif
