@@ -5,6 +5,7 @@
 #ifndef RWFPERF_RWF_H
 #define RWFPERF_RWF_H
 
+#include "err.h"
 #include "rwf_types.h"
 #include "rwf_prim.h"
 #include "rwf_set.h"

@@ -125,11 +125,26 @@ int rwf_fl_dec_init(rwf_fl_dec *d, rwf_buf data, const rwf_set_db *sets)
     const uint8_t *p = (const uint8_t *)data.data, *end = p + data.len;
     int r;
 
-    memset(d, 0, sizeof(*d));
+    /* Fields set one by one: cheaper than a memset of the struct on this path. */
+    d->hdr.flags = 0;
+    d->hdr.dict_id = 0;
+    d->hdr.fl_num = 0;
+    d->hdr.set_id = 0;
+    d->hdr.set_data = (rwf_buf){0};
+    d->count = d->index = 0;
+    d->set_left = d->set_index = 0;
+    d->set = NULL;
+    d->set_pos = d->set_end = NULL;
     d->start = d->pos = d->end = p;
     if (data.len == 0)
         return RWF_OK;
     d->end = end;
+    if (data.len >= 3 && p[0] == RWF_FLF_HAS_STANDARD_DATA) { /* the MarketPrice case */
+        d->hdr.flags = RWF_FLF_HAS_STANDARD_DATA;
+        d->count = rwf_rd16(p + 1);
+        d->pos = p + 3;
+        return RWF_OK;
+    }
     d->hdr.flags = *p++;
     if (d->hdr.flags & RWF_FLF_HAS_FIELD_LIST_INFO) {
         if (p >= end || p[0] > end - p - 1)
@@ -151,6 +166,7 @@ int rwf_fl_dec_init(rwf_fl_dec *d, rwf_buf data, const rwf_set_db *sets)
         if (!def || (sets && sets->kind != RWF_DT_FIELD_LIST))
             return RWF_SET_SKIPPED;
         d->set = def;
+        d->set_left = def->count;
         d->set_pos = (const uint8_t *)d->hdr.set_data.data;
         d->set_end = d->set_pos + d->hdr.set_data.len;
     }
@@ -169,6 +185,7 @@ int rwf_fl_next_set(rwf_fl_dec *d, rwf_field *f)
     f->type = se->type;
     d->set_pos = q;
     d->set_index++;
+    d->set_left--;
     return RWF_OK;
 }
 

@@ -48,11 +48,12 @@ typedef struct rwf_field {
 
 typedef struct rwf_fl_dec {
     rwf_fl_hdr hdr;
-    uint16_t count; /* standard entries announced by the header */
-    uint16_t index; /* standard entries returned so far */
+    uint16_t count;    /* standard entries announced by the header */
+    uint16_t index;    /* standard entries returned so far */
+    uint8_t set_left;  /* set-defined entries still to return */
+    uint8_t set_index; /* set entries returned so far */
     const uint8_t *pos, *end, *start;
     const rwf_set_def *set; /* definition of the set data, when decodable */
-    uint8_t set_index;      /* set entries returned so far */
     const uint8_t *set_pos, *set_end;
 } rwf_fl_dec;
 
@@ -64,29 +65,35 @@ int rwf_fl_dec_init(rwf_fl_dec *d, rwf_buf data, const rwf_set_db *sets);
 int rwf_fl_next_set(rwf_fl_dec *d, rwf_field *f);
 int rwf_fl_bad_entry(rwf_fl_dec *d, const uint8_t *at);
 
+#if defined(__GNUC__)
+#define RWF_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define RWF_UNLIKELY(x) (x)
+#endif
+
 static inline int rwf_fl_next(rwf_fl_dec *d, rwf_field *f)
 {
-    if (d->set && d->set_index < d->set->count)
+    if (RWF_UNLIKELY(d->set_left))
         return rwf_fl_next_set(d, f);
     if (d->index >= d->count)
         return RWF_END;
     const uint8_t *p = d->pos, *end = d->end;
-    if (end - p < 3)
+    if (RWF_UNLIKELY(end - p < 3))
         return rwf_fl_bad_entry(d, p);
-    uint32_t n = p[2];
+    size_t n = p[2];
     const uint8_t *v = p + 3;
-    if (n >= 0xFE) {
+    if (RWF_UNLIKELY(n >= 0xFE)) {
         if (n == 0xFF || end - v < 2)
             return rwf_fl_bad_entry(d, p);
         n = rwf_rd16(v);
         v += 2;
     }
-    if (n > (size_t)(end - v))
+    if (RWF_UNLIKELY(n > (size_t)(end - v)))
         return rwf_fl_bad_entry(d, p);
     f->fid = (int16_t)rwf_rd16(p);
     f->type = RWF_DT_UNKNOWN;
     f->data.data = (const char *)v;
-    f->data.len = n;
+    f->data.len = (uint32_t)n;
     d->pos = v + n;
     d->index++;
     return RWF_OK;

@@ -193,6 +193,23 @@ int rwf_bad_value(const char *type, uint32_t len)
     return RWF_E_MALFORMED;
 }
 
+/* 1 when the parts of t that a time of len bytes carries hold the blank pattern. */
+static int reads_as_blank(const rwf_time *t, unsigned len)
+{
+    return t->hour == 255 && t->minute == 255 && (len < 3 || t->second == 255) &&
+           (len < 5 || t->millisecond == 65535) && (len < 7 || t->microsecond == 2047) &&
+           (len < 8 || t->nanosecond == 2047);
+}
+
+unsigned rwf_time_len_blankish(const rwf_time *t, unsigned n)
+{
+    if (reads_as_blank(t, 8))
+        return 2;
+    while (n < 8 && reads_as_blank(t, n))
+        n = n == 2 ? 3 : n == 3 ? 5 : n == 5 ? 7 : 8;
+    return n;
+}
+
 int rwf_get_datetime(rwf_buf v, rwf_datetime *out)
 {
     const uint8_t *p = (const uint8_t *)v.data;
@@ -214,12 +231,15 @@ int rwf_get_datetime(rwf_buf v, rwf_datetime *out)
         return (t == RWF_BLANK && date_blank) ? RWF_BLANK : RWF_OK;
     }
     default:
+        memset(&out->date, 0, sizeof(out->date));
+        rwf_time_blank(&out->time);
         return rwf_bad_value("DATETIME", v.len);
     }
 }
 
 int rwf_get_float(rwf_buf v, float *out)
 {
+    *out = 0;
     if (v.len == 0) {
         *out = 0;
         return RWF_BLANK;
@@ -233,6 +253,7 @@ int rwf_get_float(rwf_buf v, float *out)
 
 int rwf_get_double(rwf_buf v, double *out)
 {
+    *out = 0;
     if (v.len == 0) {
         *out = 0;
         return RWF_BLANK;

@@ -160,22 +160,36 @@ static inline uint8_t *rwf_wr32(uint8_t *p, uint32_t v)
     return p + 4;
 }
 
-/* Unsigned big-endian of n bytes (n <= 8). */
+/* Unsigned big-endian of n bytes (n <= 8; 0 gives 0). Fixed-size loads per length: no loop. */
 static inline uint64_t rwf_rdn(const uint8_t *p, unsigned n)
 {
-    uint64_t v = 0;
-    for (unsigned i = 0; i < n; i++)
-        v = v << 8 | p[i];
-    return v;
+    switch (n) {
+    case 1:
+        return p[0];
+    case 2:
+        return rwf_rd16(p);
+    case 3:
+        return (uint64_t)rwf_rd16(p) << 8 | p[2];
+    case 4:
+        return rwf_rd32(p);
+    case 5:
+        return (uint64_t)rwf_rd32(p) << 8 | p[4];
+    case 6:
+        return (uint64_t)rwf_rd32(p) << 16 | rwf_rd16(p + 4);
+    case 7:
+        return (uint64_t)rwf_rd32(p) << 24 | (uint64_t)rwf_rd16(p + 4) << 8 | p[6];
+    case 8:
+        return (uint64_t)rwf_rd32(p) << 32 | rwf_rd32(p + 4);
+    default:
+        return 0;
+    }
 }
 
 /* Two's complement big-endian of n bytes (1 <= n <= 8), sign-extended. */
 static inline int64_t rwf_rdn_signed(const uint8_t *p, unsigned n)
 {
-    uint64_t v = (p[0] & 0x80) ? ~(uint64_t)0 : 0;
-    for (unsigned i = 0; i < n; i++)
-        v = v << 8 | p[i];
-    return (int64_t)v;
+    unsigned shift = 64 - 8 * n;
+    return (int64_t)(rwf_rdn(p, n) << shift) >> shift;
 }
 
 /* Writes the low n bytes of v big-endian. */
@@ -308,7 +322,9 @@ static inline const uint8_t *rwf_rd_i15rb(const uint8_t *p, const uint8_t *end, 
 
 /* ---- 2. Primitive values: length-prefixed writers ---------------------------------------- */
 
-/* Room the writers below may use, length byte included. */
+/* Room the writers below may use, length byte included (integer and Real writers store their
+ * value with one 8-byte store, so they may touch up to this many bytes even for small values;
+ * the bytes past the value are left as scratch for the next write). */
 #define RWF_PUT_MAX_INT 9
 #define RWF_PUT_MAX_UINT 9
 #define RWF_PUT_MAX_FLOAT 5
@@ -323,34 +339,61 @@ static inline const uint8_t *rwf_rd_i15rb(const uint8_t *p, const uint8_t *end, 
 /* Bytes of the minimal unsigned big-endian form of v (0 -> 1). */
 static inline unsigned rwf_uint_size(uint64_t v)
 {
+#if defined(__GNUC__)
+    return (unsigned)(64 - __builtin_clzll(v | 1) + 7) / 8;
+#else
     unsigned n = 1;
     while (n < 8 && (v >> (8 * n)) != 0)
         n++;
     return n;
+#endif
 }
 
 /* Bytes of the minimal two's complement big-endian form of v (0 -> 1, 128 -> 2, -1 -> 1). */
 static inline unsigned rwf_int_size(int64_t v)
 {
     uint64_t m = v < 0 ? ~(uint64_t)v : (uint64_t)v; /* magnitude bits without the sign */
+#if defined(__GNUC__)
+    return (unsigned)(64 - __builtin_clzll(m | 1) + 1 + 7) / 8;
+#else
     unsigned n = 1;
     while (n < 8 && (m >> (8 * n - 1)) != 0)
         n++;
     return n;
+#endif
+}
+
+/* Stores v big-endian in 8 bytes. */
+static inline void rwf_wr64(uint8_t *p, uint64_t v)
+{
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+    memcpy(p, &v, 8);
+#else
+    rwf_wrn(p, v, 8);
+#endif
+}
+
+/* Writes the low n (1..8) bytes of v big-endian as one 8-byte store: the caller provides 8
+ * bytes of room at p (the bytes after the n written are scratch). */
+static inline uint8_t *rwf_wrn8(uint8_t *p, uint64_t v, unsigned n)
+{
+    rwf_wr64(p, v << (64 - 8 * n));
+    return p + n;
 }
 
 static inline uint8_t *rwf_put_uint(uint8_t *p, uint64_t v)
 {
     unsigned n = rwf_uint_size(v);
     *p = (uint8_t)n;
-    return rwf_wrn(p + 1, v, n);
+    return rwf_wrn8(p + 1, v, n);
 }
 
 static inline uint8_t *rwf_put_int(uint8_t *p, int64_t v)
 {
     unsigned n = rwf_int_size(v);
     *p = (uint8_t)n;
-    return rwf_wrn(p + 1, (uint64_t)v, n);
+    return rwf_wrn8(p + 1, (uint64_t)v, n);
 }
 
 /* Blank -> 00; Inf/-Inf/NaN -> 01 hint; else len, hint, minimal mantissa. The caller has
@@ -369,7 +412,7 @@ static inline uint8_t *rwf_put_real(uint8_t *p, const rwf_real *r)
     unsigned n = rwf_int_size(r->value);
     p[0] = (uint8_t)(n + 1);
     p[1] = r->hint;
-    return rwf_wrn(p + 2, (uint64_t)r->value, n);
+    return rwf_wrn8(p + 2, (uint64_t)r->value, n);
 }
 
 static inline uint8_t *rwf_put_enum(uint8_t *p, uint16_t v)
@@ -412,10 +455,19 @@ static inline uint8_t *rwf_put_time_body(uint8_t *p, const rwf_time *t, unsigned
     return p + 8;
 }
 
-/* The shortest time length whose dropped parts are all zero (2, 3, 5, 7 or 8). */
+/* Out of line: the length of a time starting 255:255 (blank, or one that would read as blank
+ * in its shortest form and needs a longer one). */
+unsigned rwf_time_len_blankish(const rwf_time *t, unsigned shortest);
+
+/* The shortest time length whose dropped parts are all zero (2, 3, 5, 7 or 8). The blank
+ * pattern takes 2 bytes (FF FF, read back as blank); a time that is not blank never gets a
+ * form that would read back as blank. */
 static inline unsigned rwf_time_len(const rwf_time *t)
 {
-    return t->nanosecond ? 8 : t->microsecond ? 7 : t->millisecond ? 5 : t->second ? 3 : 2;
+    unsigned n = t->nanosecond ? 8 : t->microsecond ? 7 : t->millisecond ? 5 : t->second ? 3 : 2;
+    if (t->hour == 255 && t->minute == 255)
+        n = rwf_time_len_blankish(t, n);
+    return n;
 }
 
 static inline uint8_t *rwf_put_time(uint8_t *p, const rwf_time *t)
@@ -506,8 +558,10 @@ static inline int rwf_get_uint(rwf_buf v, uint64_t *out)
         *out = 0;
         return RWF_BLANK;
     }
-    if (v.len > 8)
+    if (v.len > 8) {
+        *out = 0;
         return rwf_bad_value("UINT", v.len);
+    }
     *out = rwf_rdn((const uint8_t *)v.data, v.len);
     return RWF_OK;
 }
@@ -518,8 +572,10 @@ static inline int rwf_get_int(rwf_buf v, int64_t *out)
         *out = 0;
         return RWF_BLANK;
     }
-    if (v.len > 8)
+    if (v.len > 8) {
+        *out = 0;
         return rwf_bad_value("INT", v.len);
+    }
     *out = rwf_rdn_signed((const uint8_t *)v.data, v.len);
     return RWF_OK;
 }
@@ -568,6 +624,7 @@ static inline int rwf_get_enum(rwf_buf v, uint16_t *out)
         *out = rwf_rd16(p);
         return RWF_OK;
     default:
+        *out = 0;
         return rwf_bad_value("ENUM", v.len);
     }
 }
@@ -626,6 +683,7 @@ static inline int rwf_get_time(rwf_buf v, rwf_time *out)
     case 8:
         return rwf_get_time_body((const uint8_t *)v.data, v.len, out);
     default:
+        rwf_time_blank(out);
         return rwf_bad_value("TIME", v.len);
     }
 }
@@ -638,8 +696,11 @@ static inline int rwf_get_date(rwf_buf v, rwf_date *out)
         out->year = 0;
         return RWF_BLANK;
     }
-    if (v.len != 4)
+    if (v.len != 4) {
+        out->day = out->month = 0;
+        out->year = 0;
         return rwf_bad_value("DATE", v.len);
+    }
     out->day = p[0];
     out->month = p[1];
     out->year = rwf_rd16(p + 2);
