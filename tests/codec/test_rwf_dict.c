@@ -1,0 +1,235 @@
+/*
+ * Dictionary files: the original RDMFieldDictionary and enumtype.def load (and how fast),
+ * lookups by fid, by name, ripple-to and enum displays (including #hex# displays) are right,
+ * and every kind of bad line is an error naming the file and the line.
+ */
+#include "testsupport.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rwf.h"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void test_shared_dictionary(void **state)
+{
+    (void)state;
+    const char *fields = ts_shared_path_or_skip("data/RDMFieldDictionary");
+    char fpath[4096];
+    snprintf(fpath, sizeof(fpath), "%s", fields);
+    const char *enums = ts_shared_path_or_skip("data/enumtype.def");
+
+    double best_f = 1e9, best_e = 1e9;
+    rwf_dict *d = NULL;
+    for (int i = 0; i < 3; i++) {
+        rwf_dict_free(d);
+        d = rwf_dict_new();
+        double t0 = now_ms();
+        assert_int_equal(rwf_dict_load_fields(d, fpath), RWF_OK);
+        double t1 = now_ms();
+        if (rwf_dict_load_enums(d, enums) != RWF_OK)
+            fail_msg("%s", err_msg());
+        double t2 = now_ms();
+        best_f = t1 - t0 < best_f ? t1 - t0 : best_f;
+        best_e = t2 - t1 < best_e ? t2 - t1 : best_e;
+    }
+    printf("RDMFieldDictionary: %u fields in %.1f ms; enumtype.def: %u tables in %.1f ms "
+           "(best of 3)\n",
+           d->field_count, best_f, d->table_count, best_e);
+    assert_int_equal(d->field_count, 16145);
+    assert_int_equal(d->table_count, 621);
+    assert_true(rwf_buf_eq_cstr(d->info.field_version, "4.20.51"));
+    assert_true(rwf_buf_eq_cstr(d->info.enum_rt_version, "4.20.51"));
+    assert_true(rwf_buf_eq_cstr(d->info.enum_dt_version, "22.21"));
+    assert_int_equal(d->info.dictionary_id, 1);
+
+    const rwf_dict_field *f = rwf_dict_field_by_fid(d, 6);
+    assert_non_null(f);
+    assert_true(rwf_buf_eq_cstr(f->acronym, "TRDPRC_1"));
+    assert_true(rwf_buf_eq_cstr(f->dde_acronym, "LAST"));
+    assert_int_equal(f->rwf_type, RWF_DT_REAL);
+    assert_int_equal(f->mf_type, RWF_MF_PRICE);
+    assert_int_equal(f->length, 17);
+    assert_int_equal(f->rwf_len, 7);
+    assert_int_equal(f->ripple_to, 7);
+    assert_int_equal(rwf_dict_type(d, 3902), RWF_DT_UINT);
+    assert_int_equal(rwf_dict_type(d, 3903), RWF_DT_UINT);
+    assert_int_equal(rwf_dict_type(d, 3904), RWF_DT_UINT);
+    assert_int_equal(rwf_dict_type(d, 3426), RWF_DT_RMTES_STRING);
+    assert_int_equal(rwf_dict_type(d, 0), RWF_DT_UNKNOWN);
+    assert_int_equal(rwf_dict_type(d, 32767), RWF_DT_UNKNOWN);
+    assert_null(rwf_dict_field_by_fid(d, -32768));
+
+    f = rwf_dict_field_by_name(d, RWF_STR("RDN_EXCHID"));
+    assert_non_null(f);
+    assert_int_equal(f->fid, 4);
+    assert_int_equal(f->rwf_type, RWF_DT_ENUM);
+    assert_int_equal(f->enum_length, 3);
+    assert_null(rwf_dict_field_by_name(d, RWF_STR("NO_SUCH_FIELD")));
+
+    const rwf_enum_value *ev = rwf_dict_enum(d, 4, 3);
+    assert_non_null(ev);
+    assert_true(rwf_buf_eq_cstr(ev->display, "BOS"));
+    assert_true(rwf_buf_eq_cstr(ev->meaning, "Boston Stock Exchange"));
+    ev = rwf_dict_enum(d, 4, 0);
+    assert_true(rwf_buf_eq_cstr(ev->display, "   "));
+    ev = rwf_dict_enum(d, 14, 1); /* PRCTCK_1: #DE# */
+    assert_non_null(ev);
+    assert_int_equal(ev->display.len, 1);
+    assert_int_equal((uint8_t)ev->display.data[0], 0xDE);
+    assert_null(rwf_dict_enum(d, 4, 65535));
+    assert_null(rwf_dict_enum(d, 6, 1)); /* not an enum field */
+    /* Sparse and dense tables both answer every value they hold. */
+    unsigned checked = 0;
+    for (uint32_t t = 0; t < d->table_count; t++) {
+        const rwf_enum_table *tb = &d->tables[t];
+        for (uint32_t i = 0; i < tb->count; i++, checked++)
+            assert_ptr_equal(rwf_enum_find(tb, tb->values[i].value), &tb->values[i]);
+    }
+    printf("%u enum values looked up\n", checked);
+    rwf_dict_free(d);
+}
+
+/* Parses text as a field dictionary (enums = 0) or enum file; returns the status. */
+static int parse(int enums, const char *text)
+{
+    rwf_dict *d = rwf_dict_new();
+    static const char fields[] =
+        "!tag Version 1.0\n"
+        "PROD_PERM  \"PERMISSION\"             1  NULL        INTEGER             5  UINT64  "
+        "         2\n"
+        "RDN_EXCHID \"IDN EXCHANGE ID\"        4  NULL        ENUMERATED    3 ( 3 )  ENUM     "
+        "        1\n";
+    int r = enums ? rwf_dict_parse_fields(d, "F", fields, sizeof(fields) - 1) : RWF_OK;
+    assert_int_equal(r, RWF_OK);
+    r = enums ? rwf_dict_parse_enums(d, "E", text, strlen(text))
+              : rwf_dict_parse_fields(d, "F", text, strlen(text));
+    rwf_dict_free(d);
+    return r;
+}
+
+static void expect_error(int enums, const char *text, const char *where, const char *what)
+{
+    int r = parse(enums, text);
+    if (r != RWF_E_MALFORMED && r != RWF_E_INVALID)
+        fail_msg("no error for: %s", text);
+    if (!strstr(err_msg(), where) || !strstr(err_msg(), what))
+        fail_msg("error \"%s\" lacks \"%s\" / \"%s\"", err_msg(), where, what);
+}
+
+static void test_field_errors(void **state)
+{
+    (void)state;
+    const char *ok = "! comment\n"
+                     "\n"
+                     "A  \"A\"  1  B  INTEGER  5  UINT64  2\r\n"
+                     "B  \"B B\" 2  NULL PRICE 17 ( 2) REAL64 7\n"
+                     "C  \"C\"  -3 NULL ALPHANUM_XTND 9 (3) ASCII_STRING 9";
+    assert_int_equal(parse(0, ok), RWF_OK);
+    expect_error(0, "A \"A\" 1 NULL INTEGER 5 UINT64 2\nB B 2 NULL INTEGER 5 UINT64 2\n",
+                 "F:2:", "missing DDE acronym");
+    expect_error(0, "A \"A\" 1x NULL INTEGER 5 UINT64 2\n", "F:1:", "fid '1x'");
+    expect_error(0, "A \"A\" 0 NULL INTEGER 5 UINT64 2\n", "F:1:", "fid '0'");
+    expect_error(0, "A \"A\" 40000 NULL INTEGER 5 UINT64 2\n", "F:1:", "fid '40000'");
+    expect_error(0, "A \"A\" 1 NULL INTEGR 5 UINT64 2\n", "F:1:", "unknown field type 'INTEGR'");
+    expect_error(0, "A \"A\" 1 NULL INTEGER x UINT64 2\n", "F:1:", "length 'x'");
+    expect_error(0, "A \"A\" 1 NULL INTEGER 5 UINT65 2\n", "F:1:", "unknown RWF type 'UINT65'");
+    expect_error(0, "A \"A\" 1 NULL INTEGER 5 UINT64\n", "F:1:", "RWF length");
+    expect_error(0, "A \"A\" 1 NULL ENUMERATED 5 ( 3 ENUM 1\n", "F:1:", "no ')'");
+    expect_error(0, "A \"A\" 1 NULL INTEGER 5 UINT64 2 extra\n", "F:1:", "unexpected 'extra'");
+    expect_error(0, "A \"A\" 1 NULL INTEGER 5 UINT64 2\nB \"B\" 1 NULL INTEGER 5 UINT64 2\n",
+                 "F:2:", "fid 1 is defined twice");
+    expect_error(0, "\"A\" 1 NULL INTEGER 5 UINT64 2\n", "F:1:", "missing acronym");
+    expect_error(0, "!tag Type 2\n", "F:1:", "not a field dictionary");
+    expect_error(0, "!tag DictionaryId 1\n!tag DictionaryId 2\n", "F:2:", "DictionaryId 2");
+}
+
+static void test_enum_errors(void **state)
+{
+    (void)state;
+    const char *ok = "!tag DT_Version 1.2\n"
+                     "RDN_EXCHID 4\n"
+                     "  0 \"   \" undefined\n"
+                     "  3 \"BOS\" Boston\n"
+                     "  9 #41DE#\n"
+                     "OTHER 10\n"
+                     "OTHER2 11\n"
+                     "  1 \"x\"\n";
+    assert_int_equal(parse(1, ok), RWF_OK);
+    expect_error(1, "  1 \"x\"\n", "E:1:", "before any referencing field");
+    expect_error(1, "RDN_EXCHID four\n", "E:1:", "fid 'four'");
+    expect_error(1, "RDN_EXCHID 4\n 1 x\n", "E:2:", "missing display");
+    expect_error(1, "RDN_EXCHID 4\n 1 \"x\n", "E:2:", "missing display");
+    expect_error(1, "RDN_EXCHID 4\n 1 #4#\n", "E:2:", "odd-length hex");
+    expect_error(1, "RDN_EXCHID 4\n 1 #4G#\n", "E:2:", "invalid hex");
+    expect_error(1, "RDN_EXCHID 4\n 70000 \"x\"\n", "E:2:", "out of 0..65535");
+    expect_error(1, "RDN_EXCHID 4\n 1 \"x\"\n 1 \"y\"\n", "E:1:", "value 1 twice");
+    expect_error(1, "WRONG_NAME 4\n 1 \"x\"\n", "E:1:", "WRONG_NAME");
+    expect_error(1, "A 10\n 1 \"x\"\nB 10\n 2 \"y\"\n", "E:3:", "two enum tables");
+    expect_error(1, "A 10\n", "E:1:", "without values");
+    expect_error(1, "! nothing\n", "E:1:", "no enum table");
+    expect_error(1, "\"x\" 1\n", "E:1:", "quote");
+}
+
+static void test_files(void **state)
+{
+    (void)state;
+    rwf_dict *d = rwf_dict_new();
+    assert_int_equal(rwf_dict_load_fields(d, "/nonexistent/RDMFieldDictionary"), RWF_E_IO);
+    assert_non_null(strstr(err_msg(), "/nonexistent/RDMFieldDictionary: cannot open"));
+    assert_int_equal(rwf_dict_load_enums(d, "/"), RWF_E_IO);
+    rwf_dict_free(d);
+
+    /* Enum file first, field file second: the tables attach, acronyms are checked. */
+    d = rwf_dict_new();
+    const char *e = "A 10\n 1 \"one\"\n";
+    assert_int_equal(rwf_dict_parse_enums(d, "E", e, strlen(e)), RWF_OK);
+    const char *bad = "B \"B\" 10 NULL ENUMERATED 3 ( 3 ) ENUM 1\n";
+    assert_int_equal(rwf_dict_parse_fields(d, "F", bad, strlen(bad)), RWF_E_INVALID);
+    assert_non_null(strstr(err_msg(), "F:1:"));
+    rwf_dict_free(d);
+    d = rwf_dict_new();
+    assert_int_equal(rwf_dict_parse_enums(d, "E", e, strlen(e)), RWF_OK);
+    const char *good = "A \"A\" 10 NULL ENUMERATED 3 ( 3 ) ENUM 1\n";
+    assert_int_equal(rwf_dict_parse_fields(d, "F", good, strlen(good)), RWF_OK);
+    assert_true(rwf_buf_eq_cstr(rwf_dict_enum(d, 10, 1)->display, "one"));
+
+    /* Fields and tables added one by one (as from dictionary messages). */
+    rwf_dict_field f = {.acronym = RWF_STR("TIM_TRK_1"),
+                        .dde_acronym = RWF_STR("TIME TRACKER 1"),
+                        .fid = 3902,
+                        .mf_type = RWF_MF_INTEGER,
+                        .rwf_type = RWF_DT_UINT,
+                        .length = 15,
+                        .rwf_len = 8};
+    assert_int_equal(rwf_dict_add_field(d, &f), RWF_OK);
+    assert_int_equal(rwf_dict_add_field(d, &f), RWF_E_INVALID);
+    assert_int_equal(rwf_dict_type(d, 3902), RWF_DT_UINT);
+    assert_non_null(rwf_dict_field_by_name(d, RWF_STR("TIM_TRK_1")));
+    int16_t fids[] = {3903};
+    rwf_enum_value vals[] = {{.value = 7, .display = RWF_STR("seven")},
+                             {.value = 2, .display = RWF_STR("two")}};
+    assert_int_equal(rwf_dict_add_enum_table(d, fids, NULL, 1, vals, 2), RWF_OK);
+    assert_true(rwf_buf_eq_cstr(rwf_dict_enum(d, 3903, 7)->display, "seven"));
+    assert_true(rwf_buf_eq_cstr(rwf_dict_enum(d, 3903, 2)->display, "two"));
+    rwf_dict_free(d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shared_dictionary),
+        cmocka_unit_test(test_field_errors),
+        cmocka_unit_test(test_enum_errors),
+        cmocka_unit_test(test_files),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
