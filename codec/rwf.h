@@ -13,5 +13,6 @@
 #include "rwf_enc.h"
 #include "rwf_msg.h"
 #include "rwf_dict.h"
+#include "rwf_rdm.h"
 
 #endif

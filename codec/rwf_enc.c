@@ -105,13 +105,15 @@ int rwf_enc_push(rwf_enc *e, int kind, rwf_enc_frame **out)
         form = 0;
         break;
     case RWF_ES_VALUE:
-        form = 3;
-        want = p->value_type;
-        break;
     case RWF_ES_DATA:
-        form = 3;
+        form = (p->len_hint && p->len_hint < 0xFE) ? 1 : 3;
         want = p->value_type;
         break;
+    case RWF_ES_SET_VALUE: { /* an array (or container) in set data */
+        form = (p->len_hint && p->len_hint < 0xFE) ? 1 : 3;
+        want = p->set->entries[p->set_index].type;
+        break;
+    }
     case RWF_ES_SUMMARY:
         form = 2;
         want = p->ctype;
@@ -125,7 +127,8 @@ int rwf_enc_push(rwf_enc *e, int kind, rwf_enc_frame **out)
         return rwf_enc_err(e, RWF_E_INVALID, "%s: a %s cannot begin where %s is expected",
                            kind_name(p->kind), kind_name(kind), state_name(p->state));
     }
-    if (kind == RWF_DT_ARRAY && p->state != RWF_ES_VALUE && p->state != RWF_ES_ROOT)
+    if (kind == RWF_DT_ARRAY && p->state != RWF_ES_VALUE && p->state != RWF_ES_ROOT &&
+        p->state != RWF_ES_SET_VALUE)
         return rwf_enc_err(e, RWF_E_INVALID, "%s: an Array is only a field or element value",
                            kind_name(p->kind));
     if (want && want != kind)
@@ -136,10 +139,12 @@ int rwf_enc_push(rwf_enc *e, int kind, rwf_enc_frame **out)
     if (!rwf_enc_room(e, (size_t)form, kind_name(kind)))
         return e->err;
 
+    p->len_hint = 0;
     rwf_enc_frame *f = &e->stack[++e->depth];
     /* field by field: cheaper than a memset of the frame */
     f->state = f->flags = f->ctype = f->key_type = f->value_type = 0;
     f->set_index = f->entry_perm = 0;
+    f->len_hint = 0;
     f->item_len = f->count = f->msg_flags = 0;
     f->hint = 0;
     f->count_at = f->mark = NULL;
@@ -213,9 +218,19 @@ static int child_done(rwf_enc *e, rwf_enc_frame *p)
     case RWF_ES_PAYLOAD:
         p->state = RWF_ES_DONE;
         return RWF_OK;
+    case RWF_ES_SET_VALUE:
+        return set_complete(e, p);
     default:
         return RWF_OK;
     }
+}
+
+int rwf_enc_size_hint(rwf_enc *e, uint16_t max)
+{
+    if (e->err)
+        return e->err;
+    rwf_enc_top(e)->len_hint = max;
+    return RWF_OK;
 }
 
 int rwf_enc_pop(rwf_enc *e)
@@ -224,7 +239,12 @@ int rwf_enc_pop(rwf_enc *e)
         return e->err;
     rwf_enc_frame *f = rwf_enc_top(e);
     size_t len = (size_t)(e->pos - f->start);
-    if (f->len_form == 3) {
+    if (f->len_form == 1) {
+        if (len >= 0xFE)
+            return rwf_enc_err(e, RWF_E_INVALID, "%s of %zu bytes exceeds its size hint",
+                               kind_name(f->kind), len);
+        *f->len_at = (uint8_t)len;
+    } else if (f->len_form == 3) {
         if (len > 0xFFFF)
             return rwf_enc_err(e, RWF_E_INVALID, "%s of %zu bytes exceeds 65535",
                                kind_name(f->kind), len);

@@ -68,6 +68,7 @@ typedef struct rwf_enc_frame {
     uint8_t value_type; /* type announced by the current element entry (0 = any) */
     uint8_t set_index;  /* next set entry */
     uint8_t entry_perm; /* a map/vector/filter entry carried perm data */
+    uint16_t len_hint;  /* size hint for the next in-place entry value (rwf_enc_size_hint) */
     uint16_t item_len;  /* array fixed item length */
     uint16_t count;     /* entries written */
     uint16_t msg_flags; /* message: the class flags as written */
@@ -334,5 +335,12 @@ int rwf_enc_array_end(rwf_enc *e);
 
 /* Ends the innermost open container, whatever it is. */
 int rwf_enc_end(rwf_enc *e);
+
+/* Announces that the next container begun as an entry value (after a field/element/set entry
+ * head, or as map/filter/vector/series entry data) takes at most max bytes: when max is 1..253
+ * its length is reserved as one byte instead of three (ETA's "max encoding size" of its
+ * *EntryInit calls; the dictionary refresh uses it). A container that then exceeds 253 bytes
+ * is an error. 0 (the default) reserves three bytes. */
+int rwf_enc_size_hint(rwf_enc *e, uint16_t max);
 
 #endif
