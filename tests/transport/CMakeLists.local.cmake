@@ -3,3 +3,8 @@
 rwfperf_unit_test(test_tp_threads SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_tp_threads.c
                   LABELS transport threads)
 list(APPEND transport_special test_tp_threads)
+# test_tp_interop: live interop with the original tools; runs only when RWFPERF_ORIG_BIN is
+# set (about 25 s), skipped otherwise.
+rwfperf_unit_test(test_tp_interop SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_tp_interop.c
+                  LABELS transport interop TIMEOUT 240)
+list(APPEND transport_special test_tp_interop)
