@@ -818,23 +818,43 @@ int rwf_enc_fl_slow(rwf_enc *e, int16_t fid, const rwf_value *v)
     return r < 0 ? r : rwf_enc_value(e, v);
 }
 
-int rwf_enc_fl_append(rwf_enc *e, rwf_buf entries, uint16_t count)
+int rwf_enc_append(rwf_enc *e, rwf_buf entries, uint16_t count)
 {
     if (e->err)
         return e->err;
     rwf_enc_frame *f = rwf_enc_top(e);
-    if (f->kind != RWF_DT_FIELD_LIST || f->state != RWF_ES_ENTRIES)
-        return rwf_enc_err(e, RWF_E_INVALID,
-                           "pre-encoded fields need a FieldList expecting "
-                           "entries");
+    switch (f->kind) {
+    case RWF_DT_FIELD_LIST:
+    case RWF_DT_ELEMENT_LIST:
+    case RWF_DT_MAP:
+    case RWF_DT_VECTOR:
+    case RWF_DT_SERIES:
+        break;
+    default:
+        return rwf_enc_err(e, RWF_E_INVALID, "pre-encoded entries cannot go into a %s",
+                           kind_name(f->kind));
+    }
+    if (f->state != RWF_ES_ENTRIES)
+        return rwf_enc_err(e, RWF_E_INVALID, "pre-encoded entries: the %s expects %s",
+                           kind_name(f->kind), state_name(f->state));
     if ((unsigned)f->count + count > 0xFFFF)
-        return rwf_enc_err(e, RWF_E_INVALID, "FieldList holds more than 65535 entries");
-    if (!rwf_enc_room(e, entries.len, "pre-encoded fields"))
+        return rwf_enc_err(e, RWF_E_INVALID, "%s holds more than 65535 entries",
+                           kind_name(f->kind));
+    if (!rwf_enc_room(e, entries.len, "pre-encoded entries"))
         return e->err;
-    memcpy(e->pos, entries.data, entries.len);
+    if (entries.len)
+        memcpy(e->pos, entries.data, entries.len);
     e->pos += entries.len;
     f->count = (uint16_t)(f->count + count);
     return RWF_OK;
+}
+
+int rwf_enc_fl_append(rwf_enc *e, rwf_buf entries, uint16_t count)
+{
+    if (!e->err && rwf_enc_top(e)->kind != RWF_DT_FIELD_LIST)
+        return rwf_enc_err(e, RWF_E_INVALID, "pre-encoded fields need a FieldList, not a %s",
+                           kind_name(rwf_enc_top(e)->kind));
+    return rwf_enc_append(e, entries, count);
 }
 
 int rwf_enc_el_begin(rwf_enc *e, const rwf_el_hdr *h, const rwf_set_db *sets)

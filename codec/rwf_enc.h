@@ -333,6 +333,14 @@ int rwf_enc_array_end(rwf_enc *e);
 
 /* ---- Generic ----------------------------------------------------------------------------- */
 
+/* Appends count pre-encoded entries (back to back, each in the container's entry form) to the
+ * open FieldList, ElementList, Map, Vector or Series, which must be expecting entries (set
+ * data, set definitions and summary data already written). The bytes are copied as they are:
+ * they must match the container's header (entry types, per-entry perm data flag, set ids).
+ * Returns RWF_OK, RWF_E_INVALID (wrong container or state, more than 65535 entries) or
+ * RWF_E_NOSPACE. */
+int rwf_enc_append(rwf_enc *e, rwf_buf entries, uint16_t count);
+
 /* Ends the innermost open container, whatever it is. */
 int rwf_enc_end(rwf_enc *e);
 

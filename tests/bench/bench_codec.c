@@ -8,14 +8,17 @@
  *             looked up in the enum tables (what ConsPerf does for every message)
  *   encode  - message header + every field encoded from values (ProvPerf without templates)
  *   template- message header + pre-encoded fields copied + the latency field (ProvPerf's path)
- * and the time to load the dictionary files. Needs the original dictionary under
- * $RWFPERF_SHARED_DIR/data (or the shared folder beside the source tree).
+ *   msgdata - header + msgdata_encode() of the template loaded from data/MsgData.xml
+ *             (+ TIM_TRK_1): what the providers do with the project's files
+ * and the time to load the dictionary files and MsgData.xml. Needs the original dictionary
+ * under $RWFPERF_SHARED_DIR/data (or the shared folder beside the source tree).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "msgdata.h"
 #include "rwf.h"
 #include "../codec/wire_examples.h"
 
@@ -231,9 +234,23 @@ static size_t encode_template(const template *t, uint8_t *buf, size_t cap, uint6
     return rwf_enc_finish(&e, &len) == RWF_OK ? len : 0;
 }
 
+static const msgdata_msg *md_update, *md_refresh;
+
+static size_t encode_msgdata(const template *t, const msgdata_msg *m, int kind, uint8_t *buf,
+                             size_t cap, uint64_t stamp)
+{
+    rwf_enc e;
+    size_t len;
+    rwf_enc_init(&e, buf, cap);
+    rwf_enc_msg_begin(&e, &t->hdr);
+    msgdata_encode(&e, m, kind, stamp ? &stamp : NULL);
+    rwf_enc_msg_end(&e);
+    return rwf_enc_finish(&e, &len) == RWF_OK ? len : 0;
+}
+
 /* ---- Runner ------------------------------------------------------------------------------ */
 
-enum { DECODE, ENCODE, TEMPLATE, TEMPLATE_STAMP };
+enum { DECODE, ENCODE, TEMPLATE, TEMPLATE_STAMP, MSGDATA, MSGDATA_STAMP };
 
 static void run(const char *what, int kind, const uint8_t *msg, size_t n, const template *t,
                 long iters)
@@ -259,6 +276,13 @@ static void run(const char *what, int kind, const uint8_t *msg, size_t n, const 
                 break;
             case TEMPLATE_STAMP:
                 len = encode_template(t, out, sizeof(out), 1700000000000000ULL + (uint64_t)i);
+                break;
+            case MSGDATA:
+                len = encode_msgdata(t, md_refresh, MSGDATA_REFRESH, out, sizeof(out), 0);
+                break;
+            case MSGDATA_STAMP:
+                len = encode_msgdata(t, md_update, MSGDATA_UPDATE, out, sizeof(out),
+                                     1700000000000000ULL + (uint64_t)i);
                 break;
             }
             if (kind != DECODE && !len) {
@@ -317,10 +341,32 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_codec: %s\n", err_msg());
         return 1;
     }
+    /* The project's MsgData.xml, loaded and checked against the same messages. */
+    msgdata md;
+    double best_md = 1e18;
+    for (int r = 0; r < RUNS; r++) {
+        double t0 = now_ns();
+        if (msgdata_load(&md, RWFPERF_SOURCE_DIR "/data/MsgData.xml", d) < 0) {
+            fprintf(stderr, "bench_codec: %s\n", err_msg());
+            return 1;
+        }
+        double t1 = now_ns();
+        best_md = t1 - t0 < best_md ? t1 - t0 : best_md;
+        if (r < RUNS - 1)
+            msgdata_free(&md);
+    }
+    printf("  MsgData.xml load and encode: %.2f ms (best of %d)\n", best_md / 1e6, RUNS);
+    md_refresh = &md.mp.refresh;
+    md_update = &md.mp.updates[0];
+
     /* the encoders reproduce the messages */
     uint8_t out[2048];
     if (encode_all(&rt, out, sizeof(out), 0) != rn || memcmp(out, refresh, rn) != 0 ||
-        encode_all(&ut, out, sizeof(out), 0) != un || memcmp(out, update, un) != 0) {
+        encode_all(&ut, out, sizeof(out), 0) != un || memcmp(out, update, un) != 0 ||
+        encode_msgdata(&rt, md_refresh, MSGDATA_REFRESH, out, sizeof(out), 0) != rn ||
+        memcmp(out, refresh, rn) != 0 ||
+        encode_msgdata(&ut, md_update, MSGDATA_UPDATE, out, sizeof(out), 0) != un ||
+        memcmp(out, update, un) != 0) {
         fprintf(stderr, "bench_codec: re-encoding does not reproduce the messages\n");
         return 1;
     }
@@ -329,10 +375,13 @@ int main(int argc, char **argv)
     run("decode, all fields with dictionary types", DECODE, update, un, &ut, iters);
     run("encode from values", ENCODE, update, un, &ut, iters);
     run("encode from template + TIM_TRK_1", TEMPLATE_STAMP, update, un, &ut, iters);
+    run("msgdata_encode + TIM_TRK_1", MSGDATA_STAMP, update, un, &ut, iters);
     printf("MarketPrice refresh (%d fields, %zu bytes):\n", rt.count, rn);
     run("decode, all fields with dictionary types", DECODE, refresh, rn, &rt, iters / 3);
     run("encode from values", ENCODE, refresh, rn, &rt, iters / 3);
     run("encode from template", TEMPLATE, refresh, rn, &rt, iters / 3);
+    run("msgdata_encode (+ blank TIM_TRK_1..3)", MSGDATA, refresh, rn, &rt, iters / 3);
+    msgdata_free(&md);
     rwf_dict_free(d);
     return 0;
 }
