@@ -104,7 +104,7 @@ static int frag_first(tp_channel *ch, uint16_t id, uint32_t total, const uint8_t
     f->total = total;
     f->got = 0;
     f->id = id;
-    if (frag_grow(ch, f, plen < 65536 ? (plen ? plen : 1) : plen) < 0)
+    if (frag_grow(ch, f, plen ? plen : 1) < 0)
         return TP_EFAIL;
     memcpy(f->buf, pay, plen);
     f->got = plen;
