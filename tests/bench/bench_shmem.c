@@ -12,6 +12,10 @@
  *
  *   bench_shmem [-t s] [-size n] [-rate R] [-ticks n] [-bufs n] [-maxfrag n] [-noflow]
  *               [-reps n]
+ *   bench_shmem -writer KEY [-t s] [-rate R] ...   only the writer, for another program's
+ *                                                  reader (e.g. the original TransportPerf)
+ *   bench_shmem -reader KEY [-t s]                 only the reader, of another program's
+ *                                                  writer (sequence numbers checked)
  *
  * Defaults follow tools.md's shared-memory scenario: 9000 buffers of 256 bytes, 76-byte
  * messages, 1000 ticks per second, 3 s, best of 3.
@@ -224,8 +228,88 @@ static int run(const cfg *c, double *rate, double *wns, double *rns, char *why, 
     return 0;
 }
 
+/* One side only, against a peer in another process (the key is the -p of TransportPerf). */
+static int single(const cfg *c, const char *role, const char *key)
+{
+    tp_opts o;
+    tp_opts_init(&o);
+    o.conn_type = TP_CONN_SHMEM;
+    o.port = key;
+    o.protocol_type = TP_PROTOCOL_TRANSPORTPERF;
+    o.rwf_major = o.rwf_minor = 0;
+    o.guaranteed_output_buffers = c->bufs;
+    o.max_fragment_size = c->maxfrag;
+    o.shm_flow_ms = c->noflow ? 0 : 1000;
+    side sd = {.c = c, .cpu = 0};
+    tp_server *srv = NULL;
+    if (!strcmp(role, "writer")) {
+        if (tp_bind(&o, &srv) < 0 || tp_accept(srv, &sd.ch) != 1 || tp_init(sd.ch) != TP_ACTIVE) {
+            fprintf(stderr, "writer setup: %s\n", err_msg());
+            return 1;
+        }
+        printf("writer ready on key %s; start the reader\n", key);
+        fflush(stdout);
+        sleep(2);
+        atomic_store(&reader_ready, 1);
+        writer(&sd);
+        printf("writer: %llu messages in %.2f s (%.2f M/s), %llu times ring full, %.1f ns CPU "
+               "per message %s\n",
+               (unsigned long long)sd.msgs, sd.wall_s, (double)sd.msgs / sd.wall_s / 1e6,
+               (unsigned long long)sd.nobufs, sd.cpu_s * 1e9 / (double)(sd.msgs ? sd.msgs : 1),
+               sd.err);
+        sleep(1);
+        tp_close(sd.ch);
+        tp_server_close(srv);
+        return sd.err[0] ? 1 : 0;
+    }
+    double end = now_s() + 10;
+    while (tp_connect(&o, &sd.ch) < 0 || tp_init_wait(sd.ch, 5000) != TP_ACTIVE) {
+        if (sd.ch)
+            tp_close(sd.ch);
+        sd.ch = NULL;
+        if (now_s() > end) {
+            fprintf(stderr, "reader: %s\n", err_msg());
+            return 1;
+        }
+        usleep(100000);
+    }
+    /* the reader counts from the first sequence number it sees */
+    double c0 = thread_cpu_s(), t0 = now_s(), first_t = 0;
+    uint64_t got = 0, expect = 0;
+    int started = 0;
+    pin(1);
+    while (now_s() - t0 < c->secs + 5) {
+        tp_msg m;
+        int rc = tp_read(sd.ch, &m);
+        if (rc < 0) {
+            snprintf(sd.err, sizeof(sd.err), "%s", err_msg());
+            break;
+        }
+        if (rc & TP_READ_MSG) {
+            uint64_t seq;
+            memcpy(&seq, m.data, 8);
+            if (started && seq != expect) {
+                snprintf(sd.err, sizeof(sd.err), "sequence %llu, expected %llu",
+                         (unsigned long long)seq, (unsigned long long)expect);
+                break;
+            }
+            if (!started)
+                started = 1, first_t = now_s();
+            expect = seq + 1;
+            got++;
+        }
+    }
+    double wall = now_s() - (first_t ? first_t : t0);
+    printf("reader: %llu messages in %.2f s (%.2f M/s), %.1f ns CPU per message; ended by: %s\n",
+           (unsigned long long)got, wall, (double)got / wall / 1e6,
+           (thread_cpu_s() - c0) * 1e9 / (double)(got ? got : 1), sd.err[0] ? sd.err : "time");
+    tp_close(sd.ch);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    const char *role = NULL, *key = NULL;
     cfg c = {.secs = 3, .size = 76, .bufs = 9000, .maxfrag = 256, .ticks = 1000, .rate = 0};
     int reps = 3;
     for (int i = 1; i < argc; i++) {
@@ -246,6 +330,8 @@ int main(int argc, char **argv)
             reps = atoi(v), i++;
         else if (!strcmp(a, "-noflow"))
             c.noflow = 1;
+        else if ((!strcmp(a, "-writer") || !strcmp(a, "-reader")) && v)
+            role = a + 1, key = v, i++;
         else {
             fprintf(stderr,
                     "usage: %s [-t s] [-size n] [-rate R] [-ticks n] [-bufs n] "
@@ -258,6 +344,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "need 8 <= -size <= -maxfrag and -ticks > 0\n");
         return 2;
     }
+    if (role)
+        return single(&c, role, key);
     double best = 0, bw = 0, br = 0;
     int ok = 0;
     char why[512] = "";
