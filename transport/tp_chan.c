@@ -2,6 +2,7 @@
  * version fall-back and the v14 key exchange), activation, keep-alive, information, close. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@ int tp_chan_fail(tp_channel *ch)
         shutdown(ch->fd, SHUT_RDWR); /* the peer learns now; the number stays ours until close */
     ch->state = TP_STATE_CLOSED;
     ch->pk_cur = NULL;
+    ch->rd_fast = ch->wr_fast = 0;
     return TP_EFAIL;
 }
 
@@ -468,6 +470,8 @@ int tp_chan_activate(tp_channel *ch)
     ch->send_pings = (ch->session_flags & mine) != 0;
     ch->expect_pings = (ch->session_flags & theirs) != 0;
     ch->hwm = ch->o.high_water_mark ? ch->o.high_water_mark : TP_DEFAULT_HWM;
+    if (ch->hwm > INT_MAX)
+        ch->hwm = INT_MAX;
     ch->frag_first = mu - 16;
     ch->frag_sub = mu - 12;
 
@@ -495,6 +499,8 @@ int tp_chan_activate(tp_channel *ch)
         return tp_chan_fail(ch);
     ch->istate = TP_IS_ACTIVE;
     ch->state = TP_STATE_ACTIVE;
+    ch->rd_fast = 1;
+    ch->wr_fast = !ch->comp_out;
     return 0;
 }
 
@@ -617,7 +623,7 @@ int tp_set_high_water_mark(tp_channel *ch, uint32_t bytes)
 {
     ch->o.high_water_mark = bytes;
     if (ch->state == TP_STATE_ACTIVE)
-        ch->hwm = bytes ? bytes : TP_DEFAULT_HWM;
+        ch->hwm = bytes ? (bytes > INT_MAX ? INT_MAX : bytes) : TP_DEFAULT_HWM;
     return 0;
 }
 

@@ -60,6 +60,9 @@ struct tp_channel {
     uint8_t server;
     uint8_t istate;
     uint8_t rx_seen; /* bytes arrived since the last tp_tick() */
+    uint8_t rd_fast; /* active socket, no packed frame or split in progress: tp_read may
+                      * take its fast path */
+    uint8_t wr_fast; /* active socket without output compression: direct buffers */
     uint8_t *in;
     uint32_t in_cap, in_rd, in_wr;
     uint32_t max_in_frame;

@@ -312,12 +312,14 @@ static int fill(tp_channel *ch)
     }
 }
 
-int tp_read(tp_channel *ch, tp_msg *msg)
+/* Everything tp_read's fast path does not handle. */
+static int __attribute__((noinline)) read_slow(tp_channel *ch, tp_msg *msg)
 {
+    int rc;
     if (ch->pk_cur) {
-        int rc = pack_next(ch, msg);
+        rc = pack_next(ch, msg);
         if (rc != 0)
-            return rc;
+            goto out;
     }
     if (TP_UNLIKELY(ch->conn_type != TP_CONN_SOCKET))
         return tp_shm_read(ch, msg);
@@ -334,28 +336,54 @@ int tp_read(tp_channel *ch, tp_msg *msg)
             const uint8_t *p = ch->in + ch->in_rd;
             uint32_t flen = tp_get16(p);
             if (flen <= avail) {
-                if (TP_LIKELY(p[2] == TP_F_DATA && flen > 3 && flen <= ch->max_in_frame &&
-                              !ch->split)) {
+                if (p[2] == TP_F_DATA && flen > 3 && flen <= ch->max_in_frame && !ch->split) {
                     ch->in_rd += flen;
                     msg->data = p + 3;
                     msg->len = flen - 3;
                     ch->st.msgs_read++;
-                    return TP_READ_MSG | more_flag(ch);
+                    rc = TP_READ_MSG | more_flag(ch);
+                    goto out;
                 }
-                int rc = read_frame(ch, p, flen, msg);
+                rc = read_frame(ch, p, flen, msg);
                 if (rc != 0)
-                    return rc;
+                    goto out;
                 continue;
             }
             if (flen > ch->max_in_frame)
                 return bad(ch, "frame of %u bytes exceeds the maximum of %u", flen,
                            ch->max_in_frame);
         }
-        if (did_io)
-            return 0;
-        int r = fill(ch);
-        if (r <= 0)
-            return r;
+        if (did_io) {
+            rc = 0;
+            goto out;
+        }
+        rc = fill(ch);
+        if (rc <= 0)
+            goto out;
         did_io = 1;
     }
+out:
+    ch->rd_fast = ch->state == TP_STATE_ACTIVE && !ch->pk_cur && !ch->split;
+    return rc;
+}
+
+int tp_read(tp_channel *ch, tp_msg *msg)
+{
+    /* the common case: a complete plain data frame is already buffered */
+    if (TP_LIKELY(ch->rd_fast)) {
+        uint32_t avail = ch->in_wr - ch->in_rd;
+        const uint8_t *p = ch->in + ch->in_rd;
+        if (avail >= 3) {
+            uint32_t flen = tp_get16(p);
+            if (flen <= avail && p[2] == TP_F_DATA && flen > 3 && flen <= ch->max_in_frame) {
+                ch->in_rd += flen;
+                msg->data = p + 3;
+                msg->len = flen - 3;
+                ch->st.msgs_read++;
+                avail -= flen;
+                return TP_READ_MSG | (avail >= 3 && tp_get16(p + flen) <= avail ? TP_READ_MORE : 0);
+            }
+        }
+    }
+    return read_slow(ch, msg);
 }

@@ -89,7 +89,7 @@ static int out_reserve(tp_channel *ch, size_t need)
 /* After a frame was queued: flush if asked to (direct write on an empty queue) or if the
  * high-water mark is reached (and the socket was not found full since less than one more
  * high-water mark was queued). Returns the bytes still queued or TP_EFAIL. */
-static inline int after_commit(tp_channel *ch, size_t before, unsigned flags)
+static int __attribute__((noinline)) after_commit(tp_channel *ch, size_t before, unsigned flags)
 {
     size_t q = ch->out_tail - ch->out_head;
     if (((flags & TP_WRITE_DIRECT) && before == 0) ||
@@ -227,20 +227,40 @@ static tp_buf *own_buf(tp_channel *ch, tp_buf *b)
     return NULL;
 }
 
+static int get_slow(tp_channel *ch, uint32_t size, bool packed, tp_buf **out);
+
 int tp_get_buffer(tp_channel *ch, uint32_t size, bool packed, tp_buf **out)
+{
+    /* the common case: an open direct buffer in the output area, room at its tail */
+    uint32_t pay = size + (packed ? 2u : 0u);
+    if (TP_LIKELY(ch->wr_fast && !ch->direct.busy && pay <= ch->max_user && pay >= size &&
+                  ch->out_cap - ch->out_tail >= (size_t)pay + 3)) {
+        tp_buf *b = &ch->direct;
+        b->pay = ch->out + ch->out_tail + 3;
+        b->pay_cap = pay;
+        b->pack_off = packed ? 2 : 0;
+        b->data = b->pay + b->pack_off;
+        b->len = size;
+        b->busy = 1;
+        *out = b;
+        return 0;
+    }
+    return get_slow(ch, size, packed, out);
+}
+
+static int __attribute__((noinline))
+get_slow(tp_channel *ch, uint32_t size, bool packed, tp_buf **out)
 {
     if (TP_UNLIKELY(ch->conn_type != TP_CONN_SOCKET))
         return tp_shm_get_buffer(ch, size, packed, out);
     if (TP_UNLIKELY(ch->state != TP_STATE_ACTIVE))
         return state_err(ch);
     uint64_t pay = (uint64_t)size + (packed ? 2 : 0);
-    if (TP_LIKELY(!ch->direct.busy && !ch->comp_out && pay <= ch->max_user)) {
+    if (!ch->direct.busy && !ch->comp_out && pay <= ch->max_user) {
         size_t need = (size_t)pay + 3;
-        if (TP_UNLIKELY(ch->out_cap - ch->out_tail < need)) {
-            int rc = out_reserve(ch, need);
-            if (rc < 0)
-                return rc;
-        }
+        int rc = out_reserve(ch, need);
+        if (rc < 0)
+            return rc;
         tp_buf *b = &ch->direct;
         b->pay = ch->out + ch->out_tail + 3;
         b->pay_cap = (uint32_t)pay;
@@ -395,10 +415,9 @@ static int write_slow(tp_channel *ch, tp_buf *b, unsigned flags)
 
 int tp_write(tp_channel *ch, tp_buf *b, unsigned flags)
 {
-    if (TP_UNLIKELY(ch->conn_type != TP_CONN_SOCKET))
-        return tp_shm_write(ch, b, flags);
-    if (TP_LIKELY(b == &ch->direct && b->busy && !b->pack_off && b->len - 1u < b->pay_cap &&
-                  ch->state == TP_STATE_ACTIVE && !ch->n_deferred)) {
+    /* the common case: the direct buffer, unpacked, nothing deferred */
+    if (TP_LIKELY(b == &ch->direct && ch->wr_fast && b->busy && !b->pack_off &&
+                  b->len - 1u < b->pay_cap && !ch->n_deferred)) {
         size_t before = ch->out_tail - ch->out_head;
         uint32_t flen = b->len + 3;
         uint8_t *f = b->pay - 3;
@@ -408,8 +427,13 @@ int tp_write(tp_channel *ch, tp_buf *b, unsigned flags)
         b->busy = 0;
         ch->st.bytes_written += flen;
         ch->st.msgs_written++;
+        size_t q = before + flen;
+        if (TP_LIKELY(q < ch->hwm && !(flags & TP_WRITE_DIRECT)))
+            return (int)q; /* q < hwm, which fits an int */
         return after_commit(ch, before, flags);
     }
+    if (TP_UNLIKELY(ch->conn_type != TP_CONN_SOCKET))
+        return tp_shm_write(ch, b, flags);
     return write_slow(ch, b, flags);
 }
 
