@@ -41,12 +41,15 @@ static void run(tp_channel *ch, int peer, const uint8_t *p, size_t n)
     size_t off = 0;
     int eof = 0;
     for (int i = 0; i < 100000; i++) {
-        push(peer, p, n, &off);
-        if (off == n && !eof) {
-            shutdown(peer, SHUT_WR);
-            eof = 1;
+        if (!eof) {
+            push(peer, p, n, &off);
+            if (off == n) {
+                shutdown(peer, SHUT_WR);
+                eof = 1;
+            }
         }
-        drain(peer);
+        if ((i & 63) == 0)
+            drain(peer); /* what our channel sends (handshake, pings) */
         if (tp_get_state(ch) != TP_STATE_ACTIVE) {
             int rc = tp_init(ch);
             if (rc < 0)
