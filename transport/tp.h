@@ -1,7 +1,8 @@
 /*
  * tp: the transport. Channels that carry opaque messages between two processes, either
  * RIPC over TCP (compatible with the ETA tools, RIPC versions 10 to 14) or the ETA
- * unidirectional shared-memory transport (server writes, client reads).
+ * unidirectional shared-memory transport (server writes, client reads; the client sees what
+ * is written from its first tp_read() on).
  *
  * The model is a long-lived channel, short-lived buffers and an explicit loop that the
  * caller owns:

@@ -6,7 +6,8 @@
  *
  * Writer, per message: fill the slot at `write`, then under the segment's spinlock advance
  * seqNumServer and `write`. Reader: lag = seqNumServer - its own count; too large a lag
- * means the reader was too slow and it gives up, as ETA's does.
+ * means the reader was too slow and it gives up, as ETA's does. The reader starts at the
+ * writer's position at its first tp_read() (ETA's at attach; see refill()).
  *
  * What we do better while keeping the layout:
  *  - our reader copies a batch of slots into its own memory and checks once afterwards that
@@ -117,6 +118,7 @@ struct tp_shm_chan {
     uint32_t flow_limit, flow_pos, flow_word, flow_stuck;
     uint64_t flow_since_ns;
     /* reader */
+    int started; /* position taken (at the first read) */
     uint64_t rseq, roff, max_lag;
     uint32_t last_mark;
     uint8_t *batch;
@@ -460,13 +462,6 @@ int tp_shm_connect(tp_channel *ch)
         err_set("out of memory");
         goto out;
     }
-    /* start at the writer's current position: a reader sees what is written after it came */
-    pthread_spin_lock(&h->lock);
-    sc->rseq = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
-    sc->roff = h->cb_write;
-    pthread_spin_unlock(&h->lock);
-    sc->last_mark = READER_MARK | ((uint32_t)sc->rseq & 0x7FFFFFFF);
-    __atomic_store_n(&h->byte_written, sc->last_mark, __ATOMIC_RELEASE);
     rc = 0;
 out:
     sem_post(g->mtx);
@@ -520,6 +515,24 @@ int tp_shm_init(tp_channel *ch)
 static int refill(tp_channel *ch, struct tp_shm_chan *sc)
 {
     shm_hdr *h = sc->h;
+    if (TP_UNLIKELY(!sc->started)) {
+        /* the reader starts at the writer's position at its first read: what was written
+         * before is not seen, and the time between attaching and reading (the caller's own
+         * start-up) cannot count against the reader's allowed lag */
+        pthread_spin_lock(&h->lock);
+        sc->rseq = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
+        sc->roff = h->cb_write;
+        pthread_spin_unlock(&h->lock);
+        if (sc->roff < sc->start || sc->roff >= sc->end ||
+            (sc->roff - sc->start) % sc->slot_size != 0) {
+            err_set("shared-memory write offset %llu is outside the ring",
+                    (unsigned long long)sc->roff);
+            return tp_chan_fail(ch);
+        }
+        sc->started = 1;
+        sc->last_mark = READER_MARK | ((uint32_t)sc->rseq & 0x7FFFFFFF);
+        __atomic_store_n(&h->byte_written, sc->last_mark, __ATOMIC_RELEASE);
+    }
     uint64_t lag = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) - sc->rseq;
     if (lag == 0) {
         if (__atomic_load_n(&h->flags, __ATOMIC_ACQUIRE) & SHM_F_SHUTDOWN) {
@@ -767,7 +780,7 @@ void tp_shm_close(tp_channel *ch)
     struct tp_shm_chan *sc = ch->shm;
     if (!sc)
         return;
-    if (!sc->writer && sc->h) {
+    if (!sc->writer && sc->h && sc->started) {
         /* withdraw our position, unless another reader has written its own since */
         uint32_t mine = sc->last_mark;
         __atomic_compare_exchange_n(&sc->h->byte_written, &mine, 0, 0, __ATOMIC_RELEASE,

@@ -66,6 +66,8 @@ static tp_channel *reader_up(const tp_opts *o)
         fail_msg("connect: %s", err_msg());
     if (tp_init_wait(r, 5000) != TP_ACTIVE)
         fail_msg("init: %s", err_msg());
+    tp_msg m;
+    assert_int_equal(tp_read(r, &m), 0); /* the first read takes the starting position */
     return r;
 }
 
@@ -144,6 +146,9 @@ static void test_two_processes_exact(void **state)
         if (tp_get_info(r, &info) != 0 || info.max_fragment_size != 260 ||
             info.guaranteed_output_buffers != 1000 || strstr(info.component, "rwfperf") == NULL)
             _exit(11);
+        tp_msg first;
+        if (tp_read(r, &first) != 0) /* takes the starting position: nothing new yet */
+            _exit(16);
         if (write(ready[1], "r", 1) != 1)
             _exit(12);
         uint64_t got = 0;
@@ -203,6 +208,30 @@ static void test_slow_reader_reported(void **state)
     assert_non_null(strstr(err_msg(), "reader lags writer by 800 messages"));
     assert_non_null(strstr(err_msg(), "too slow"));
     assert_int_equal(tp_get_state(r), TP_STATE_CLOSED);
+    tp_close(r);
+    tp_close(w);
+    tp_server_close(srv);
+}
+
+/* The reader starts at its first read, not when it attached: a writer that ran a whole ring
+ * ahead while the reader was still starting up does not make it "too slow". */
+static void test_start_at_first_read(void **state)
+{
+    (void)state;
+    new_key();
+    tp_opts o;
+    shm_opts(&o);
+    o.shm_flow_ms = 0;
+    tp_server *srv;
+    tp_channel *w = writer_up(&srv, &o);
+    tp_channel *r;
+    assert_int_equal(tp_connect(&o, &r), 0);
+    assert_int_equal(tp_init_wait(r, 5000), TP_ACTIVE);
+    write_msgs(w, 0, 1500, 76, 1500); /* more than the 1000 slots */
+    tp_msg m;
+    assert_int_equal(tp_read(r, &m), 0); /* starts here: nothing new yet */
+    write_msgs(w, 1500, 500, 76, 500);
+    assert_int_equal(read_msgs(r, 1500, 500, 2000), 500);
     tp_close(r);
     tp_close(w);
     tp_server_close(srv);
@@ -515,6 +544,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_two_processes_exact),
         cmocka_unit_test(test_slow_reader_reported),
+        cmocka_unit_test(test_start_at_first_read),
         cmocka_unit_test(test_flow_control),
         cmocka_unit_test(test_shutdown_and_errors),
         cmocka_unit_test(test_eta_layout_and_reader),
