@@ -75,6 +75,9 @@ const opt_def cons_options[] = {
              "Wait after the last image before steady-state latency counts"),
     OPT_FLAG_("-nanoTime", C, nano_time, "Latency stamps in nanoseconds instead of microseconds"),
     OPT_FLAG_("-measureDecode", C, measure_decode, "Measure the time spent decoding updates"),
+    OPT_INT_("-expectedUpdateRate", C, expected_update_rate, 0, INT_MAX, "<updates/sec>",
+             "Update rate the provider offers per connection: warn when steady state falls "
+             "below 99% of it (0: no check)"),
 
     OPT_SECTION_("Files and output:"),
     OPT_STR_("-itemFile", C, item_file, "<file>", "Item list"),
@@ -253,6 +256,7 @@ void cons_config_print(const cons_config *c, const out_extra *extra, out_report 
     /* Ours, after the original's lines. */
     out_input(r, w, "Max Output Buffers", "%d",
               c->max_output_bufs ? c->max_output_bufs : c->output_bufs);
+    out_input(r, w, "Expected Update Rate", "%d", c->expected_update_rate);
     char json[CONS_PATH_LEN + 8];
     out_extra_inputs(r, w, extra,
                      out_json_path(json, sizeof(json), c->summary_file) == 0 ? json : NULL);

@@ -58,6 +58,7 @@ typedef struct cons_config {
     int generic_msg_latency_rate; /* -genericMsgLatencyRate, 0 */
     bool nano_time;               /* -nanoTime: latency stamps in ns */
     bool measure_decode;          /* -measureDecode */
+    int expected_update_rate;     /* -expectedUpdateRate (ours), updates/s per connection, 0 */
 
     /* Files and output */
     char item_file[CONS_PATH_LEN];    /* -itemFile, "350k.xml" */

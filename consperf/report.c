@@ -97,6 +97,7 @@ static void test_statistics(out_report *r, const cons_config *cfg, const cons_st
         out_printf(r, "  Avg GenMsg latency receive rate: %.0f\n", d->genmsg_lat_recv_rate);
 
     /* Ours: what was asked for against what was achieved, per connection. */
+    out_rate_check(r, "update", cfg->expected_update_rate, d->steady_rate / conns);
     out_rate_check(r, "post", cfg->posting_rate, d->post_rate / conns);
     out_rate_check(r, "GenMsg", cfg->generic_msg_rate, d->genmsg_send_rate / conns);
 }
@@ -357,6 +358,10 @@ static json_object *stats_json(const cons_config *cfg, const cons_stats *s, uint
     out_json_add(o, "posting_rate", out_json_double(d.post_rate));
     out_json_add(o, "genmsg_send_rate", out_json_double(d.genmsg_send_rate));
     out_json_add(o, "genmsg_receive_rate", out_json_double(d.genmsg_recv_rate));
+    if (cfg->expected_update_rate) {
+        out_json_add(o, "expected_update_rate", json_object_new_int(cfg->expected_update_rate));
+        out_json_add(o, "achieved_update_rate", out_json_double(d.steady_rate / conns));
+    }
     if (cfg->posting_rate) {
         out_json_add(o, "offered_posting_rate", json_object_new_int(cfg->posting_rate));
         out_json_add(o, "achieved_posting_rate", out_json_double(d.post_rate / conns));

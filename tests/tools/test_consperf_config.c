@@ -360,7 +360,7 @@ static void test_inputs_match_vectors(void **state)
         cons_config_print(&r.cfg, &extra, &rep);
         tt_capture_close(&got);
 
-        const char *also[] = {"      Max Output Buffers: ", NULL};
+        const char *also[] = {"      Max Output Buffers: ", "    Expected Update Rate: ", NULL};
         char *ours_dropped = tt_drop_ours(got.text, also);
         snprintf(rel, sizeof(rel), "vectors/%s/%s.ConsSummary.out", vectors[v].name,
                  vectors[v].name);
@@ -380,6 +380,7 @@ static void test_inputs_match_vectors(void **state)
         snprintf(expect_tail, sizeof(expect_tail),
                  "          Measure Decode: No\n"
                  "      Max Output Buffers: 5000\n"
+                 "    Expected Update Rate: 0\n"
                  "         Clock Cost (ns): 20.5\n"
                  "   Clock Resolution (ns): 1\n"
                  "       JSON Summary File: %s.ConsSummary.json\n\n",
@@ -415,6 +416,7 @@ static void test_inputs_values(void **state)
         "        Latency Log File: lat\n",
         "      Nanosecond Latency: Yes\n",
         ("          Measure Decode: Yes\n      Max Output Buffers: 8000\n"
+         "    Expected Update Rate: 0\n"
          "       JSON Summary File: ConsSummary.json\n\n"),
     };
     for (size_t i = 0; i < sizeof(want_lines) / sizeof(want_lines[0]); i++)
