@@ -6,3 +6,40 @@ foreach(t test_consperf_config test_consperf_report)
     target_include_directories(${t} PRIVATE ${CMAKE_SOURCE_DIR}/consperf ${CMAKE_CURRENT_SOURCE_DIR})
     list(APPEND tools_special ${t})
 endforeach()
+# ConsPerf: the payload decoder, compiled from the tool's decode.c.
+rwfperf_unit_test(test_consperf_decode SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_consperf_decode.c
+    ${CMAKE_SOURCE_DIR}/consperf/decode.c LABELS tools consperf)
+target_include_directories(test_consperf_decode PRIVATE ${CMAKE_SOURCE_DIR}/consperf
+    ${CMAKE_CURRENT_SOURCE_DIR})
+list(APPEND tools_special test_consperf_decode)
+# ConsPerf against captured provider traffic: the original ProvPerf's frames replayed to the
+# real executable (consperf_replay.c), one test per capture.
+if(TARGET ConsPerf)
+    add_executable(consperf_replay ${CMAKE_CURRENT_SOURCE_DIR}/consperf_replay.c)
+    target_link_libraries(consperf_replay PRIVATE rwfperf_testsupport)
+    add_executable(cons_test_prov ${CMAKE_CURRENT_SOURCE_DIR}/cons_test_prov.c)
+    target_link_libraries(cons_test_prov PRIVATE rwfperf_testsupport)
+    foreach(v default:0 tcpdelay:0 pack:0 zlib:1 lz4:2)
+        string(REPLACE ":" ";" vc ${v})
+        list(GET vc 0 name)
+        list(GET vc 1 comp)
+        rwfperf_integration_test(test_consperf_replay_${name}
+            COMMAND consperf_replay consprov_${name} ${comp} $<TARGET_FILE:ConsPerf>
+            LABELS tools consperf threads TIMEOUT 90)
+    endforeach()
+    # ConsPerf against cons_test_prov, our minimal provider: one test per scenario.
+    add_executable(consperf_itest ${CMAKE_CURRENT_SOURCE_DIR}/consperf_itest.c)
+    target_link_libraries(consperf_itest PRIVATE rwfperf_testsupport)
+    foreach(s basic snapshot threads late killed closed generic post retry sigint invalid)
+        rwfperf_integration_test(test_consperf_${s}
+            COMMAND consperf_itest ${s} $<TARGET_FILE:ConsPerf> $<TARGET_FILE:cons_test_prov>
+            LABELS tools consperf threads TIMEOUT 120)
+    endforeach()
+    # Against the original ETA ProvPerf: run only when RWFPERF_ORIG_BIN (in the environment of
+    # ctest) names its folder; skipped otherwise.
+    foreach(s orig_default orig_pack orig_zlib orig_lz4 orig_dictionary orig_postgen)
+        rwfperf_integration_test(test_consperf_${s}
+            COMMAND consperf_itest ${s} $<TARGET_FILE:ConsPerf> $<TARGET_FILE:cons_test_prov>
+            LABELS tools consperf orig TIMEOUT 120)
+    endforeach()
+endif()

@@ -1,0 +1,282 @@
+/*
+ * The admin streams of a consumer thread (wire.md §5.1–5.4): the login (stream 1), the source
+ * directory (stream 2) and, when the dictionary files were not in the working folder, the
+ * field and enum dictionaries (streams 3 and 4). The console lines are the ETA ConsPerf's.
+ */
+#include "worker.h"
+
+#include "err.h"
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define CONS_MAX_SERVICES 64
+
+/* Room for any admin request: user names and positions are short. */
+#define CONS_ADMIN_ROOM 1024
+
+/* Encodes one admin message with fn into a buffer and writes it. */
+typedef int (*encode_fn)(rwf_enc *e, const void *arg);
+
+static int send_admin(cons_worker *w, encode_fn fn, const void *arg)
+{
+    tp_buf *b;
+    int rc = tp_get_buffer(w->ch, CONS_ADMIN_ROOM, false, &b);
+    if (rc < 0)
+        return err_push("no output buffer");
+    rwf_enc e;
+    rwf_enc_init(&e, b->data, b->len);
+    size_t len;
+    if (fn(&e, arg) < 0 || rwf_enc_finish(&e, &len) != RWF_OK) {
+        tp_release(w->ch, b);
+        return -1;
+    }
+    b->len = (uint32_t)len;
+    rc = tp_write(w->ch, b, 0);
+    if (rc == TP_ENOBUFS) {
+        tp_release(w->ch, b);
+        return err_set("no room to write an admin request");
+    }
+    return rc < 0 ? -1 : 0;
+}
+
+/* ---- login ------------------------------------------------------------------------------- */
+
+/* The login name of the user running the tool (as the ETA login request takes it). */
+static void login_name(char *buf, size_t cap)
+{
+    struct passwd pw, *res = NULL;
+    char tmp[1024];
+    if (getpwuid_r(geteuid(), &pw, tmp, sizeof(tmp), &res) == 0 && res && res->pw_name)
+        snprintf(buf, cap, "%s", res->pw_name);
+    else if (getenv("USER"))
+        snprintf(buf, cap, "%s", getenv("USER"));
+    else
+        snprintf(buf, cap, "user");
+}
+
+/* "<dotted IPv4 of this host>/net", or "localhost/net" when the name does not resolve. */
+static void position(char *buf, size_t cap)
+{
+    char host[256];
+    char ip[INET_ADDRSTRLEN] = "localhost";
+    if (gethostname(host, sizeof(host)) == 0) {
+        host[sizeof(host) - 1] = '\0';
+        struct addrinfo hints, *ai = NULL;
+        memset(&hints, 0, sizeof(hints));
+        hints.ai_family = AF_INET;
+        if (getaddrinfo(host, NULL, &hints, &ai) == 0 && ai) {
+            inet_ntop(AF_INET, &((const struct sockaddr_in *)ai->ai_addr)->sin_addr, ip,
+                      sizeof(ip));
+            freeaddrinfo(ai);
+        }
+    }
+    snprintf(buf, cap, "%s/net", ip);
+}
+
+static int encode_login(rwf_enc *e, const void *arg)
+{
+    return rwf_rdm_login_request(e, arg);
+}
+
+int cons_send_login(cons_worker *w)
+{
+    char user[256], pos[64];
+    if (w->cfg->uname[0])
+        snprintf(user, sizeof(user), "%s", w->cfg->uname);
+    else
+        login_name(user, sizeof(user));
+    position(pos, sizeof(pos));
+    rwf_login l;
+    memset(&l, 0, sizeof(l));
+    l.stream_id = CONS_LOGIN_STREAM;
+    l.flags =
+        RWF_LOGIN_HAS_APP_ID | RWF_LOGIN_HAS_APP_NAME | RWF_LOGIN_HAS_POSITION | RWF_LOGIN_HAS_ROLE;
+    l.user = rwf_buf_cstr(user);
+    l.app_id = RWF_STR("256");
+    l.app_name = RWF_STR("ConsPerf");
+    l.position = rwf_buf_cstr(pos);
+    l.role = 0; /* consumer */
+    return send_admin(w, encode_login, &l);
+}
+
+static int encode_directory(rwf_enc *e, const void *arg)
+{
+    (void)arg;
+    return rwf_rdm_directory_request(e, CONS_DIRECTORY_STREAM,
+                                     RWF_DIR_INFO | RWF_DIR_STATE | RWF_DIR_GROUP, 0, 0);
+}
+
+static int on_login(cons_worker *w, const rwf_msg *m)
+{
+    rwf_login l;
+    if (rwf_rdm_login_decode(m, &l) != RWF_OK)
+        return err_push("login response");
+    switch (l.msg_class) {
+    case RWF_MC_REFRESH:
+        printf("Received login refresh.\n");
+        if (l.flags & RWF_LOGIN_HAS_APP_NAME)
+            printf("  ApplicationName: %.*s\n", (int)l.app_name.len, l.app_name.data);
+        printf("\n");
+        fflush(stdout);
+        if (l.state.stream_state != RWF_STREAM_OPEN)
+            return err_set("Login failed: stream state %s: %.*s",
+                           rwf_stream_state_name(l.state.stream_state), (int)l.state.text.len,
+                           l.state.text.data ? l.state.text.data : "");
+        if (w->cfg->posting_rate && (!(l.flags & RWF_LOGIN_HAS_SUPPORT_POST) || !l.support_post))
+            return err_set("Provider for this connection does not support posting.");
+        break;
+    case RWF_MC_STATUS:
+        if ((l.flags & RWF_LOGIN_HAS_STATE) && (l.state.stream_state == RWF_STREAM_CLOSED ||
+                                                l.state.stream_state == RWF_STREAM_CLOSED_RECOVER))
+            return err_set("Login closed by the provider: %.*s", (int)l.state.text.len,
+                           l.state.text.data ? l.state.text.data : "");
+        break;
+    default:
+        return err_set("Received unhandled login message class %s",
+                       rwf_msg_class_name(l.msg_class));
+    }
+    if (!w->logged_in) {
+        w->logged_in = true;
+        if (send_admin(w, encode_directory, NULL) < 0)
+            return err_push("sending the directory request");
+    }
+    return 0;
+}
+
+/* ---- directory --------------------------------------------------------------------------- */
+
+typedef struct dict_req {
+    int32_t stream;
+    uint16_t service;
+    rwf_buf name;
+} dict_req;
+
+static int encode_dict_request(rwf_enc *e, const void *arg)
+{
+    const dict_req *r = arg;
+    return rwf_rdm_dictionary_request(e, r->stream, r->service, r->name, RWF_DICT_NORMAL);
+}
+
+static int send_dictionary_requests(cons_worker *w)
+{
+    dict_req fld = {CONS_FIELD_DICT_STREAM, w->service_id, RWF_STR("RWFFld")};
+    dict_req enm = {CONS_ENUM_DICT_STREAM, w->service_id, RWF_STR("RWFEnum")};
+    if (send_admin(w, encode_dict_request, &fld) < 0 ||
+        send_admin(w, encode_dict_request, &enm) < 0)
+        return err_push("sending the dictionary requests");
+    return 0;
+}
+
+static int on_directory(cons_worker *w, const rwf_msg *m)
+{
+    const char *want = w->cfg->service_name;
+    printf("Received source directory response.\n\n");
+    if (w->have_service) /* found already: later directory messages do not matter */
+        return 0;
+    if (m->msg_class == RWF_MC_STATUS)
+        return 0;
+    if (m->msg_class != RWF_MC_REFRESH && m->msg_class != RWF_MC_UPDATE)
+        return err_set("Received unhandled directory message class %s",
+                       rwf_msg_class_name(m->msg_class));
+    rwf_service *list = malloc(CONS_MAX_SERVICES * sizeof(*list));
+    if (!list)
+        return err_set("out of memory decoding the directory");
+    unsigned count = 0;
+    if (rwf_rdm_directory_decode(m, list, CONS_MAX_SERVICES, &count) != RWF_OK) {
+        free(list);
+        return err_push("directory response");
+    }
+    bool found = false;
+    for (unsigned i = 0; i < count; i++) {
+        const rwf_service *s = &list[i];
+        if (!(s->flags & RWF_SVC_HAS_INFO) || !(s->flags & RWF_SVC_HAS_NAME) ||
+            !rwf_buf_eq_cstr(s->name, want))
+            continue;
+        found = true;
+        if ((s->flags & RWF_SVC_HAS_STATE) && s->service_state &&
+            (!(s->flags & RWF_SVC_HAS_ACCEPTING_REQS) || s->accepting_requests)) {
+            w->have_service = true;
+            w->service_id = s->id;
+            w->has_qos = (s->flags & RWF_SVC_HAS_QOS) && s->qos_count > 0;
+            if (w->has_qos)
+                w->qos = s->qos[0];
+            break;
+        }
+    }
+    free(list);
+    if (w->have_service)
+        printf("Service %s is up.\n\n", want);
+    else if (found)
+        printf("Service %s is currently down.\n\n", want);
+    else
+        printf("Service %s not found in message.\n\n", want);
+    fflush(stdout);
+    if (w->have_service && w->dict_have != CONS_HAVE_BOTH)
+        return send_dictionary_requests(w);
+    return 0;
+}
+
+/* ---- dictionary -------------------------------------------------------------------------- */
+
+static int on_dictionary(cons_worker *w, const rwf_msg *m)
+{
+    if (!w->own_dict) /* loaded from files: nothing was asked for */
+        return 0;
+    unsigned bit;
+    int *type;
+    if (m->stream_id == CONS_FIELD_DICT_STREAM) {
+        bit = CONS_HAVE_FIELDS;
+        type = &w->dict_type[0];
+    } else if (m->stream_id == CONS_ENUM_DICT_STREAM) {
+        bit = CONS_HAVE_ENUMS;
+        type = &w->dict_type[1];
+    } else {
+        return err_set("dictionary message on unexpected stream %d", (int)m->stream_id);
+    }
+    if (m->msg_class == RWF_MC_STATUS) {
+        if ((m->flags & RWF_STMF_HAS_STATE) && (m->state.stream_state == RWF_STREAM_CLOSED ||
+                                                m->state.stream_state == RWF_STREAM_CLOSED_RECOVER))
+            return err_set("dictionary request on stream %d refused: %.*s", (int)m->stream_id,
+                           (int)m->state.text.len, m->state.text.data ? m->state.text.data : "");
+        return 0;
+    }
+    if (m->msg_class != RWF_MC_REFRESH)
+        return err_set("Received unhandled dictionary message class %s",
+                       rwf_msg_class_name(m->msg_class));
+    if (w->dict_have & bit)
+        return 0; /* a refresh of a dictionary we have in full */
+    if (rwf_rdm_dictionary_apply(w->own_dict, m, type) != RWF_OK)
+        return err_push("loading the %s dictionary from the provider",
+                        bit == CONS_HAVE_FIELDS ? "field" : "enum type");
+    if (m->flags & RWF_RFMF_REFRESH_COMPLETE) {
+        printf(bit == CONS_HAVE_FIELDS ? "Field dictionary downloaded.\n\n"
+                                       : "Enumerated Types downloaded.\n\n");
+        w->dict_have |= bit;
+        if (w->dict_have == CONS_HAVE_BOTH) {
+            printf("Dictionary download complete.\n");
+            w->dict = w->own_dict;
+        }
+        fflush(stdout);
+    }
+    return 0;
+}
+
+int cons_on_admin(cons_worker *w, const rwf_msg *m)
+{
+    switch (m->domain) {
+    case RWF_DMT_LOGIN:
+        return on_login(w, m);
+    case RWF_DMT_SOURCE:
+        return on_directory(w, m);
+    default:
+        return on_dictionary(w, m);
+    }
+}

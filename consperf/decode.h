@@ -1,0 +1,52 @@
+/*
+ * ConsPerf's payload decoder: every field of every refresh, update and generic message,
+ * decoded with the type its dictionary gives it (tools.md §2.4, wire.md §5.5).
+ *
+ * A MarketPrice payload is a FieldList; a MarketByOrder payload is a Map whose summary data
+ * and entries are FieldLists (set-defined entries included, with the map's set definitions).
+ * For each field the decoder looks the fid up in the dictionary (one byte load), decodes the
+ * value as that type, looks ENUM values up in their table, and walks ARRAY items. A fid the
+ * dictionary does not define, a value whose bytes do not fit its type, or a set-defined entry
+ * whose type disagrees with the dictionary, is an error naming the field: the ETA tools end the
+ * test on the same conditions.
+ *
+ * Along the way the three latency stamps are picked up: TIM_TRK_1..3 (fids 3902..3904) when
+ * they are UINT fields that are not blank. Which stamp means what depends on the message class
+ * and is decided by the caller (see cons_stamps).
+ *
+ * Nothing is allocated and no lock is taken: this is the loop ConsPerf runs for each of
+ * millions of updates per second.
+ */
+#ifndef RWFPERF_CONS_DECODE_H
+#define RWFPERF_CONS_DECODE_H
+
+#include "rwf.h"
+
+#include <stdint.h>
+
+#define CONS_FID_TIM_TRK_1 3902 /* update latency: the provider's send time */
+#define CONS_FID_TIM_TRK_2 3903 /* post latency: the poster's send time */
+#define CONS_FID_TIM_TRK_3 3904 /* generic message latency; scheduled time in updates/posts */
+
+/* The stamps of one message: t[0..2] are TIM_TRK_1..3, 0 when absent or blank. sum mixes
+ * every decoded value, so that the work is observable (the caller keeps a running sum). */
+typedef struct cons_stamps {
+    uint64_t t[3];
+    uint64_t sum;
+} cons_stamps;
+
+/*
+ * Decodes the payload of m, an item message (refresh, update, generic, or the payload of any
+ * class) whose domain is MarketPrice or MarketByOrder, against dict. st is cleared first and
+ * receives the stamps. A payload of type NO_DATA is fine (nothing to decode). Returns 0, or
+ * -1 with err_msg() saying which field or entry is wrong and why ("field 22: REAL value of 12
+ * bytes is malformed", "field 9999 is not in the dictionary").
+ */
+int cons_decode_payload(const rwf_dict *dict, const rwf_msg *m, cons_stamps *st);
+
+/* Decodes one FieldList (the bytes of the container) against dict, with the set definitions
+ * sets (may be NULL), adding its stamps and values to st (not cleared). Returns 0 or -1. */
+int cons_decode_field_list(const rwf_dict *dict, rwf_buf data, const rwf_set_db *sets,
+                           cons_stamps *st);
+
+#endif

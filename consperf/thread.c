@@ -1,0 +1,561 @@
+/*
+ * A consumer thread (tools.md §2.5): connect (retrying every second until the provider is
+ * up), log in, find the service, get the dictionary, then run the tick loop: request bursts
+ * until every item is requested, post and generic-message bursts once every image is in, and
+ * in the time between ticks read and decode whatever arrives.
+ *
+ * The loop waits with ppoll() (nanosecond timeout) until the next tick is due or the channel
+ * is readable, reads every complete message the input area holds (many per system call), and
+ * goes back to the ticks at least every 64 messages when one is due. The per-message path
+ * allocates nothing, takes no lock and prints nothing.
+ */
+#include "decode.h"
+#include "worker.h"
+
+#include "clk.h"
+#include "err.h"
+#include "sig.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How often the reader looks at the clock while messages keep coming. */
+#define CONS_READ_CHECK_EVERY 64
+
+/* How long the loop may sleep when its ticks have nothing to send (every item requested, no
+ * posts or generic messages due): the ticks it slept through then run back to back, which
+ * only does housekeeping (pings, latency hand-over). Saves a wake-up per tick. */
+#define CONS_IDLE_WAIT_NS (10 * 1000000LL)
+
+int cons_fail(cons_worker *w, const char *what)
+{
+    cons_thread *t = w->t;
+    if (atomic_load_explicit(&t->failed, memory_order_relaxed))
+        return -1;
+    if (what)
+        err_push("%s", what);
+    snprintf(t->error, sizeof(t->error), "%s", err_msg()[0] ? err_msg() : "unknown error");
+    atomic_store_explicit(&t->failed, 1, memory_order_release);
+    sig_request_stop();
+    return -1;
+}
+
+/* ---- latency ----------------------------------------------------------------------------- */
+
+/* Whether the run (all threads) has its images: looked at until it has. */
+static void check_run_end(cons_worker *w)
+{
+    int64_t end = 0;
+    for (int i = 0; i < w->run->thread_count; i++) {
+        cons_thread *o = &w->run->threads[i];
+        if (!cons_thread_has_items(o))
+            continue;
+        int64_t e = (int64_t)atomic_load_explicit(&o->image_end_ns, memory_order_acquire);
+        if (!e)
+            return;
+        if (e > end)
+            end = e;
+    }
+    if (!end)
+        return;
+    w->run_end_ns = end;
+    w->run_steady_ns = end + (int64_t)w->cfg->delay_steady_state_calc * 1000000;
+}
+
+/* Records an update latency sample (kind = CONS_LAT_UPD or CONS_LAT_SCH) received at now_ns:
+ * in every-sample, and in startup or steady state by the thread's images (and the run's). A
+ * sample inside the -delaySteadyStateCalc window counts only in every-sample. */
+static void record_update(cons_worker *w, lat *cur, int kind, int64_t now_ns, int64_t ns)
+{
+    lat_record(&cur[kind], ns);
+    if (!w->image_end_ns || now_ns <= w->image_end_ns)
+        lat_record(&cur[kind + 1], ns);
+    else if (now_ns > w->steady_ns)
+        lat_record(&cur[kind + 2], ns);
+    if (!w->multi)
+        return;
+    if (!w->run_end_ns)
+        check_run_end(w);
+    if (!w->run_end_ns || now_ns <= w->run_end_ns)
+        lat_record(&cur[kind + 3], ns);
+    else if (now_ns > w->run_steady_ns)
+        lat_record(&cur[kind + 4], ns);
+}
+
+static inline uint64_t stamp_now(const cons_worker *w, int64_t now_ns)
+{
+    return w->nano ? (uint64_t)now_ns : (uint64_t)now_ns / 1000;
+}
+
+/* Latency of a stamp in ns (negative when the sender's clock is ahead). */
+static inline int64_t stamp_lat(const cons_worker *w, uint64_t recv, uint64_t sent)
+{
+    return (int64_t)(recv - sent) * w->unit_ns;
+}
+
+static void push_sample(cons_worker *w, uint32_t type, uint64_t sent, uint64_t recv)
+{
+    if (w->t->has_ring)
+        latring_push(&w->t->ring, type, (int64_t)sent, (int64_t)recv);
+}
+
+/* The stamps of an update: TIM_TRK_1 (with TIM_TRK_3 as its scheduled time), and TIM_TRK_2
+ * from our own posts (TIM_TRK_3 is then the post's scheduled time). */
+static void update_latency(cons_worker *w, const rwf_msg *m, const cons_stamps *st)
+{
+    int64_t now = clk_ns();
+    uint64_t recv = stamp_now(w, now);
+    lat *cur = latbuf_cur(&w->t->lat);
+    if (st->t[0]) {
+        record_update(w, cur, CONS_LAT_UPD, now, stamp_lat(w, recv, st->t[0]));
+        if (st->t[2])
+            record_update(w, cur, CONS_LAT_SCH, now, stamp_lat(w, recv, st->t[2]));
+        push_sample(w, CONS_SAMPLE_UPD, st->t[0], recv);
+    }
+    if (st->t[1]) {
+        /* Only our own posts (or posts that do not say whose they are). */
+        if ((m->flags & RWF_UPMF_HAS_POST_USER_INFO) &&
+            (m->post_user_addr != w->run->post_user_addr ||
+             m->post_user_id != w->run->post_user_id))
+            return;
+        lat_record(&cur[CONS_LAT_POST], stamp_lat(w, recv, st->t[1]));
+        if (st->t[2] && !st->t[0])
+            lat_record(&cur[CONS_LAT_POST_SCH], stamp_lat(w, recv, st->t[2]));
+        push_sample(w, CONS_SAMPLE_POST, st->t[1], recv);
+    }
+}
+
+/* A generic message: TIM_TRK_3 is the send time, TIM_TRK_1 the scheduled time. */
+static void generic_latency(cons_worker *w, const cons_stamps *st)
+{
+    uint64_t recv = stamp_now(w, clk_ns());
+    lat *cur = latbuf_cur(&w->t->lat);
+    lat_record(&cur[CONS_LAT_GEN], stamp_lat(w, recv, st->t[2]));
+    if (st->t[0])
+        lat_record(&cur[CONS_LAT_GEN_SCH], stamp_lat(w, recv, st->t[0]));
+    push_sample(w, CONS_SAMPLE_GEN, st->t[2], recv);
+}
+
+/* ---- item messages ----------------------------------------------------------------------- */
+
+static bool final_state(const rwf_state *s)
+{
+    return s->stream_state == RWF_STREAM_CLOSED || s->stream_state == RWF_STREAM_CLOSED_RECOVER ||
+           s->stream_state == RWF_STREAM_REDIRECTED;
+}
+
+static int item_fail(cons_worker *w, const cons_item *it, const char *what)
+{
+    err_push("%s for item %s", what, it->def->name);
+    return cons_fail(w, NULL);
+}
+
+/* A complete Open/OK image of a requested item. */
+static void image_complete(cons_worker *w, cons_item *it, uint32_t index)
+{
+    it->state = CONS_ITEM_COMPLETE;
+    w->waiting--;
+    w->complete++;
+    if (it->streaming) {
+        if (it->post)
+            w->post_ring[w->post_n++] = index;
+        if (it->generic)
+            w->gen_ring[w->gen_n++] = index;
+    }
+    if (w->complete == w->item_count) {
+        int64_t now = clk_ns();
+        w->image_end_ns = now;
+        w->steady_ns = now + (int64_t)w->cfg->delay_steady_state_calc * 1000000;
+        atomic_store_explicit(&w->t->image_end_ns, (uint64_t)now, memory_order_release);
+    }
+}
+
+int cons_on_item(cons_worker *w, const rwf_msg *m)
+{
+    cons_thread *t = w->t;
+    uint32_t index = (uint32_t)m->stream_id - CONS_ITEM_STREAM_START;
+    if (m->stream_id < CONS_ITEM_STREAM_START || index >= w->item_count) {
+        err_set("Received message with unexpected Stream ID: %" PRId32 "  Class: %s(%u) "
+                "Domain: %u",
+                m->stream_id, rwf_msg_class_name(m->msg_class), m->msg_class, m->domain);
+        return cons_fail(w, NULL);
+    }
+    cons_item *it = &w->items[index];
+    if (it->def->domain != m->domain) {
+        err_set("Received message with domain type %u vs. expected type %u", m->domain,
+                it->def->domain);
+        return cons_fail(w, NULL);
+    }
+    cons_stamps st;
+    switch (m->msg_class) {
+    case RWF_MC_UPDATE: {
+        counter_inc(w->image_end_ns ? &t->c.steady_updates : &t->c.startup_updates);
+        if (__builtin_expect(!atomic_load_explicit(&t->first_update_ns, memory_order_relaxed), 0))
+            atomic_store_explicit(&t->first_update_ns, (uint64_t)clk_ns(), memory_order_relaxed);
+        int64_t t0 = w->cfg->measure_decode ? clk_ns() : 0;
+        if (__builtin_expect(cons_decode_payload(w->dict, m, &st) < 0, 0))
+            return item_fail(w, it, "decoding an update");
+        w->decode_sum += st.sum;
+        if (st.t[0] | st.t[1])
+            update_latency(w, m, &st);
+        if (t0)
+            lat_record(&latbuf_cur(&t->lat)[CONS_LAT_DECODE], clk_ns() - t0);
+        return 0;
+    }
+    case RWF_MC_REFRESH:
+        counter_inc(&t->c.refreshes);
+        if (cons_decode_payload(w->dict, m, &st) < 0)
+            return item_fail(w, it, "decoding a refresh");
+        w->decode_sum += st.sum;
+        if (w->image_end_ns || !w->waiting)
+            return 0;
+        if (final_state(&m->state)) {
+            err_set("Received unexpected final state %s in refresh",
+                    rwf_stream_state_name(m->state.stream_state));
+            return item_fail(w, it, "");
+        }
+        if ((m->flags & RWF_RFMF_REFRESH_COMPLETE) && m->state.data_state == RWF_DATA_OK &&
+            it->state == CONS_ITEM_WAITING)
+            image_complete(w, it, index);
+        return 0;
+    case RWF_MC_STATUS:
+        counter_inc(&t->c.status_msgs);
+        if ((m->flags & RWF_STMF_HAS_STATE) && final_state(&m->state)) {
+            err_set("Received unexpected final state %s (%.*s)",
+                    rwf_stream_state_name(m->state.stream_state), (int)m->state.text.len,
+                    m->state.text.data ? m->state.text.data : "");
+            return item_fail(w, it, "");
+        }
+        return 0;
+    case RWF_MC_GENERIC:
+        counter_inc(&t->c.genmsgs_recv);
+        if (!atomic_load_explicit(&t->first_gen_recv_ns, memory_order_relaxed))
+            atomic_store_explicit(&t->first_gen_recv_ns, (uint64_t)clk_ns(), memory_order_relaxed);
+        if (cons_decode_payload(w->dict, m, &st) < 0)
+            return item_fail(w, it, "decoding a generic message");
+        w->decode_sum += st.sum;
+        if (st.t[2])
+            generic_latency(w, &st);
+        return 0;
+    default:
+        err_set("Received unhandled msg class %s(%u) on stream ID %" PRId32 ".",
+                rwf_msg_class_name(m->msg_class), m->msg_class, m->stream_id);
+        return cons_fail(w, NULL);
+    }
+}
+
+/* One RWF message off the channel. */
+static int on_msg(cons_worker *w, const tp_msg *tm)
+{
+    rwf_msg m;
+    if (__builtin_expect(rwf_msg_decode(&m, rwf_buf_make(tm->data, tm->len)) < 0, 0))
+        return cons_fail(w, "decoding a received message");
+    switch (m.domain) {
+    case RWF_DMT_LOGIN:
+    case RWF_DMT_SOURCE:
+    case RWF_DMT_DICTIONARY:
+        return cons_on_admin(w, &m) < 0 ? cons_fail(w, NULL) : 0;
+    default:
+        if (__builtin_expect(!w->dict, 0)) {
+            err_set("item message on stream %" PRId32 " before the dictionary", m.stream_id);
+            return cons_fail(w, NULL);
+        }
+        return cons_on_item(w, &m);
+    }
+}
+
+/* Reads and handles every complete message buffered or readable now. Returns to the loop
+ * early when a tick is due or a stop was requested. Returns 0 (drained: wait for the socket),
+ * 1 (stopped early: more may be buffered in the channel, call again before waiting) or -1
+ * (failed). */
+static int read_all(cons_worker *w)
+{
+    for (unsigned n = 1;; n++) {
+        tp_msg m;
+        int rc = tp_read(w->ch, &m);
+        if (__builtin_expect(rc < 0, 0)) {
+            err_push("connection to %s:%s", w->cfg->host, w->cfg->port);
+            return cons_fail(w, NULL);
+        }
+        if (rc & TP_READ_MSG) {
+            if (on_msg(w, &m) < 0)
+                return -1;
+        } else if (rc == 0) {
+            return 0;
+        }
+        if (n % CONS_READ_CHECK_EVERY == 0 && (clk_ns() >= w->tk.next_ns || sig_stop_requested()))
+            return 1;
+    }
+}
+
+/* ---- ticks ------------------------------------------------------------------------------- */
+
+static int on_tick(cons_worker *w, int64_t now)
+{
+    cons_thread *t = w->t;
+    const cons_config *cfg = w->cfg;
+    if (tp_tick(w->ch, (uint64_t)now) < 0)
+        return cons_fail(w, NULL);
+    latbuf_poll(&t->lat);
+    if (w->have_service && w->dict_have == CONS_HAVE_BOTH) {
+        if (w->next_request < w->item_count) {
+            if (!atomic_load_explicit(&t->image_start_ns, memory_order_relaxed))
+                atomic_store_explicit(&t->image_start_ns, (uint64_t)clk_ns(), memory_order_relaxed);
+            if (cons_send_requests(w, tick_burst(&w->tk, (uint64_t)cfg->request_rate)) < 0)
+                return cons_fail(w, "sending item requests");
+        }
+        if (w->image_end_ns) {
+            int64_t sched = tick_deadline(&w->tk);
+            if (w->post_n && cfg->posting_rate) {
+                int64_t pos = w->run->post_lra_on
+                                  ? lra_at(&w->run->post_lra, w->tk.second, w->tk.index)
+                                  : LRA_NONE;
+                if (cons_send_posts(w, tick_burst(&w->tk, (uint64_t)cfg->posting_rate), pos,
+                                    sched) < 0)
+                    return cons_fail(w, "sending posts");
+            }
+            if (w->gen_n && cfg->generic_msg_rate) {
+                int64_t pos = w->run->gen_lra_on
+                                  ? lra_at(&w->run->gen_lra, w->tk.second, w->tk.index)
+                                  : LRA_NONE;
+                if (cons_send_generics(w, tick_burst(&w->tk, (uint64_t)cfg->generic_msg_rate), pos,
+                                       sched) < 0)
+                    return cons_fail(w, "sending generic messages");
+            }
+        }
+    }
+    if (tp_queued(w->ch) && tp_flush(w->ch) < 0)
+        return cons_fail(w, "flushing");
+    atomic_store_explicit(&t->decode_sum, w->decode_sum, memory_order_relaxed);
+    return 0;
+}
+
+/* True when the ticks have nothing to send: no item left to request, no posts or generic
+ * messages to send. */
+static bool idle(const cons_worker *w)
+{
+    if (w->have_service && w->dict_have == CONS_HAVE_BOTH && w->next_request < w->item_count)
+        return false;
+    if (!w->image_end_ns)
+        return true;
+    return !(w->post_n && w->cfg->posting_rate) && !(w->gen_n && w->cfg->generic_msg_rate);
+}
+
+/* ---- connection -------------------------------------------------------------------------- */
+
+/* Sleeps up to ms milliseconds in short naps, handing over latency sets meanwhile; returns
+ * early when a stop is requested. */
+static void nap(cons_worker *w, int ms)
+{
+    for (int i = 0; i < ms && !sig_stop_requested(); i += 50) {
+        latbuf_poll(&w->t->lat);
+        struct timespec ts = {0, 50 * 1000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void print_channel_info(cons_worker *w)
+{
+    tp_info in;
+    if (tp_get_info(w->ch, &in) != 0)
+        return;
+    printf("Channel %d active. Channel Info:\n"
+           "  maxFragmentSize: %u\n"
+           "  maxOutputBuffers: %u\n"
+           "  guaranteedOutputBuffers: %u\n"
+           "  numInputBuffers: %u\n"
+           "  pingTimeout: %u\n"
+           "  clientToServerPings: %s\n"
+           "  serverToClientPings: %s\n"
+           "  sysSendBufSize: %d\n"
+           "  sysRecvBufSize: %d\n"
+           "  compressionType: %s\n"
+           "  compressionThreshold: %u\n"
+           "  ComponentInfo: %s\n\n",
+           tp_fd(w->ch), in.max_fragment_size, in.max_output_buffers, in.guaranteed_output_buffers,
+           in.num_input_buffers, in.ping_timeout, in.client_to_server_pings ? "true" : "false",
+           in.server_to_client_pings ? "true" : "false", in.sys_send_buf_size, in.sys_recv_buf_size,
+           tp_comp_name(in.compression), in.compression_threshold,
+           in.component[0] ? in.component : "(No component info)");
+    fflush(stdout);
+}
+
+/* Connects, retrying every second until the provider answers or a stop is requested.
+ * Returns 0 with w->ch active, or -1 (stopped; not an error of the test). */
+static int connect_channel(cons_worker *w)
+{
+    const cons_config *cfg = w->cfg;
+    tp_opts o;
+    tp_opts_init(&o);
+    o.host = cfg->host;
+    o.port = cfg->port;
+    o.interface = cfg->interface_name[0] ? cfg->interface_name : NULL;
+    o.guaranteed_output_buffers = (uint32_t)cfg->output_bufs;
+    o.max_output_buffers = (uint32_t)cfg->max_output_bufs;
+    o.num_input_buffers = (uint32_t)cfg->input_bufs;
+    o.sndbuf = cfg->send_buf_size;
+    o.rcvbuf = cfg->recv_buf_size;
+    o.tcp_nodelay = cfg->tcp_nodelay;
+    o.compression = (tp_comp)cfg->compression_type;
+    while (!sig_stop_requested()) {
+        printf("\nAttempting to connect to server %s:%s...\n", cfg->host, cfg->port);
+        fflush(stdout);
+        tp_channel *ch = NULL;
+        int rc = tp_connect(&o, &ch);
+        while (rc == 0 || rc == TP_PENDING || rc == TP_FD_CHANGE) {
+            if (sig_stop_requested())
+                break;
+            rc = tp_init(ch);
+            if (rc == TP_ACTIVE) {
+                w->ch = ch;
+                return 0;
+            }
+            if (rc < 0)
+                break;
+            struct pollfd p = {.fd = tp_fd(ch), .events = tp_events(ch)};
+            poll(&p, 1, 100);
+            latbuf_poll(&w->t->lat);
+        }
+        if (rc < 0)
+            printf("Connection failed: %s\n", err_msg());
+        tp_close(ch);
+        nap(w, 1000);
+    }
+    return -1;
+}
+
+/* ---- the thread -------------------------------------------------------------------------- */
+
+static int worker_init(cons_worker *w, cons_thread *t)
+{
+    memset(w, 0, sizeof(*w));
+    w->t = t;
+    w->run = t->run;
+    w->cfg = t->run->cfg;
+    w->nano = w->cfg->nano_time;
+    w->unit_ns = w->nano ? 1 : 1000;
+    w->multi = t->run->thread_count > 1;
+    w->dict = t->run->dict;
+    if (w->dict)
+        w->dict_have = CONS_HAVE_BOTH;
+    else if (!(w->own_dict = rwf_dict_new()))
+        return -1;
+
+    const cons_config *cfg = w->cfg;
+    const items *list = t->run->list;
+    w->item_count = (uint32_t)t->share.count;
+    size_t n = w->item_count ? w->item_count : 1;
+    w->items = calloc(n, sizeof(*w->items));
+    w->post_ring = calloc(n, sizeof(*w->post_ring));
+    w->gen_ring = calloc(n, sizeof(*w->gen_ring));
+    if (!w->items || !w->post_ring || !w->gen_ring)
+        return err_set("out of memory for %u items", w->item_count);
+    for (uint32_t i = 0; i < w->item_count; i++) {
+        /* The common items first, then this thread's own range (tools.md §2.12). */
+        size_t at = i < t->share.common ? i : t->share.first + (i - t->share.common);
+        const item_def *d = &list->v[at];
+        cons_item *it = &w->items[i];
+        it->def = d;
+        it->streaming = !cfg->snapshot && !d->snapshot;
+        it->post = d->post && cfg->posting_rate > 0;
+        it->generic = d->generic && cfg->generic_msg_rate > 0;
+    }
+    return 0;
+}
+
+static void worker_free(cons_worker *w)
+{
+    tp_close(w->ch);
+    w->ch = NULL;
+    rwf_dict_free(w->own_dict);
+    free(w->items);
+    free(w->post_ring);
+    free(w->gen_ring);
+}
+
+/* The session: from the active channel until the run stops or the channel fails. */
+static void run_session(cons_worker *w)
+{
+    const cons_config *cfg = w->cfg;
+    print_channel_info(w);
+    if (cfg->high_water_mark > 0)
+        tp_set_high_water_mark(w->ch, (uint32_t)cfg->high_water_mark);
+    if (cons_send_login(w) < 0) {
+        cons_fail(w, "sending the login request");
+        return;
+    }
+    cons_print_msg_sizes(w);
+    tick_tighten_slack();
+    int64_t now = clk_ns();
+    if (tick_init(&w->tk, (uint32_t)cfg->tick_rate, now + CLK_NS_PER_SEC / cfg->tick_rate) < 0) {
+        cons_fail(w, NULL);
+        return;
+    }
+    int more = 0; /* messages may still be buffered in the channel */
+    while (!sig_stop_requested()) {
+        now = clk_ns();
+        if (tick_poll(&w->tk, now)) {
+            if (on_tick(w, now) < 0)
+                return;
+            continue;
+        }
+        if (more) {
+            if ((more = read_all(w)) < 0)
+                return;
+            continue;
+        }
+        int64_t wait = tick_wait_ns(&w->tk, now);
+        if (wait < CONS_IDLE_WAIT_NS && idle(w))
+            wait = CONS_IDLE_WAIT_NS;
+        struct timespec ts = clk_timespec(wait);
+        short ev = POLLIN;
+        if (tp_queued(w->ch))
+            ev |= POLLOUT;
+        struct pollfd p = {.fd = tp_fd(w->ch), .events = ev};
+        int rc = ppoll(&p, 1, &ts, NULL);
+        if (rc < 0) {
+            if (errno == EINTR)
+                continue;
+            err_set_errno(errno, "ppoll");
+            cons_fail(w, NULL);
+            return;
+        }
+        if (rc == 0)
+            continue;
+        if ((p.revents & (POLLIN | POLLERR | POLLHUP)) && (more = read_all(w)) < 0)
+            return;
+        latbuf_poll(&w->t->lat);
+        if ((p.revents & POLLOUT) && tp_flush(w->ch) < 0) {
+            cons_fail(w, "flushing");
+            return;
+        }
+    }
+}
+
+void *cons_thread_main(void *arg)
+{
+    cons_thread *t = arg;
+    cons_worker *w = malloc(sizeof(*w));
+    if (!w) {
+        err_set("out of memory for the consumer thread");
+        snprintf(t->error, sizeof(t->error), "%s", err_msg());
+        atomic_store_explicit(&t->failed, 1, memory_order_release);
+        sig_request_stop();
+    } else if (worker_init(w, t) < 0 || cpu_bind(&t->cpu) < 0) {
+        cons_fail(w, NULL);
+    } else if (connect_channel(w) == 0) {
+        run_session(w);
+    }
+    if (w) {
+        atomic_store_explicit(&t->decode_sum, w->decode_sum, memory_order_relaxed);
+        worker_free(w);
+        free(w);
+    }
+    latbuf_close(&t->lat);
+    atomic_store_explicit(&t->done, 1, memory_order_release);
+    return NULL;
+}

@@ -1,0 +1,108 @@
+/*
+ * The state of one consumer thread's session, private to the thread (thread.c runs it,
+ * send.c writes its requests, posts and generic messages, admin.c handles the login,
+ * directory and dictionary streams). Only the worker touches it.
+ */
+#ifndef RWFPERF_CONS_WORKER_H
+#define RWFPERF_CONS_WORKER_H
+
+#include "cons.h"
+#include "tick.h"
+#include "tp.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Where an item is in its life (tools.md §2.5). */
+enum cons_item_state { CONS_ITEM_IDLE, CONS_ITEM_WAITING, CONS_ITEM_COMPLETE };
+
+typedef struct cons_item {
+    const item_def *def;
+    uint8_t state;              /* cons_item_state */
+    bool streaming;             /* requested with STREAMING (not a snapshot) */
+    bool post;                  /* posts go to it once its image is in */
+    bool generic;               /* requested as a private stream; generic messages go to it */
+    uint16_t post_msg, gen_msg; /* next MsgData template, round robin per item */
+} cons_item;
+
+/* Bits of cons_worker.dict_have. */
+#define CONS_HAVE_FIELDS 1u
+#define CONS_HAVE_ENUMS 2u
+#define CONS_HAVE_BOTH (CONS_HAVE_FIELDS | CONS_HAVE_ENUMS)
+
+typedef struct cons_worker {
+    cons_thread *t;
+    const cons_run *run;
+    const cons_config *cfg;
+    tp_channel *ch;
+
+    /* Session */
+    bool logged_in;    /* the first login response came */
+    bool have_service; /* -serviceName is up and accepting requests */
+    uint16_t service_id;
+    bool has_qos; /* the service advertised a QoS: requests carry the first */
+    rwf_qos qos;
+    const rwf_dict *dict; /* the run's, or own_dict once downloaded */
+    rwf_dict *own_dict;   /* downloaded from the provider (when the files were absent) */
+    unsigned dict_have;   /* CONS_HAVE_* */
+    int dict_type[2];     /* rwf_rdm_dictionary_apply's part state: fields, enums */
+
+    /* Items: item i is on stream CONS_ITEM_STREAM_START + i. */
+    cons_item *items;
+    uint32_t item_count;
+    uint32_t next_request; /* the next item to request, in list order */
+    uint32_t waiting;      /* requested, image not yet complete */
+    uint32_t complete;     /* image complete */
+    uint32_t *post_ring;   /* items to post to, round robin */
+    uint32_t post_n, post_next;
+    uint32_t *gen_ring; /* items to send generic messages to, round robin */
+    uint32_t gen_n, gen_next;
+
+    /* Time */
+    tick tk;
+    bool nano;             /* stamps in ns (-nanoTime), else us */
+    int64_t unit_ns;       /* ns per stamp unit: 1 or 1000 */
+    int64_t image_end_ns;  /* this thread's images all in (0: not yet) */
+    int64_t steady_ns;     /* image_end_ns + -delaySteadyStateCalc */
+    bool multi;            /* several threads: also classify against the run */
+    int64_t run_end_ns;    /* every thread's images in (0: not yet) */
+    int64_t run_steady_ns; /* run_end_ns + -delaySteadyStateCalc */
+    uint64_t decode_sum;
+} cons_worker;
+
+/* ---- thread.c ---------------------------------------------------------------------------- */
+
+/* Records the worker's failure: err_msg() (with `what` as context when not NULL) becomes the
+ * thread's error text, the failed flag is raised and the run is asked to stop. Returns -1. */
+int cons_fail(cons_worker *w, const char *what);
+
+/* Handles one received item message (stream >= 5): counts, decodes, measures. Returns 0, or
+ * -1 after cons_fail(). */
+int cons_on_item(cons_worker *w, const rwf_msg *m);
+
+/* ---- send.c ------------------------------------------------------------------------------ */
+
+/* Requests up to n more items in list order; stops early, without error, when the output
+ * buffers run out. Returns 0 or -1 (err_msg() set). */
+int cons_send_requests(cons_worker *w, uint64_t n);
+
+/* Sends n posts round robin over the post items; latency_pos says which one carries
+ * TIM_TRK_2 (lra value). Out of buffers: the rest is counted and dropped. Returns 0 or -1. */
+int cons_send_posts(cons_worker *w, uint64_t n, int64_t latency_pos, int64_t sched_ns);
+
+/* The same for generic messages (TIM_TRK_3). */
+int cons_send_generics(cons_worker *w, uint64_t n, int64_t latency_pos, int64_t sched_ns);
+
+/* Prints the approximate post and generic message sizes, as the ETA tools do. */
+void cons_print_msg_sizes(cons_worker *w);
+
+/* ---- admin.c ----------------------------------------------------------------------------- */
+
+/* Sends the login request (stream 1). Returns 0 or -1 (err_msg() set). */
+int cons_send_login(cons_worker *w);
+
+/* Handles a message of the login, directory or dictionary domain (sending the directory and
+ * dictionary requests when their time comes). Returns 0 or -1 (err_msg() set). */
+int cons_on_admin(cons_worker *w, const rwf_msg *m);
+
+#endif
