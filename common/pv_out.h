@@ -1,0 +1,82 @@
+/*
+ * pv_out: a provider's write path on one channel.
+ *
+ * Messages are written one at a time: pv_out_begin() hands out room for a message of at most
+ * `size` bytes (a view into the channel's output area), the caller encodes the message there,
+ * and pv_out_end() queues it. With packing (-maxPackCount > 1) messages go into a packed
+ * buffer of -packBufSize bytes that stays open while the caller says more messages of the same
+ * burst follow, and is written when it holds -maxPackCount messages, when the next message
+ * does not fit, or at the end of the burst — so no message waits for a later tick, and a burst
+ * of N messages on an idle channel becomes ceil(N / maxPackCount) frames, as with the ETA
+ * provider. A message larger than the packing buffer closes the open one and goes alone,
+ * unpacked (and fragmented by the transport when it exceeds the frame size).
+ *
+ * Out of output buffers: pv_out_begin() returns TP_ENOBUFS and the channel stays up; the
+ * caller drops the rest of its burst, counts it, and the bytes still queued go out when the
+ * socket drains (pv_out_flush()). Any other failure (TP_EFAIL) means the channel is closed,
+ * with err_msg() saying why.
+ *
+ * Nothing here allocates or locks; the per-message cost is a few stores besides the transport's
+ * own frame handling. One thread owns a pv_out.
+ */
+#ifndef RWFPERF_PV_OUT_H
+#define RWFPERF_PV_OUT_H
+
+#include "tp.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct pv_out {
+    tp_channel *ch;
+    tp_buf *cur;          /* buffer of the message begun last (unpacked), NULL when none */
+    tp_buf *pack;         /* open packed buffer, NULL when none */
+    uint32_t pack_count;  /* messages closed into it */
+    uint32_t max_pack;    /* messages per packed buffer; 1 = no packing */
+    uint32_t pack_size;   /* bytes of a packed buffer */
+    unsigned write_flags; /* TP_WRITE_* for every write (TP_WRITE_DIRECT with -directWrite) */
+    uint64_t msgs;        /* messages queued */
+    uint64_t frames;      /* buffers written (a packed buffer counts once) */
+    uint64_t packed_msgs; /* messages that went in packed buffers */
+    uint64_t packs;       /* packed buffers written */
+} pv_out;
+
+/* Sets up the write path of ch: max_pack messages per packed buffer of pack_size bytes (1 and
+ * anything: no packing), write_flags for every write. */
+void pv_out_init(pv_out *o, tp_channel *ch, uint32_t max_pack, uint32_t pack_size,
+                 unsigned write_flags);
+
+/*
+ * Room for a message of at most size bytes: *at receives where to write it. Returns 0; or
+ * TP_ENOBUFS when the output area is full (nothing is open then: the caller stops its burst);
+ * TP_EINVAL when the transport cannot carry such a message; TP_EFAIL when the channel failed.
+ * Every successful begin is followed by pv_out_end() or pv_out_cancel() before the next begin.
+ */
+int pv_out_begin(pv_out *o, uint32_t size, uint8_t **at);
+
+/*
+ * Queues the message begun last, len bytes at the place pv_out_begin() gave. `more` says that
+ * further messages of the same burst follow, so that a packed buffer with room may stay open
+ * for them; when it is false every open buffer is written. Returns the bytes still queued in
+ * the channel (>= 0, > 0: pv_out_flush() later), or TP_ENOBUFS (a fragmented message could not
+ * be queued whole; it is dropped) or TP_EFAIL.
+ */
+int pv_out_end(pv_out *o, uint32_t len, bool more);
+
+/* Gives back the room of the message begun last without sending it (an encoding failure). */
+void pv_out_cancel(pv_out *o);
+
+/* Writes the open packed buffer, if any (end of a burst cut short). Returns the bytes still
+ * queued, or TP_EFAIL. */
+int pv_out_close(pv_out *o);
+
+/* Sends what is queued (one send() at most). Returns the bytes still queued, or TP_EFAIL. */
+int pv_out_flush(pv_out *o);
+
+/* Bytes queued and not yet sent. */
+static inline size_t pv_out_queued(const pv_out *o)
+{
+    return tp_queued(o->ch);
+}
+
+#endif
