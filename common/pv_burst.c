@@ -1,0 +1,132 @@
+#include "pv_burst.h"
+
+#include "clk.h"
+#include "err.h"
+#include "lat.h"
+#include "lra.h"
+
+#include <string.h>
+
+uint64_t pv_feed_now(const pv_feed *f)
+{
+    return f->nano_time ? (uint64_t)clk_ns() : (uint64_t)clk_us();
+}
+
+/* Which templates a burst uses, and how it counts. */
+typedef enum { KIND_UPDATE, KIND_GENERIC } burst_kind;
+
+static inline int send_burst(pv_sess *s, const pv_feed *f, pv_stats *st, uint64_t n,
+                             int64_t lat_pos, int64_t sched_ns, burst_kind kind)
+{
+    pv_items *items = &s->items;
+    if (!items->update.count || !n)
+        return 0;
+    uint64_t sched = f->sched_stamp ? pv_feed_unit(f, sched_ns) : 0;
+    uint64_t sent = 0, stamped = 0;
+    lat *enc = f->measure_encode ? &latbuf_cur(&st->lat)[PV_LAT_ENCODE] : NULL;
+    int rc = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t idx = pv_items_next_update(items);
+        pv_item *it = pv_items_at(items, idx);
+        const pv_dom *d = &f->dom[it->domain == 7 ? PV_DOM_MBO : PV_DOM_MP];
+        const pv_tmpl *t;
+        uint16_t ti;
+        if (kind == KIND_UPDATE) {
+            ti = it->upd_tmpl;
+            it->upd_tmpl = (uint16_t)(ti + 1 == d->n_updates ? 0 : ti + 1);
+            t = &d->updates[ti];
+        } else {
+            if (!d->n_generics)
+                continue; /* the domain has no generic content (checked at start) */
+            ti = it->gen_tmpl;
+            it->gen_tmpl = (uint16_t)(ti + 1 == d->n_generics ? 0 : ti + 1);
+            t = &d->generics[ti];
+        }
+        uint8_t *at;
+        rc = pv_out_begin(&s->out, d->max_size, &at);
+        if (rc < 0)
+            break;
+        uint32_t len;
+        if (lra_stamp(lat_pos, i)) {
+            int64_t t0 = enc ? clk_ns() : 0;
+            uint64_t now = pv_feed_now(f);
+            len = kind == KIND_UPDATE ? pv_msg_update(at, it->stream_id, t, now, sched)
+                                      : pv_msg_generic(at, it->stream_id, t, now, sched);
+            if (enc)
+                lat_record(enc, clk_ns() - t0);
+            stamped++;
+        } else if (kind == KIND_UPDATE && d->pre) {
+            len = d->pre_len[ti];
+            memcpy(at, d->pre[ti], len);
+            pv_msg_set_stream(at, it->stream_id);
+        } else {
+            len = kind == KIND_UPDATE ? pv_msg_update(at, it->stream_id, t, 0, 0)
+                                      : pv_msg_generic(at, it->stream_id, t, 0, 0);
+        }
+        rc = pv_out_end(&s->out, len, i + 1 < n);
+        if (rc < 0)
+            break;
+        sent++;
+    }
+    if (sent) {
+        if (kind == KIND_UPDATE) {
+            counter_add(&st->updates, sent);
+        } else {
+            counter_add(&st->genmsgs_sent, sent);
+            counter_add(&st->genmsg_lat_sent, stamped);
+            if (!pv_stats_time(&st->first_genmsg_sent_ns))
+                pv_stats_first(&st->first_genmsg_sent_ns, clk_ns());
+        }
+    }
+    if (rc == TP_ENOBUFS)
+        counter_add(&st->out_of_bufs, n - sent);
+    return rc < 0 ? rc : 0;
+}
+
+int pv_burst_updates(pv_sess *s, const pv_feed *f, pv_stats *st, uint64_t n, int64_t lat_pos,
+                     int64_t sched_ns)
+{
+    return send_burst(s, f, st, n, lat_pos, sched_ns, KIND_UPDATE);
+}
+
+int pv_burst_generics(pv_sess *s, const pv_feed *f, pv_stats *st, uint64_t n, int64_t lat_pos,
+                      int64_t sched_ns)
+{
+    return send_burst(s, f, st, n, lat_pos, sched_ns, KIND_GENERIC);
+}
+
+int pv_burst_refreshes(pv_sess *s, const pv_feed *f, pv_stats *st)
+{
+    pv_items *items = &s->items;
+    uint32_t n = items->refresh.count < f->refresh_burst ? items->refresh.count : f->refresh_burst;
+    uint32_t sent = 0;
+    int rc = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t idx = pv_items_refresh_head(items);
+        pv_item *it = pv_items_at(items, idx);
+        const pv_key *k = pv_items_key(items, idx);
+        const pv_tmpl *t = &f->dom[it->domain == 7 ? PV_DOM_MBO : PV_DOM_MP].refresh;
+        uint32_t cap = pv_msg_refresh_max_size(t, k->name_len, k->attrib_len);
+        uint8_t *at;
+        rc = pv_out_begin(&s->out, cap, &at);
+        if (rc < 0)
+            break;
+        uint32_t len = pv_msg_refresh(at, cap, it, k, t);
+        if (!len) {
+            pv_out_cancel(&s->out);
+            rc = TP_EFAIL;
+            break;
+        }
+        rc = pv_out_end(&s->out, len, i + 1 < n);
+        if (rc < 0)
+            break;
+        sent++;
+        if (it->flags & PV_ITEM_STREAMING)
+            pv_items_to_update(items, idx);
+        else
+            pv_items_remove(items, idx); /* a snapshot is done with its refresh */
+    }
+    if (sent)
+        counter_add(&st->refreshes, sent);
+    return rc < 0 ? rc : 0;
+}
