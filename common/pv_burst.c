@@ -130,3 +130,36 @@ int pv_burst_refreshes(pv_sess *s, const pv_feed *f, pv_stats *st)
         counter_add(&st->refreshes, sent);
     return rc < 0 ? rc : 0;
 }
+
+int pv_burst_tick(pv_sess *s, const pv_feed *f, const pv_rates *r, pv_stats *st, const tick *t)
+{
+    if (tick_deadline(t) < s->active_ns)
+        return 0;
+    int rc = 0;
+    pv_items *items = &s->items;
+    if (r->updates && items->update.count) {
+        if (!s->pub_ns)
+            s->pub_ns = clk_ns();
+        int64_t pos = r->upd_lat ? lra_at(r->upd_lat, t->second, t->index) : LRA_NONE;
+        rc = pv_burst_updates(s, f, st, tick_burst(t, r->updates), pos, tick_deadline(t));
+    }
+    if (rc == 0 && r->generics && items->update.count) {
+        int64_t pos = r->gen_lat ? lra_at(r->gen_lat, t->second, t->index) : LRA_NONE;
+        rc = pv_burst_generics(s, f, st, tick_burst(t, r->generics), pos, tick_deadline(t));
+    }
+    while (rc == 0 && items->refresh.count && clk_ns() < t->next_ns)
+        rc = pv_burst_refreshes(s, f, st);
+    if (rc == TP_EFAIL)
+        return rc;
+    int q = pv_out_close(&s->out);
+    if (q > 0)
+        q = pv_out_flush(&s->out);
+    if (q < 0)
+        return TP_EFAIL;
+    s->want_write = q > 0;
+    counter_add(&st->msgs_packed, s->out.packed_msgs - s->packed_seen);
+    counter_add(&st->packs, s->out.packs - s->packs_seen);
+    s->packed_seen = s->out.packed_msgs;
+    s->packs_seen = s->out.packs;
+    return rc;
+}

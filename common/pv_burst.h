@@ -25,6 +25,8 @@
 #include "pv_msg.h"
 #include "pv_out.h"
 #include "pv_stats.h"
+#include "lra.h"
+#include "tick.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -67,8 +69,11 @@ typedef struct pv_sess {
     pv_out out;
     pv_items items;
     int64_t active_ns; /* when the channel became active; bursts of earlier ticks skip it */
+    int64_t pub_ns;    /* when its first update burst went out; 0 = none yet */
     bool want_write;   /* output is queued: flush when the socket is writable */
-    void *tool;        /* the tool's own per-channel data */
+    bool write_armed;  /* the owner waits for writability (its business) */
+    uint64_t packed_seen, packs_seen; /* packing counts already added to the statistics */
+    void *tool;                       /* the tool's own per-channel data */
 } pv_sess;
 
 /* A send stamp now, in the feed's unit. */
@@ -96,5 +101,23 @@ int pv_burst_generics(pv_sess *s, const pv_feed *f, pv_stats *st, uint64_t n, in
 /* Sends one burst of up to f->refresh_burst refreshes from the refresh queue. Returns 0,
  * TP_ENOBUFS (the remaining items stay queued) or TP_EFAIL. */
 int pv_burst_refreshes(pv_sess *s, const pv_feed *f, pv_stats *st);
+
+/* The per-connection rates of a provider, and where their latency stamps go. */
+typedef struct pv_rates {
+    uint64_t updates;   /* updates per second per channel (0: none) */
+    uint64_t generics;  /* generic messages per second per channel (0: none) */
+    const lra *upd_lat; /* latency positions of updates; NULL: no stamps */
+    const lra *gen_lat; /* of generic messages; NULL: no stamps */
+} pv_rates;
+
+/*
+ * Everything session s sends in the current tick of t: skipped when the channel became active
+ * after the tick was due (a new channel does not inherit catch-up bursts); else the update
+ * burst, the generic-message burst, then refresh bursts while the clock is before the next
+ * tick's deadline; the open packed buffer is written and the queue flushed (one send()), and
+ * s->want_write tells whether bytes remain for when the socket drains. Returns 0, TP_ENOBUFS
+ * (counted; the channel is kept) or TP_EFAIL (close the channel; err_msg() says why).
+ */
+int pv_burst_tick(pv_sess *s, const pv_feed *f, const pv_rates *r, pv_stats *st, const tick *t);
 
 #endif

@@ -64,6 +64,19 @@ int pv_out_close(pv_out *o)
     return rc;
 }
 
+int pv_out_begin_alone(pv_out *o, uint32_t size, uint8_t **at)
+{
+    tp_buf *b;
+    int rc;
+    if (o->pack && (rc = pv_out_close(o)) < 0)
+        return rc;
+    if ((rc = tp_get_buffer(o->ch, size, false, &b)) < 0)
+        return rc;
+    o->cur = b;
+    *at = b->data;
+    return 0;
+}
+
 int pv_out_begin(pv_out *o, uint32_t size, uint8_t **at)
 {
     tp_buf *b;

@@ -54,6 +54,11 @@ void pv_out_init(pv_out *o, tp_channel *ch, uint32_t max_pack, uint32_t pack_siz
  */
 int pv_out_begin(pv_out *o, uint32_t size, uint8_t **at);
 
+/* The same, but the message goes alone in a buffer of its own (unpacked) whatever the packing:
+ * the open packed buffer, if any, is written first. For replies that the ETA provider sends
+ * outside its packing (login, directory, dictionary). */
+int pv_out_begin_alone(pv_out *o, uint32_t size, uint8_t **at);
+
 /*
  * Queues the message begun last, len bytes at the place pv_out_begin() gave. `more` says that
  * further messages of the same burst follow, so that a packed buffer with room may stay open

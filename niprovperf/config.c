@@ -58,6 +58,8 @@ const opt_def niprov_options[] = {
     OPT_FLAG_("-preEnc", C, pre_enc, "Send pre-encoded updates (latency updates still encoded)"),
     OPT_FLAG_("-nanoTime", C, nano_time, "Latency stamps in nanoseconds instead of microseconds"),
     OPT_FLAG_("-measureEncode", C, measure_encode, "Measure the time spent encoding updates"),
+    OPT_FLAG_OFF_("-noScheduledStamp", C, sched_stamp,
+                  "Do not add the scheduled send time (TIM_TRK_3) to latency updates"),
 
     OPT_SECTION_("Files and output:"),
     OPT_STR_("-itemFile", C, item_file, "<file>", "Items to publish"),
@@ -91,6 +93,7 @@ void niprov_config_defaults(niprov_config *cfg)
     cfg->threads.count = 1;
     cfg->output_bufs = 5000;
     cfg->tcp_nodelay = true;
+    cfg->sched_stamp = true;
     cfg->run_time = 360;
     cfg->tick_rate = 1000;
     cfg->item_count = 100000;
@@ -217,6 +220,7 @@ void niprov_config_print(const niprov_config *c, const out_extra *extra, out_rep
 
     /* Ours, after the original's lines. */
     out_input(r, t, "Compression type", "%d", c->compression_type);
+    out_input(r, t, "Scheduled Stamp", "%s", yes_no(c->sched_stamp));
     char json[NIPROV_PATH_LEN + 8];
     out_extra_inputs(r, t, extra,
                      out_json_path(json, sizeof(json), c->summary_file) == 0 ? json : NULL);

@@ -60,6 +60,7 @@ typedef struct niprov_config {
     bool pre_enc;                       /* -preEnc */
     bool nano_time;                     /* -nanoTime */
     bool measure_encode;                /* -measureEncode */
+    bool sched_stamp; /* scheduled send time in latency updates; false with -noScheduledStamp */
 
     /* Files and output */
     char item_file[NIPROV_PATH_LEN];    /* -itemFile, "350k.xml" */

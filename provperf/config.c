@@ -64,6 +64,9 @@ const opt_def prov_options[] = {
     OPT_FLAG_("-preEnc", C, pre_enc, "Send pre-encoded updates (latency updates still encoded)"),
     OPT_FLAG_("-nanoTime", C, nano_time, "Latency stamps in nanoseconds instead of microseconds"),
     OPT_FLAG_("-measureEncode", C, measure_encode, "Measure the time spent encoding updates"),
+    OPT_FLAG_OFF_("-noScheduledStamp", C, sched_stamp,
+                  "Do not add the scheduled send time (TIM_TRK_3 in updates, TIM_TRK_1 in "
+                  "generic messages) to latency messages"),
 
     OPT_SECTION_("Files and output:"),
     OPT_STR_("-msgFile", C, msg_file, "<file>", "Message content"),
@@ -97,6 +100,7 @@ void prov_config_defaults(prov_config *cfg)
     cfg->max_output_bufs = 5000;
     cfg->max_fragment_size = 6144;
     cfg->tcp_nodelay = true;
+    cfg->sched_stamp = true;
     cfg->run_time = 360;
     cfg->tick_rate = 1000;
     cfg->update_rate = 100000;
@@ -234,6 +238,7 @@ void prov_config_print(const prov_config *c, const out_extra *extra, out_report 
     out_input(r, w, "Use Reactor", "No");
 
     /* Ours, after the original's lines. */
+    out_input(r, w, "Scheduled Stamp", "%s", yes_no(c->sched_stamp));
     char json[PROV_PATH_LEN + 8];
     out_extra_inputs(r, w, extra,
                      out_json_path(json, sizeof(json), c->summary_file) == 0 ? json : NULL);

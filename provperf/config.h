@@ -59,6 +59,7 @@ typedef struct prov_config {
     bool pre_enc;                     /* -preEnc */
     bool nano_time;                   /* -nanoTime */
     bool measure_encode;              /* -measureEncode */
+    bool sched_stamp; /* scheduled send time in latency messages; false with -noScheduledStamp */
 
     /* Files and output */
     char msg_file[PROV_PATH_LEN];     /* -msgFile, "MsgData.xml" */

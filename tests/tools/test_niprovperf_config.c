@@ -298,6 +298,7 @@ static void test_inputs_block(void **state)
     free(mine);
     assert_non_null(strstr(got.text, "      Multicast Stats: No\n"
                                      "     Compression type: 0\n"
+                                     "      Scheduled Stamp: Yes\n"
                                      "      Clock Cost (ns): 19.0\n"
                                      "Clock Resolution (ns): 1\n"
                                      "    JSON Summary File: NIProvSummary.json\n\n"));

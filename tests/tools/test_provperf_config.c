@@ -327,6 +327,7 @@ static void test_inputs_match_vectors(void **state)
         char tail[256];
         snprintf(tail, sizeof(tail),
                  "             Use Reactor: No\n"
+                 "         Scheduled Stamp: Yes\n"
                  "         Clock Cost (ns): 20.0\n"
                  "   Clock Resolution (ns): 1\n"
                  "       JSON Summary File: %s.ProvSummary.json\n\n",

@@ -120,6 +120,7 @@ static const char *const tt_our_markers[] = {
     "Clock Cost (ns): ",    "Clock Resolution (ns): ",
     "JSON Summary File: ",  "  Updates stopped for lack of output buffers: ",
     "  Sequence gaps: ",    "  Msgs not sent for lack of output buffers: ",
+    "Scheduled Stamp: ",
 };
 
 /* A copy of text without the lines we add (tt_our_markers, plus the lines containing any of
