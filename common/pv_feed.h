@@ -1,0 +1,36 @@
+/*
+ * pv_feed: what a provider publishes, built from MsgData.xml.
+ *
+ * Loading reads the message file with msgdata (validated against the dictionary) and turns
+ * each MarketPrice / MarketByOrder template into a pv_tmpl — the pre-encoded entries that the
+ * provider copies into every message — with the largest message size per domain, and, for
+ * -preEnc, each update encoded whole once so that a non-latency update is one copy and a
+ * stream id. The templates stay owned by the returned pv_content until pv_content_free().
+ */
+#ifndef RWFPERF_PV_FEED_H
+#define RWFPERF_PV_FEED_H
+
+#include "pv_burst.h"
+#include "rwf_dict.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+typedef struct pv_content pv_content;
+
+/* Loads the message file at path against dict and fills f->dom[] (the other members of f are
+ * left as they are). pre_enc also pre-encodes the updates. Returns the content (owner of what
+ * f points to), or NULL with err_msg() saying what is wrong and where ("MsgData.xml:14: ..."). */
+pv_content *pv_content_load(const char *path, const rwf_dict *dict, bool pre_enc, pv_feed *f);
+
+/* Frees the content (f's templates become invalid). NULL is allowed. */
+void pv_content_free(pv_content *c);
+
+/* Writes the line the ETA providers print after loading the file ("Data loaded from XML. ..."). */
+void pv_content_print_loaded(const pv_content *c, FILE *out);
+
+/* Writes the "Approximate message sizes:" block the ETA providers print for each new channel:
+ * estimated and encoded length of the refresh and of each update, per domain present. */
+void pv_content_print_sizes(const pv_content *c, FILE *out);
+
+#endif

@@ -1,0 +1,118 @@
+/*
+ * ProvPerf internals: the application shared by its threads, the provider threads, and the
+ * handlers of what consumers send.
+ *
+ * The main thread loads the configuration and the content, binds the server, starts the
+ * provider threads, accepts connections and hands each to the thread with the fewest channels,
+ * collects statistics every -writeStatsInterval and writes the summary at the end. Each
+ * provider thread runs its own tick schedule over its channels: handshake, bursts, reading
+ * (requests, posts, generic messages), pings, closing.
+ */
+#ifndef RWFPERF_PROV_H
+#define RWFPERF_PROV_H
+
+#include "config.h"
+#include "cpu.h"
+#include "lra.h"
+#include "pv_burst.h"
+#include "pv_feed.h"
+#include "pv_stats.h"
+#include "rwf.h"
+#include "rwf_rdm.h"
+#include "tick.h"
+#include "tp.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct prov_app prov_app;
+
+/* One provider thread. */
+typedef struct prov_thread {
+    prov_app *app;
+    int index; /* 0-based; printed 1-based */
+    pthread_t tid;
+    bool started;
+    cpu_entry cpu; /* where it runs */
+
+    /* Hand-off of accepted channels from the main thread (not a hot path). */
+    pthread_mutex_t lock;
+    tp_channel **pending; /* channels handed over, not yet adopted */
+    int n_pending, cap_pending;
+    int evfd;               /* eventfd: "channels are pending" */
+    _Atomic int conn_count; /* channels handed to this thread and not yet closed */
+
+    /* Worker state. */
+    int epfd;
+    tick t;
+    pv_sess **sess; /* the thread's channels */
+    int n_sess, cap_sess;
+    pv_stats stats;
+} prov_thread;
+
+struct prov_app {
+    prov_config cfg;
+    pv_content *content;  /* MsgData.xml content, owner of the feed's templates */
+    rwf_dict *dict;       /* RDMFieldDictionary + enumtype.def: validation, dictionary requests */
+    pv_feed feed;         /* what the threads publish */
+    pv_rates rates;       /* per-connection rates and latency arrays */
+    lra upd_lra, gen_lra; /* latency positions (when the rates ask for stamps) */
+    rwf_service service;  /* the service of the directory */
+    char position[64];    /* login refresh Position: "<ip>/net" */
+    tp_server *srv;
+    prov_thread *threads;
+    int n_threads;
+    bool sched_stamp; /* -noScheduledStamp not given */
+
+    /* An error that ends the run (a thread's): exit status 1. */
+    pthread_mutex_t fail_lock;
+    bool failed;
+    char failure[1024];
+};
+
+/* Starts thread th. Returns 0, or -1 with err_msg() set. */
+int prov_thread_start(prov_thread *th);
+
+/* Prepares thread th of app (index i): statistics, hand-off, epoll. Returns 0 or -1. */
+int prov_thread_init(prov_thread *th, prov_app *app, int i);
+
+/* Frees what prov_thread_init() made (after the thread was joined). */
+void prov_thread_free(prov_thread *th);
+
+/* Main thread: gives accepted channel ch (still in its handshake) to th. Returns 0, or -1
+ * (err_msg() set; the channel is closed). */
+int prov_thread_hand(prov_thread *th, tp_channel *ch);
+
+/* Ends the run because of an error: records the first one (for the summary's line) and asks
+ * every thread to stop. */
+void prov_app_fail(prov_app *app, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * Handles one message a consumer sent on session s of thread th: login, directory and
+ * dictionary requests (prov_admin.c), item requests, closes, posts and generic messages
+ * (prov_item.c). Returns 0; > 0 when a reply is queued; -1 when the channel must be closed
+ * (err_msg() says why).
+ */
+int prov_handle(prov_thread *th, pv_sess *s, const uint8_t *data, uint32_t len);
+
+/* The admin domains (prov_admin.c). Same returns. */
+int prov_admin_login(prov_thread *th, pv_sess *s, const rwf_msg *m);
+int prov_admin_directory(prov_thread *th, pv_sess *s, const rwf_msg *m);
+int prov_admin_dictionary(prov_thread *th, pv_sess *s, const rwf_msg *m);
+
+/* Item domains (prov_item.c). Same returns. */
+int prov_item_msg(prov_thread *th, pv_sess *s, const rwf_msg *m);
+
+/* Sends an item request reject (wire.md §5.8) on s. Returns as prov_handle. */
+int prov_item_reject(prov_thread *th, pv_sess *s, int32_t sid, uint8_t domain, int reason);
+
+/* Sends one message of at most cap bytes that `enc` encodes through an rwf_enc over the
+ * channel's output buffer: in a packed buffer of its own when packing and `packable` (rejects
+ * and reflected posts, as the ETA provider sends them), else alone (admin replies). Returns as
+ * prov_handle: an encoding failure or a lack of buffers is printed and the channel kept. */
+typedef int (*prov_enc_fn)(rwf_enc *e, const void *arg);
+int prov_send(pv_sess *s, uint32_t cap, prov_enc_fn enc, const void *arg, bool packable);
+
+#endif

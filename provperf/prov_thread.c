@@ -1,0 +1,352 @@
+/* A ProvPerf provider thread: its tick loop over the channels it owns. */
+#include "prov.h"
+
+#include "pv_admin.h"
+
+#include "clk.h"
+#include "err.h"
+#include "sig.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#define MAX_EVENTS 64
+
+/* A session's epoll data: the session pointer; the eventfd is NULL. */
+
+int prov_thread_init(prov_thread *th, prov_app *app, int i)
+{
+    memset(th, 0, sizeof(*th));
+    th->app = app;
+    th->index = i;
+    th->evfd = th->epfd = -1;
+    atomic_init(&th->conn_count, 0);
+    pthread_mutex_init(&th->lock, NULL);
+    size_t ring = app->cfg.latency_file[0] ? 1u << 16 : 0;
+    if (pv_stats_init(&th->stats, ring) != 0)
+        return -1;
+    th->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    th->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (th->evfd < 0 || th->epfd < 0)
+        return err_set_errno(errno, "provider thread %d: epoll", i + 1);
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
+    if (epoll_ctl(th->epfd, EPOLL_CTL_ADD, th->evfd, &ev) != 0)
+        return err_set_errno(errno, "provider thread %d: epoll", i + 1);
+    return 0;
+}
+
+void prov_thread_free(prov_thread *th)
+{
+    for (int i = 0; i < th->n_pending; i++)
+        tp_close(th->pending[i]);
+    free(th->pending);
+    free(th->sess);
+    if (th->evfd >= 0)
+        close(th->evfd);
+    if (th->epfd >= 0)
+        close(th->epfd);
+    pv_stats_free(&th->stats);
+    pthread_mutex_destroy(&th->lock);
+}
+
+int prov_thread_hand(prov_thread *th, tp_channel *ch)
+{
+    pthread_mutex_lock(&th->lock);
+    if (th->n_pending == th->cap_pending) {
+        int cap = th->cap_pending ? th->cap_pending * 2 : 8;
+        tp_channel **p = realloc(th->pending, (size_t)cap * sizeof(*p));
+        if (!p) {
+            pthread_mutex_unlock(&th->lock);
+            tp_close(ch);
+            return err_set("out of memory handing a channel to thread %d", th->index + 1);
+        }
+        th->pending = p;
+        th->cap_pending = cap;
+    }
+    th->pending[th->n_pending++] = ch;
+    atomic_fetch_add_explicit(&th->conn_count, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&th->lock);
+    uint64_t one = 1;
+    if (write(th->evfd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+        return err_set_errno(errno, "waking provider thread %d", th->index + 1);
+    return 0;
+}
+
+/* ---- sessions ----------------------------------------------------------------------------- */
+
+static void set_events(prov_thread *th, pv_sess *s, uint32_t events)
+{
+    struct epoll_event ev = {.events = events, .data.ptr = s};
+    epoll_ctl(th->epfd, EPOLL_CTL_MOD, tp_fd(s->ch), &ev);
+}
+
+static uint32_t poll_to_epoll(short e)
+{
+    return (e & POLLIN ? EPOLLIN : 0) | (e & POLLOUT ? EPOLLOUT : 0);
+}
+
+static void close_session(prov_thread *th, pv_sess *s, const char *why)
+{
+    int64_t now = clk_ns();
+    if (why)
+        printf("Channel Closed: %s\n", why);
+    else
+        printf("Channel Closed.\n");
+    fflush(stdout);
+    if (s->active_ns)
+        pv_stats_closed(&th->stats, s->pub_ns, now);
+    epoll_ctl(th->epfd, EPOLL_CTL_DEL, tp_fd(s->ch), NULL);
+    tp_close(s->ch);
+    pv_items_free(&s->items);
+    for (int i = 0; i < th->n_sess; i++)
+        if (th->sess[i] == s) {
+            th->sess[i] = th->sess[--th->n_sess];
+            break;
+        }
+    free(s);
+    atomic_fetch_sub_explicit(&th->conn_count, 1, memory_order_relaxed);
+}
+
+static int grow_sessions(prov_thread *th)
+{
+    if (th->n_sess < th->cap_sess)
+        return 0;
+    int cap = th->cap_sess ? th->cap_sess * 2 : 8;
+    pv_sess **v = realloc(th->sess, (size_t)cap * sizeof(*v));
+    if (!v)
+        return -1;
+    th->sess = v;
+    th->cap_sess = cap;
+    return 0;
+}
+
+static void adopt(prov_thread *th, tp_channel *ch)
+{
+    pv_sess *s = calloc(1, sizeof(*s));
+    if (!s || grow_sessions(th) != 0) {
+        free(s);
+        tp_close(ch);
+        atomic_fetch_sub_explicit(&th->conn_count, 1, memory_order_relaxed);
+        printf("Channel Closed: out of memory adopting a channel\n");
+        return;
+    }
+    s->ch = ch;
+    th->sess[th->n_sess++] = s;
+    struct epoll_event ev = {.events = poll_to_epoll(tp_events(ch)) | EPOLLIN, .data.ptr = s};
+    if (epoll_ctl(th->epfd, EPOLL_CTL_ADD, tp_fd(ch), &ev) != 0) {
+        char why[128];
+        snprintf(why, sizeof(why), "epoll: %s", strerror(errno));
+        close_session(th, s, why);
+    }
+}
+
+static void adopt_pending(prov_thread *th)
+{
+    uint64_t n;
+    if (read(th->evfd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+        return;
+    pthread_mutex_lock(&th->lock);
+    tp_channel **p = th->pending;
+    int count = th->n_pending;
+    th->pending = NULL;
+    th->n_pending = th->cap_pending = 0;
+    pthread_mutex_unlock(&th->lock);
+    for (int i = 0; i < count; i++)
+        adopt(th, p[i]);
+    free(p);
+}
+
+/* The channel finished its handshake: print what the ETA provider prints, then start. */
+static int activate(prov_thread *th, pv_sess *s)
+{
+    prov_app *app = th->app;
+    const prov_config *cfg = &app->cfg;
+    tp_info info;
+    if (tp_get_info(s->ch, &info) != 0)
+        return -1;
+    if (cfg->high_water_mark > 0)
+        tp_set_high_water_mark(s->ch, (uint32_t)cfg->high_water_mark);
+    pv_admin_print_channel(s->ch, stdout);
+    if (cfg->max_pack_count > 1 && (uint32_t)cfg->pack_buf_size > info.max_fragment_size) {
+        prov_app_fail(app,
+                      "Error(Channel %d): MaxFragmentSize %u is too small for packing "
+                      "buffer size %d",
+                      tp_fd(s->ch), info.max_fragment_size, cfg->pack_buf_size);
+        return -1;
+    }
+    pv_content_print_sizes(app->content, stdout);
+    fflush(stdout);
+    if (pv_items_init(&s->items, 1024) != 0)
+        return -1;
+    pv_out_init(&s->out, s->ch, (uint32_t)cfg->max_pack_count, (uint32_t)cfg->pack_buf_size,
+                cfg->direct_write ? TP_WRITE_DIRECT : 0);
+    s->active_ns = clk_ns();
+    return 0;
+}
+
+static void on_handshake(prov_thread *th, pv_sess *s)
+{
+    int rc = tp_init(s->ch);
+    if (rc == TP_ACTIVE) {
+        if (activate(th, s) != 0) {
+            close_session(th, s, err_msg());
+            return;
+        }
+        set_events(th, s, EPOLLIN);
+    } else if (rc < 0) {
+        close_session(th, s, err_msg());
+    } else {
+        set_events(th, s, poll_to_epoll(tp_events(s->ch)) | EPOLLIN);
+    }
+}
+
+/* Reads what is buffered on s (returns false when the session was closed). Stops early when
+ * the next tick is due, the rest being read after its bursts. */
+static bool on_readable(prov_thread *th, pv_sess *s)
+{
+    for (int n = 0;; n++) {
+        tp_msg m;
+        int rc = tp_read(s->ch, &m);
+        if (rc < 0) {
+            close_session(th, s, err_msg());
+            return false;
+        }
+        if (rc & TP_READ_MSG) {
+            int h = prov_handle(th, s, m.data, m.len);
+            if (h < 0) {
+                close_session(th, s, err_msg());
+                return false;
+            }
+            if (h > 0)
+                s->want_write = true;
+        }
+        if (!(rc & TP_READ_MORE))
+            break;
+        if ((n & 15) == 15 && tick_wait_ns(&th->t, clk_ns()) == 0)
+            break;
+    }
+    return true;
+}
+
+/* Arms EPOLLOUT exactly while output waits to be sent. */
+static void sync_write_interest(prov_thread *th)
+{
+    for (int j = 0; j < th->n_sess; j++) {
+        pv_sess *s = th->sess[j];
+        if (s->active_ns && s->want_write != s->write_armed) {
+            set_events(th, s, EPOLLIN | (s->want_write ? EPOLLOUT : 0));
+            s->write_armed = s->want_write;
+        }
+    }
+}
+
+static void on_writable(prov_thread *th, pv_sess *s)
+{
+    int q = pv_out_flush(&s->out);
+    if (q < 0) {
+        close_session(th, s, err_msg());
+        return;
+    }
+    s->want_write = q > 0;
+}
+
+/* Sends the tick's bursts on every channel, then pings. */
+static void tick_bursts(prov_thread *th)
+{
+    prov_app *app = th->app;
+    int64_t now = clk_ns();
+    for (int i = 0; i < th->n_sess;) {
+        pv_sess *s = th->sess[i];
+        if (!s->active_ns) {
+            i++;
+            continue;
+        }
+        int rc = pv_burst_tick(s, &app->feed, &app->rates, &th->stats, &th->t);
+        if (rc == TP_EFAIL) {
+            char why[ERR_MSG_MAX + 64];
+            snprintf(why, sizeof(why), "Failure while writing message bursts: %s", err_msg());
+            close_session(th, s, why);
+            continue; /* slot i now holds another session */
+        }
+        if (tp_tick(s->ch, (uint64_t)now) < 0) {
+            close_session(th, s, err_msg());
+            continue;
+        }
+        i++;
+    }
+    latbuf_poll(&th->stats.lat);
+    sync_write_interest(th);
+}
+
+static void *thread_main(void *arg)
+{
+    prov_thread *th = arg;
+    prov_app *app = th->app;
+    if (cpu_bind(&th->cpu) != 0) {
+        prov_app_fail(app, "Error: Failed to bind thread to core %s: %s.", th->cpu.text, err_msg());
+        latbuf_close(&th->stats.lat);
+        return NULL;
+    }
+    tick_tighten_slack();
+    tick_init(&th->t, (uint32_t)app->cfg.tick_rate, clk_ns() + CLK_NS_PER_SEC / app->cfg.tick_rate);
+    struct epoll_event ev[MAX_EVENTS];
+
+    while (!sig_stop_requested()) {
+        int64_t now = clk_ns();
+        if (tick_poll(&th->t, now)) {
+            tick_bursts(th);
+            continue;
+        }
+        struct timespec ts = tick_wait_timespec(&th->t, now);
+        int n = epoll_pwait2(th->epfd, ev, MAX_EVENTS, &ts, NULL);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            prov_app_fail(app, "provider thread %d: epoll_pwait2: %s", th->index + 1,
+                          strerror(errno));
+            break;
+        }
+        for (int i = 0; i < n; i++) {
+            pv_sess *s = ev[i].data.ptr;
+            if (!s) {
+                adopt_pending(th);
+                continue;
+            }
+            /* A session closed by an earlier event of this batch is no longer listed. */
+            bool live = false;
+            for (int j = 0; j < th->n_sess && !live; j++)
+                live = th->sess[j] == s;
+            if (!live)
+                continue;
+            if (!s->active_ns) {
+                on_handshake(th, s);
+                continue;
+            }
+            if ((ev[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)) && !on_readable(th, s))
+                continue;
+            if (ev[i].events & EPOLLOUT)
+                on_writable(th, s);
+        }
+        sync_write_interest(th);
+    }
+    while (th->n_sess)
+        close_session(th, th->sess[0], NULL);
+    latbuf_close(&th->stats.lat);
+    return NULL;
+}
+
+int prov_thread_start(prov_thread *th)
+{
+    int rc = pthread_create(&th->tid, NULL, thread_main, th);
+    if (rc != 0)
+        return err_set_errno(rc, "starting provider thread %d", th->index + 1);
+    th->started = true;
+    return 0;
+}
