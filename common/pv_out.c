@@ -148,3 +148,19 @@ int pv_out_flush(pv_out *o)
 {
     return tp_flush(o->ch);
 }
+
+int pv_out_send(pv_out *o, uint32_t cap, pv_enc_fn enc, const void *arg, bool packable)
+{
+    uint8_t *at;
+    int rc = packable ? pv_out_begin(o, cap, &at) : pv_out_begin_alone(o, cap, &at);
+    if (rc < 0)
+        return rc;
+    rwf_enc e;
+    rwf_enc_init(&e, at, cap);
+    size_t len = 0;
+    if (enc(&e, arg) < 0 || rwf_enc_finish(&e, &len) != 0) {
+        pv_out_cancel(o);
+        return TP_EINVAL;
+    }
+    return pv_out_end(o, (uint32_t)len, false);
+}

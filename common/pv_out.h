@@ -22,6 +22,7 @@
 #ifndef RWFPERF_PV_OUT_H
 #define RWFPERF_PV_OUT_H
 
+#include "rwf_enc.h"
 #include "tp.h"
 
 #include <stdbool.h>
@@ -77,6 +78,13 @@ int pv_out_close(pv_out *o);
 
 /* Sends what is queued (one send() at most). Returns the bytes still queued, or TP_EFAIL. */
 int pv_out_flush(pv_out *o);
+
+/* Encodes one message of at most cap bytes by calling enc with an rwf_enc over the buffer,
+ * and queues it: in a packed buffer of its own when packing and `packable`, else alone.
+ * Returns as pv_out_end(); TP_EINVAL when the encoding failed (err_msg() says why, nothing was
+ * sent); TP_ENOBUFS when no buffer was free. */
+typedef int (*pv_enc_fn)(rwf_enc *e, const void *arg);
+int pv_out_send(pv_out *o, uint32_t cap, pv_enc_fn enc, const void *arg, bool packable);
 
 /* Bytes queued and not yet sent. */
 static inline size_t pv_out_queued(const pv_out *o)

@@ -16,26 +16,14 @@
 
 int prov_send(pv_sess *s, uint32_t cap, prov_enc_fn enc, const void *arg, bool packable)
 {
-    uint8_t *at;
-    int rc = packable ? pv_out_begin(&s->out, cap, &at) : pv_out_begin_alone(&s->out, cap, &at);
+    int rc = pv_out_send(&s->out, cap, enc, arg, packable);
     if (rc == TP_ENOBUFS) {
         printf("No output buffer for a reply: %s\n", err_msg());
         return 1; /* the channel is kept; what is queued goes out when it drains */
     }
-    if (rc < 0)
-        return -1;
-    rwf_enc e;
-    rwf_enc_init(&e, at, cap);
-    size_t len = 0;
-    if (enc(&e, arg) < 0 || rwf_enc_finish(&e, &len) != RWF_OK) {
-        pv_out_cancel(&s->out);
+    if (rc == TP_EINVAL) {
         printf("Failed to encode a reply: %s\n", err_msg());
         return 0;
-    }
-    rc = pv_out_end(&s->out, (uint32_t)len, false);
-    if (rc == TP_ENOBUFS) {
-        printf("No output buffer for a reply: %s\n", err_msg());
-        return 1;
     }
     return rc < 0 ? -1 : rc > 0;
 }

@@ -1,0 +1,75 @@
+/*
+ * NIProvPerf internals: the application shared by its threads and the publishing threads
+ * (tools.md §2.10, wire.md §5.10).
+ *
+ * Each thread connects to the ADH (retrying every second until it is up), logs in as a
+ * provider, publishes the service directory on stream -1 and then its share of the item list
+ * on streams -6, -7, ...: refreshes in the spare time of each tick, updates at -updateRate.
+ * Once a thread's channel was up, losing it ends the test (exit status 1).
+ */
+#ifndef RWFPERF_NIPROV_H
+#define RWFPERF_NIPROV_H
+
+#include "config.h"
+#include "cpu.h"
+#include "items.h"
+#include "lra.h"
+#include "pv_burst.h"
+#include "pv_feed.h"
+#include "pv_stats.h"
+#include "rwf.h"
+#include "rwf_rdm.h"
+#include "tick.h"
+#include "tp.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct niprov_app niprov_app;
+
+typedef struct niprov_thread {
+    niprov_app *app;
+    int index; /* 0-based */
+    pthread_t tid;
+    bool started;
+    cpu_entry cpu;
+    items_share share; /* its items of the list */
+    pv_sess sess;      /* its one channel */
+    bool active;       /* the channel came up (losing it now ends the test) */
+    bool publishing;   /* logged in: directory and items published */
+    tick t;
+    pv_stats stats;
+} niprov_thread;
+
+struct niprov_app {
+    niprov_config cfg;
+    rwf_dict *dict;
+    pv_content *content;
+    pv_feed feed;
+    pv_rates rates;
+    lra upd_lra;
+    items list;          /* the item file's items */
+    rwf_service service; /* published on stream -1 */
+    char position[64];   /* login Position */
+    char user[256];      /* login user name */
+    niprov_thread *threads;
+    int n_threads;
+
+    pthread_mutex_t fail_lock;
+    bool failed; /* an error ended the test */
+};
+
+/* Prepares thread i. Returns 0, or -1 with err_msg() set. */
+int niprov_thread_init(niprov_thread *th, niprov_app *app, int i);
+
+/* Frees what niprov_thread_init() made (after the join). */
+void niprov_thread_free(niprov_thread *th);
+
+/* Starts thread th. Returns 0, or -1 with err_msg() set. */
+int niprov_thread_start(niprov_thread *th);
+
+/* Marks the test failed (the summary says so, exit status 1) and asks every thread to stop. */
+void niprov_app_fail(niprov_app *app);
+
+#endif

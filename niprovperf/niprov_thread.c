@@ -1,0 +1,315 @@
+/* An NIProvPerf publishing thread: connect, log in, publish, tick. */
+#include "niprov.h"
+
+#include "clk.h"
+#include "err.h"
+#include "pv_admin.h"
+#include "sig.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int niprov_thread_init(niprov_thread *th, niprov_app *app, int i)
+{
+    memset(th, 0, sizeof(*th));
+    th->app = app;
+    th->index = i;
+    const niprov_config *cfg = &app->cfg;
+    if (items_split((size_t)cfg->item_count, (size_t)cfg->common_item_count, (size_t)app->n_threads,
+                    (size_t)i, &th->share) != 0)
+        return -1;
+    return pv_stats_init(&th->stats, 0);
+}
+
+void niprov_thread_free(niprov_thread *th)
+{
+    pv_stats_free(&th->stats);
+}
+
+/* Sleeps about one second, waking early when a stop is requested. */
+static void pause_second(void)
+{
+    int64_t end = clk_ns() + CLK_NS_PER_SEC;
+    while (!sig_stop_requested() && clk_ns() < end)
+        clk_sleep_until(clk_ns() + 50 * 1000000LL < end ? clk_ns() + 50 * 1000000LL : end);
+}
+
+/* Connects until the channel is up (true) or a stop is requested (false). */
+static bool connect_loop(niprov_thread *th)
+{
+    const niprov_config *cfg = &th->app->cfg;
+    tp_opts o;
+    tp_opts_init(&o);
+    o.host = cfg->host;
+    o.port = cfg->port;
+    o.interface = cfg->interface_name[0] ? cfg->interface_name : NULL;
+    o.protocol_type = TP_PROTOCOL_RWF;
+    o.guaranteed_output_buffers = (uint32_t)cfg->output_bufs;
+    o.tcp_nodelay = cfg->tcp_nodelay;
+    o.sndbuf = cfg->send_buf_size;
+    o.rcvbuf = cfg->recv_buf_size;
+    o.compression = (tp_comp)cfg->compression_type;
+    while (!sig_stop_requested()) {
+        printf("\nAttempting unified connect to server %s:%s...\n", cfg->host, cfg->port);
+        fflush(stdout);
+        tp_channel *ch;
+        if (tp_connect(&o, &ch) != 0) {
+            printf("rsslConnect() failed: %s\n", err_msg());
+            pause_second();
+            continue;
+        }
+        int rc = TP_PENDING;
+        while (!sig_stop_requested()) {
+            rc = tp_init(ch);
+            if (rc == TP_ACTIVE || rc < 0)
+                break;
+            struct pollfd p = {.fd = tp_fd(ch), .events = tp_events(ch)};
+            poll(&p, 1, 100);
+        }
+        if (rc == TP_ACTIVE) {
+            th->sess.ch = ch;
+            return true;
+        }
+        if (rc < 0)
+            printf("Channel Closed: %s\n", err_msg());
+        tp_close(ch);
+        pause_second();
+    }
+    return false;
+}
+
+static int enc_login(rwf_enc *e, const void *arg)
+{
+    return rwf_rdm_login_request(e, (const rwf_login *)arg);
+}
+
+static int enc_directory(rwf_enc *e, const void *arg)
+{
+    return rwf_rdm_directory_refresh(e, (const rwf_directory *)arg);
+}
+
+/* The channel is up: print it, then log in. */
+static int activate(niprov_thread *th)
+{
+    niprov_app *app = th->app;
+    const niprov_config *cfg = &app->cfg;
+    pv_sess *s = &th->sess;
+    if (cfg->high_water_mark > 0)
+        tp_set_high_water_mark(s->ch, (uint32_t)cfg->high_water_mark);
+    tp_info info;
+    if (pv_admin_print_channel(s->ch, stdout) != 0 || tp_get_info(s->ch, &info) != 0)
+        return -1;
+    if (cfg->max_pack_count > 1 && (uint32_t)cfg->pack_buf_size > info.max_fragment_size)
+        return err_set("Error(Channel %d): MaxFragmentSize %u is too small for packing buffer "
+                       "size %d",
+                       tp_fd(s->ch), info.max_fragment_size, cfg->pack_buf_size);
+    pv_content_print_sizes(app->content, stdout);
+    fflush(stdout);
+    if (pv_items_init(&s->items, (uint32_t)th->share.count + 1) != 0)
+        return -1;
+    pv_out_init(&s->out, s->ch, (uint32_t)cfg->max_pack_count, (uint32_t)cfg->pack_buf_size,
+                cfg->direct_write ? TP_WRITE_DIRECT : 0);
+    s->active_ns = clk_ns();
+    th->active = true;
+
+    rwf_login l;
+    memset(&l, 0, sizeof(l));
+    l.stream_id = 1;
+    l.user = rwf_buf_cstr(cfg->uname[0] ? cfg->uname : app->user);
+    l.flags =
+        RWF_LOGIN_HAS_APP_ID | RWF_LOGIN_HAS_APP_NAME | RWF_LOGIN_HAS_POSITION | RWF_LOGIN_HAS_ROLE;
+    l.app_id = RWF_STR("256");
+    l.app_name = RWF_STR("NIProvPerf");
+    l.position = rwf_buf_cstr(app->position);
+    l.role = 1; /* provider */
+    int rc = pv_out_send(&s->out, 512 + l.user.len, enc_login, &l, false);
+    if (rc < 0)
+        return err_push("sending the login request");
+    s->want_write = rc > 0;
+    return 0;
+}
+
+/* Logged in: the directory on stream -1, then the items on -6, -7, ... and their first
+ * refreshes. */
+static int publish(niprov_thread *th)
+{
+    niprov_app *app = th->app;
+    const niprov_config *cfg = &app->cfg;
+    pv_sess *s = &th->sess;
+    rwf_directory d;
+    memset(&d, 0, sizeof(d));
+    d.stream_id = -1;
+    d.filter = RWF_DIR_INFO | RWF_DIR_STATE | RWF_DIR_GROUP;
+    d.has_service_id = 1;
+    d.service_id = app->service.id;
+    d.clear_cache = 1;
+    d.state.stream_state = RWF_STREAM_OPEN;
+    d.state.data_state = RWF_DATA_OK;
+    d.state.code = RWF_SC_NONE;
+    d.services = &app->service;
+    d.service_count = 1;
+    int rc = pv_out_send(&s->out, 1024 + app->service.name.len, enc_directory, &d, false);
+    if (rc < 0)
+        return err_push("publishing the directory");
+
+    for (size_t j = 0; j < th->share.count; j++) {
+        size_t li = j < th->share.common ? j : th->share.first + (j - th->share.common);
+        const item_def *it = &app->list.v[li];
+        int dom = pv_dom_index(it->domain);
+        if (dom < 0 || !app->feed.dom[dom].present)
+            return err_set("createItemInfo: No %s data present in message data file.",
+                           it->domain == ITEMS_DOMAIN_MARKET_BY_ORDER ? "MarketByOrder"
+                                                                      : "MarketPrice");
+        pv_key k;
+        memset(&k, 0, sizeof(k));
+        k.flags = PV_KEY_NAME_TYPE | PV_KEY_NAME | PV_KEY_SERVICE_ID;
+        k.name_type = 1; /* RIC */
+        k.service_id = (uint16_t)cfg->service_id;
+        k.name = (const uint8_t *)it->name;
+        k.name_len = it->name_len;
+        uint32_t idx;
+        if (pv_items_add(&s->items, -(int32_t)j - 6, it->domain, &k, PV_ITEM_STREAMING, &idx) != 0)
+            return -1;
+    }
+    printf("Created publishing list.\n");
+    fflush(stdout);
+    th->publishing = true;
+    if (s->items.refresh.count && (rc = pv_burst_refreshes(s, &app->feed, &th->stats)) == TP_EFAIL)
+        return -1;
+    rc = pv_out_close(&s->out);
+    if (rc < 0)
+        return -1;
+    s->want_write = rc > 0;
+    return 0;
+}
+
+/* One message from the ADH. Returns 0, or -1 when the test must end (err_msg() set). */
+static int handle(niprov_thread *th, const uint8_t *data, uint32_t len)
+{
+    rwf_msg m;
+    if (rwf_msg_decode(&m, rwf_buf_make(data, len)) != RWF_OK)
+        return err_push("rsslDecodeMsg(): message of %u bytes", len);
+    if (m.domain != RWF_DMT_LOGIN) {
+        printf("Received message with unhandled domain: %u\n", m.domain);
+        return 0;
+    }
+    rwf_login l;
+    if (rwf_rdm_login_decode(&m, &l) != RWF_OK)
+        return err_push("rsslDecodeRDMLoginMsg() failed");
+    const rwf_state *state = NULL;
+    if (l.msg_class == RWF_MC_REFRESH) {
+        printf("Received login refresh.\n");
+        if (l.flags & RWF_LOGIN_HAS_APP_NAME)
+            printf("  ApplicationName: %.*s\n", (int)l.app_name.len, l.app_name.data);
+        printf("\n");
+        state = &l.state;
+    } else if (l.msg_class == RWF_MC_STATUS) {
+        printf("Received login status message.\n");
+        if (l.flags & RWF_LOGIN_HAS_STATE)
+            state = &l.state;
+    } else {
+        printf("Received unhandled login message class: %u.\n", l.msg_class);
+    }
+    fflush(stdout);
+    if (!state)
+        return 0;
+    if (state->stream_state != RWF_STREAM_OPEN)
+        return err_set("Login stream closed.");
+    if (th->publishing)
+        return 0;
+    return publish(th);
+}
+
+/* Reads what is buffered. Returns 0, or -1 when the channel failed or the test must end. */
+static int on_readable(niprov_thread *th)
+{
+    for (int n = 0;; n++) {
+        tp_msg m;
+        int rc = tp_read(th->sess.ch, &m);
+        if (rc < 0)
+            return -1;
+        if ((rc & TP_READ_MSG) && handle(th, m.data, m.len) != 0)
+            return -1;
+        if (!(rc & TP_READ_MORE))
+            return 0;
+        if ((n & 15) == 15 && tick_wait_ns(&th->t, clk_ns()) == 0)
+            return 0;
+    }
+}
+
+static void *thread_main(void *arg)
+{
+    niprov_thread *th = arg;
+    niprov_app *app = th->app;
+    pv_sess *s = &th->sess;
+    if (cpu_bind(&th->cpu) != 0) {
+        printf("Error: Failed to bind thread to core %s: %s.\n", th->cpu.text, err_msg());
+        niprov_app_fail(app);
+        latbuf_close(&th->stats.lat);
+        return NULL;
+    }
+    tick_tighten_slack();
+    if (!connect_loop(th)) {
+        latbuf_close(&th->stats.lat);
+        return NULL;
+    }
+    if (activate(th) != 0) {
+        printf("Channel Closed: %s\n", err_msg());
+        niprov_app_fail(app);
+        goto out;
+    }
+    tick_init(&th->t, (uint32_t)app->cfg.tick_rate, clk_ns() + CLK_NS_PER_SEC / app->cfg.tick_rate);
+    while (!sig_stop_requested()) {
+        int64_t now = clk_ns();
+        if (tick_poll(&th->t, now)) {
+            if (th->publishing &&
+                pv_burst_tick(s, &app->feed, &app->rates, &th->stats, &th->t) == TP_EFAIL)
+                break;
+            if (tp_tick(s->ch, (uint64_t)now) < 0)
+                break;
+            latbuf_poll(&th->stats.lat);
+            continue;
+        }
+        struct timespec ts = tick_wait_timespec(&th->t, now);
+        struct pollfd p = {.fd = tp_fd(s->ch), .events = POLLIN | (s->want_write ? POLLOUT : 0)};
+        int n = ppoll(&p, 1, &ts, NULL);
+        if (n < 0 && errno != EINTR)
+            break;
+        if (n <= 0)
+            continue;
+        if ((p.revents & (POLLIN | POLLERR | POLLHUP)) && on_readable(th) != 0)
+            break;
+        if (p.revents & POLLOUT) {
+            int q = pv_out_flush(&s->out);
+            if (q < 0)
+                break;
+            s->want_write = q > 0;
+        }
+    }
+    if (!sig_stop_requested()) {
+        /* The channel was lost (or the ADH ended the login): the test cannot go on. */
+        printf("Channel Closed: %s\n", err_msg());
+        niprov_app_fail(app);
+    }
+out:
+    pv_stats_closed(&th->stats, s->pub_ns, clk_ns());
+    if (s->active_ns)
+        pv_items_free(&s->items);
+    tp_close(s->ch);
+    s->ch = NULL;
+    fflush(stdout);
+    latbuf_close(&th->stats.lat);
+    return NULL;
+}
+
+int niprov_thread_start(niprov_thread *th)
+{
+    int rc = pthread_create(&th->tid, NULL, thread_main, th);
+    if (rc != 0)
+        return err_set_errno(rc, "starting provider thread %d", th->index + 1);
+    th->started = true;
+    return 0;
+}
