@@ -6,3 +6,10 @@ foreach(t test_niprovperf_config test_niprovperf_report)
     target_include_directories(${t} PRIVATE ${CMAKE_SOURCE_DIR}/niprovperf ${CMAKE_CURRENT_SOURCE_DIR})
     list(APPEND tools_special ${t})
 endforeach()
+# NIProvPerf on loopback against a test ADH (starts the real executable).
+list(APPEND tools_special test_niprovperf_run)
+if(TARGET NIProvPerf)
+    rwfperf_unit_test(test_niprovperf_run SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_niprovperf_run.c
+        LABELS tools niprovperf integration TIMEOUT 300)
+    add_dependencies(test_niprovperf_run NIProvPerf)
+endif()

@@ -6,3 +6,10 @@ foreach(t test_provperf_config test_provperf_report)
     target_include_directories(${t} PRIVATE ${CMAKE_SOURCE_DIR}/provperf ${CMAKE_CURRENT_SOURCE_DIR})
     list(APPEND tools_special ${t})
 endforeach()
+# ProvPerf on loopback with a test consumer (starts the real executable).
+list(APPEND tools_special test_provperf_run)
+if(TARGET ProvPerf)
+    rwfperf_unit_test(test_provperf_run SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_provperf_run.c
+        LABELS tools provperf integration TIMEOUT 600)
+    add_dependencies(test_provperf_run ProvPerf)
+endif()

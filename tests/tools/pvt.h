@@ -94,6 +94,34 @@ static inline const char *pvt_workdir(const char *name, int items)
     return dir;
 }
 
+/* The whole file at path, NUL-terminated (caller frees), or NULL. */
+static inline char *pvt_slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    size_t n;
+    while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (cap - len < 2) {
+            char *b = realloc(buf, cap * 2);
+            if (!b) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = b;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (buf)
+        buf[len] = '\0';
+    return buf;
+}
+
 /* ---- the tool ------------------------------------------------------------------------------ */
 
 typedef struct pvt_proc {
@@ -142,11 +170,8 @@ static inline void pvt_start(pvt_proc *p, const char *dir, const char *tool,
 /* The tool's output so far (malloc'ed, NUL-terminated). */
 static inline char *pvt_output(const pvt_proc *p)
 {
-    uint8_t *data;
-    size_t len;
-    if (ts_read_file(p->out, &data, &len) != 0)
-        return strdup("");
-    return (char *)data;
+    char *text = pvt_slurp(p->out);
+    return text ? text : strdup("");
 }
 
 /* Reaps the tool if it ended; returns true when it has. */
@@ -223,11 +248,10 @@ static inline char *pvt_file(const pvt_proc *p, const char *name)
 {
     char path[1200];
     snprintf(path, sizeof(path), "%s/%s", p->dir, name);
-    uint8_t *data;
-    size_t len;
-    if (ts_read_file(path, &data, &len) != 0)
+    char *text = pvt_slurp(path);
+    if (!text)
         fail_msg("cannot read %s", path);
-    return (char *)data;
+    return text;
 }
 
 /* ---- the test's end of the connection ------------------------------------------------------ */
@@ -372,6 +396,117 @@ static inline int pvt_raw_frame(pvt_raw *r, uint8_t *flags, uint8_t *out, size_t
             return -1;
         r->len += (size_t)n;
     }
+}
+
+/* ---- captures ------------------------------------------------------------------------------ */
+
+/* The RWF messages of one direction of a capture (an uncompressed one): views into
+ * streams, in order, packed frames split; the handshake frames (ConnectReq/Ack, key exchange)
+ * skipped. */
+typedef struct pvt_msgs {
+    const uint8_t *m[4096];
+    uint32_t len[4096];
+    uint8_t packed[4096]; /* 1 when the message came in a packed frame */
+    int n;
+} pvt_msgs;
+
+static inline void pvt_split(const ts_bytes *b, bool client_side, pvt_msgs *out)
+{
+    out->n = 0;
+    size_t off = 0;
+    int frame = 0;
+    while (off + 3 <= b->len && out->n < 4096) {
+        size_t flen = (size_t)b->data[off] << 8 | b->data[off + 1];
+        uint8_t fl = b->data[off + 2];
+        if (flen < 3 || off + flen > b->len)
+            break;
+        bool handshake = frame == 0 || (client_side && fl == 0x08);
+        if (!handshake && flen > 3) {
+            const uint8_t *p = b->data + off + 3, *end = b->data + off + flen;
+            if (fl == 0x12) {
+                while (end - p >= 2 && out->n < 4096) {
+                    size_t n = (size_t)p[0] << 8 | p[1];
+                    if (!n || n > (size_t)(end - p - 2))
+                        break;
+                    out->m[out->n] = p + 2;
+                    out->len[out->n] = (uint32_t)n;
+                    out->packed[out->n++] = 1;
+                    p += 2 + n;
+                }
+            } else if (fl == 0x02) {
+                out->m[out->n] = p;
+                out->len[out->n] = (uint32_t)(end - p);
+                out->packed[out->n++] = 0;
+            }
+        }
+        off += flen;
+        frame++;
+    }
+}
+
+/* Loads vectors/<name>/<name>.pcap (server port 14002), or skips the test. */
+static inline void pvt_capture(const char *name, ts_tcp_streams *st, pvt_msgs *requests,
+                               pvt_msgs *answers)
+{
+    char rel[256];
+    snprintf(rel, sizeof(rel), "vectors/%s/%s.pcap", name, name);
+    const char *path = ts_shared_path_or_skip(rel);
+    if (ts_pcap_tcp_streams(path, 14002, st) != 0)
+        fail_msg("cannot read %s", path);
+    pvt_split(&st->client_to_server, true, requests);
+    pvt_split(&st->server_to_client, false, answers);
+}
+
+/* Length of an update's bytes up to its TIM_TRK_1 value (the stamp varies from run to run):
+ * the whole message when it carries none. */
+static inline uint32_t pvt_unstamped_len(const uint8_t *m, uint32_t len)
+{
+    if (len > 8 && m[2] == RWF_MC_UPDATE) {
+        rwf_msg msg;
+        if (rwf_msg_decode(&msg, rwf_buf_make(m, len)) == RWF_OK) {
+            rwf_fl_dec d;
+            rwf_field f;
+            if (rwf_fl_dec_init(&d, msg.payload, NULL) == RWF_OK)
+                while (rwf_fl_next(&d, &f) == RWF_OK)
+                    if (f.fid == 3902)
+                        return (uint32_t)((const uint8_t *)f.data.data - 1 - m);
+        }
+    }
+    return len;
+}
+
+/* Replaces the login Position "<ip>/net" in an encoded login message (Request or Refresh, no
+ * payload) by `want`, fixing the three lengths that cover it. Returns the new length. */
+static inline uint32_t pvt_set_position(uint8_t *m, uint32_t len, uint32_t cap, const char *want)
+{
+    static const uint8_t tag[] = {0x08, 'P', 'o', 's', 'i', 't', 'i', 'o', 'n', 0x11};
+    uint8_t *p = NULL;
+    for (uint32_t i = 0; i + sizeof(tag) < len && !p; i++)
+        if (memcmp(m + i, tag, sizeof(tag)) == 0)
+            p = m + i + sizeof(tag);
+    if (!p)
+        fail_msg("no Position element");
+    uint32_t old = p[0], now = (uint32_t)strlen(want);
+    int delta = (int)now - (int)old;
+    if (len + (uint32_t)(delta > 0 ? delta : 0) > cap)
+        fail_msg("position too long");
+    memmove(p + 1 + now, p + 1 + old, len - (uint32_t)(p + 1 + old - m));
+    memcpy(p + 1, want, now);
+    p[0] = (uint8_t)now;
+    len = (uint32_t)((int)len + delta);
+    /* headerLength, then the key length and the attribute length (2-byte forms). */
+    uint16_t h = (uint16_t)(((m[0] << 8) | m[1]) + delta);
+    m[0] = (uint8_t)(h >> 8);
+    m[1] = (uint8_t)h;
+    uint8_t *k = m + (m[2] == RWF_MC_REFRESH ? 16 : 10); /* refresh: state, group before it */
+    uint16_t kl = (uint16_t)((((k[0] & 0x7F) << 8) | k[1]) + delta);
+    k[0] = (uint8_t)(0x80 | kl >> 8);
+    k[1] = (uint8_t)kl;
+    uint8_t *a = k + 2 + 1 + 1 + k[3] + 1; /* key flags, name, attrib type */
+    uint16_t al = (uint16_t)((((a[0] & 0x7F) << 8) | a[1]) + delta);
+    a[0] = (uint8_t)(0x80 | al >> 8);
+    a[1] = (uint8_t)al;
+    return len;
 }
 
 #endif
