@@ -243,6 +243,15 @@ static inline int pvt_stop(pvt_proc *p, int sig, int timeout_ms)
     return st;
 }
 
+/* Removes the tool's folder (at the end of a test that passed). */
+static inline void pvt_remove(const pvt_proc *p)
+{
+    char cmd[700];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", p->dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", p->dir);
+}
+
 /* Reads a file of the tool's folder (caller frees). */
 static inline char *pvt_file(const pvt_proc *p, const char *name)
 {
@@ -473,6 +482,40 @@ static inline uint32_t pvt_unstamped_len(const uint8_t *m, uint32_t len)
         }
     }
     return len;
+}
+
+/* A copy of message m in out without its latency stamps (non-blank TIM_TRK_1..3 fields of an
+ * update or generic message's field list, the field count adjusted); other messages are
+ * copied as they are. Returns the copy's length. */
+static inline uint32_t pvt_strip_stamps(const uint8_t *m, uint32_t len, uint8_t *out)
+{
+    memcpy(out, m, len);
+    rwf_msg msg;
+    if (len < 3 || (m[2] != RWF_MC_UPDATE && m[2] != RWF_MC_GENERIC) ||
+        rwf_msg_decode(&msg, rwf_buf_make(m, len)) != RWF_OK ||
+        msg.container_type != RWF_DT_FIELD_LIST)
+        return len;
+    const uint8_t *fl = (const uint8_t *)msg.payload.data;
+    rwf_fl_dec d;
+    rwf_field f;
+    if (rwf_fl_dec_init(&d, msg.payload, NULL) != RWF_OK || fl[0] != 0x08)
+        return len;
+    uint32_t o = (uint32_t)(fl + 3 - m);
+    uint16_t kept = 0;
+    const uint8_t *at = fl + 3;
+    while (rwf_fl_next(&d, &f) == RWF_OK) {
+        const uint8_t *end = (const uint8_t *)f.data.data + f.data.len;
+        if (!(f.fid >= 3902 && f.fid <= 3904 && f.data.len)) {
+            memcpy(out + o, at, (size_t)(end - at));
+            o += (uint32_t)(end - at);
+            kept++;
+        }
+        at = end;
+    }
+    uint32_t c = (uint32_t)(fl + 1 - m);
+    out[c] = (uint8_t)(kept >> 8);
+    out[c + 1] = (uint8_t)kept;
+    return o;
 }
 
 /* Replaces the login Position "<ip>/net" in an encoded login message (Request or Refresh, no

@@ -157,6 +157,7 @@ static void test_publish(void **state)
     free(json);
     tp_close(ch);
     tp_server_close(srv);
+    pvt_remove(&p);
 }
 
 /* A free port: bound, read back and released (the tool connects to it later). */
@@ -220,6 +221,7 @@ static void test_retry_then_loss(void **state)
     assert_non_null(strstr(sum, "  Images sent: 2\n"));
     assert_non_null(strstr(sum, "TEST FAILED"));
     free(sum);
+    pvt_remove(&p);
 }
 
 static void test_bad_item_file(void **state)
@@ -233,6 +235,7 @@ static void test_bad_item_file(void **state)
     char *out = pvt_output(&p);
     assert_non_null(strstr(out, "350k.xml"));
     free(out);
+    pvt_remove(&p);
 }
 
 int main(void)

@@ -102,6 +102,7 @@ static void replay(const char *vector, const char *const *prov_args, int comp)
     assert_non_null(strstr(sum, "  Image requests received: 5\n"));
     assert_true(tt_num(sum, "  Updates sent: ") >= 10);
     free(sum);
+    pvt_remove(&p);
 }
 
 static const char *const capture_args[] = {"-tickRate",         "10", "-updateRate", "10",
@@ -175,8 +176,11 @@ static void test_capture_pack(void **state)
             uint32_t ml = (uint32_t)(frame[off] << 8 | frame[off + 1]);
             const uint8_t *m = frame + off + 2;
             assert_true(ans.packed[k]);
-            uint32_t gl = pvt_unstamped_len(m, ml), al = pvt_unstamped_len(ans.m[k], ans.len[k]);
-            ts_assert_bytes_equal(m, gl, ans.m[k], al);
+            /* The stamp goes to a random update of each burst: compare without stamps. */
+            static uint8_t g[8192], w[8192];
+            uint32_t gl = pvt_strip_stamps(m, ml, g),
+                     al = pvt_strip_stamps(ans.m[k], ans.len[k], w);
+            ts_assert_bytes_equal(g, gl, w, al);
             off += 2 + (int)ml;
             k++;
             in_frame++;
@@ -189,6 +193,7 @@ static void test_capture_pack(void **state)
     char *out = pvt_wait_for(&p, "Channel Closed", 5000);
     free(out);
     end_prov(&p, 0);
+    pvt_remove(&p);
 }
 
 /* ---- a consumer of our own --------------------------------------------------------------------
@@ -271,8 +276,8 @@ static void test_rates(void **state)
     static uint8_t buf[8192];
     for (int i = 0; i < 3; i++)
         pvt_expect(ch, buf, sizeof(buf), RWF_MC_REFRESH, 5 + i, 5000, NULL);
-    /* Let the updates settle, then count over two seconds. */
-    int64_t t0 = pvt_ms() + 500, t1 = t0 + 2000;
+    /* Let the updates settle, then count over four seconds. */
+    int64_t t0 = pvt_ms() + 500, t1 = t0 + 4000;
     uint64_t updates = 0, stamped = 0;
     int64_t now;
     while ((now = pvt_ms()) < t1) {
@@ -294,13 +299,16 @@ static void test_rates(void **state)
             assert_int_equal(t[2], 0);
         }
     }
-    /* 1000/s over 2 s, within two ticks (10 each) either way; 20 stamps/s within one tick. */
-    if (updates < 1980 || updates > 2020)
-        fail_msg("%" PRIu64 " updates in 2 s at 1000/s", updates);
-    if (stamped < 38 || stamped > 42)
-        fail_msg("%" PRIu64 " stamped updates in 2 s at 20/s", stamped);
+    /* 1000/s over 4 s, within two ticks (10 each) either way. Exactly 20 stamps go out in each
+     * second of the provider's schedule, in random ticks; a window not aligned with its
+     * seconds sees 80 give or take the stamps of two partial seconds (a few). */
+    if (updates < 3980 || updates > 4020)
+        fail_msg("%" PRIu64 " updates in 4 s at 1000/s", updates);
+    if (stamped < 70 || stamped > 90)
+        fail_msg("%" PRIu64 " stamped updates in 4 s at 20/s", stamped);
     tp_close(ch);
     end_prov(&p, 0);
+    pvt_remove(&p);
 }
 
 /* ---- rejects -------------------------------------------------------------------------------- */
@@ -320,7 +328,8 @@ static void expect_reject(tp_channel *ch, int32_t sid, uint8_t domain, int reaso
 static void test_rejects(void **state)
 {
     (void)state;
-    const char *const a[] = {"-tickRate", "10", "-updateRate", "0", "-openLimit", "2", NULL};
+    const char *const a[] = {"-tickRate", "10",         "-updateRate", "0", "-latencyUpdateRate",
+                             "0",         "-openLimit", "2",           NULL};
     pvt_proc p;
     int port = start_prov(&p, "rejects", a);
     tp_channel *ch = pvt_connect(port, NULL);
@@ -353,16 +362,16 @@ static void test_rejects(void **state)
     /* Two items open; the same key on another stream; a stream reused with another key. */
     PVT_SEND_ENC(ch, enc_request(&e, 5, "RDT1", 1, RWF_RQMF_STREAMING, &rt, 6));
     pvt_expect(ch, buf, sizeof(buf), RWF_MC_REFRESH, 5, 5000, NULL);
+    /* A reissue on the same stream is no reject: a new refresh. */
+    PVT_SEND_ENC(ch, enc_request(&e, 5, "RDT1", 1, RWF_RQMF_STREAMING, &rt, 6));
+    pvt_expect(ch, buf, sizeof(buf), RWF_MC_REFRESH, 5, 5000, NULL);
     PVT_SEND_ENC(ch, enc_request(&e, 6, "RDT1", 1, RWF_RQMF_STREAMING, &rt, 6));
     expect_reject(ch, 6, 6, RWF_REJECT_ALREADY_OPEN);
     PVT_SEND_ENC(ch, enc_request(&e, 5, "RDT2", 1, RWF_RQMF_STREAMING, &rt, 6));
     expect_reject(ch, 5, 6, RWF_REJECT_STREAM_IN_USE);
     PVT_SEND_ENC(ch, enc_request(&e, 6, "RDT2", 1, RWF_RQMF_STREAMING, &rt, 6));
     pvt_expect(ch, buf, sizeof(buf), RWF_MC_REFRESH, 6, 5000, NULL);
-    /* A reissue on the same stream is no reject: a new refresh. */
-    PVT_SEND_ENC(ch, enc_request(&e, 6, "RDT2", 1, RWF_RQMF_STREAMING, &rt, 6));
-    pvt_expect(ch, buf, sizeof(buf), RWF_MC_REFRESH, 6, 5000, NULL);
-    /* The open limit. */
+    /* The open limit (checked first, as by the ETA provider: a reissue would get it too). */
     PVT_SEND_ENC(ch, enc_request(&e, 7, "RDT3", 1, RWF_RQMF_STREAMING, &rt, 6));
     expect_reject(ch, 7, 6, RWF_REJECT_ITEM_COUNT);
     /* A domain without content. */
@@ -395,6 +404,7 @@ static void test_rejects(void **state)
     char *sum = pvt_file(&p, "ProvSummary.out");
     assert_non_null(strstr(sum, "  Image requests received: 11\n"));
     free(sum);
+    pvt_remove(&p);
 }
 
 /* ---- posts and generic messages ------------------------------------------------------------- */
@@ -402,7 +412,8 @@ static void test_rejects(void **state)
 static void test_post_reflection(void **state)
 {
     (void)state;
-    const char *const a[] = {"-tickRate", "10", "-updateRate", "0", NULL};
+    const char *const a[] = {"-tickRate",          "10", "-updateRate", "0",
+                             "-latencyUpdateRate", "0",  NULL};
     pvt_proc p;
     int port = start_prov(&p, "post", a);
     tp_channel *ch = pvt_connect(port, NULL);
@@ -430,6 +441,7 @@ static void test_post_reflection(void **state)
     char *sum = pvt_file(&p, "ProvSummary.out");
     assert_non_null(strstr(sum, "  Posts received: 1\n  Posts reflected: 1\n"));
     free(sum);
+    pvt_remove(&p);
 }
 
 static void test_generic_messages(void **state)
@@ -507,6 +519,7 @@ static void test_generic_messages(void **state)
         rows++;
     assert_int_equal(rows, 5);
     free(log);
+    pvt_remove(&p);
 }
 
 /* ---- dictionary download ----------------------------------------------------------------------
@@ -531,7 +544,8 @@ static void download(tp_channel *ch, int32_t sid, const char *name, rwf_dict *in
 static void test_dictionary(void **state)
 {
     (void)state;
-    const char *const a[] = {"-tickRate", "10", "-updateRate", "0", NULL};
+    const char *const a[] = {"-tickRate",          "10", "-updateRate", "0",
+                             "-latencyUpdateRate", "0",  NULL};
     pvt_proc p;
     int port = start_prov(&p, "dict", a);
     tp_channel *ch = pvt_connect(port, NULL);
@@ -576,6 +590,7 @@ static void test_dictionary(void **state)
     tp_close(ch);
     free(pvt_wait_for(&p, "Channel Closed", 5000));
     end_prov(&p, 0);
+    pvt_remove(&p);
 }
 
 /* ---- lifecycle ------------------------------------------------------------------------------ */
@@ -622,6 +637,7 @@ static void test_disconnect_and_sigint(void **state)
     assert_non_null(strstr(csv, "UTC, Requests received, Images sent, Updates sent"));
     assert_non_null(strchr(strchr(csv, '\n') + 1, '\n')); /* at least one row */
     free(csv);
+    pvt_remove(&p);
 }
 
 static void test_bad_input(void **state)
@@ -638,6 +654,7 @@ static void test_bad_input(void **state)
     const char *const b[] = {"-p", "0", "-tickRate", "0", NULL};
     pvt_start(&p, dir, "ProvPerf", b);
     assert_int_equal(pvt_wait(&p, 10000), 2);
+    pvt_remove(&p);
 }
 
 int main(void)
