@@ -72,6 +72,7 @@ typedef struct pv_sess {
     int64_t pub_ns;    /* when its first update burst went out; 0 = none yet */
     bool want_write;   /* output is queued: flush when the socket is writable */
     bool write_armed;  /* the owner waits for writability (its business) */
+    bool more_input;   /* complete input is buffered in the channel, not yet read */
     uint64_t packed_seen, packs_seen; /* packing counts already added to the statistics */
     void *tool;                       /* the tool's own per-channel data */
 } pv_sess;

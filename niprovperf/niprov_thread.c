@@ -223,9 +223,12 @@ static int handle(niprov_thread *th, const uint8_t *data, uint32_t len)
     return publish(th);
 }
 
-/* Reads what is buffered. Returns 0, or -1 when the channel failed or the test must end. */
+/* Reads what is buffered. Returns 0, or -1 when the channel failed or the test must end.
+ * Stops early when the next tick is due; sess.more_input then says that complete messages
+ * wait in the channel (the socket's readiness no longer signals them). */
 static int on_readable(niprov_thread *th)
 {
+    th->sess.more_input = false;
     for (int n = 0;; n++) {
         tp_msg m;
         int rc = tp_read(th->sess.ch, &m);
@@ -235,8 +238,10 @@ static int on_readable(niprov_thread *th)
             return -1;
         if (!(rc & TP_READ_MORE))
             return 0;
-        if ((n & 15) == 15 && tick_wait_ns(&th->t, clk_ns()) == 0)
+        if ((n & 15) == 15 && tick_wait_ns(&th->t, clk_ns()) == 0) {
+            th->sess.more_input = true;
             return 0;
+        }
     }
 }
 
@@ -273,7 +278,11 @@ static void *thread_main(void *arg)
             latbuf_poll(&th->stats.lat);
             continue;
         }
+        if (s->more_input && on_readable(th) != 0)
+            break;
         struct timespec ts = tick_wait_timespec(&th->t, now);
+        if (s->more_input)
+            ts.tv_sec = ts.tv_nsec = 0;
         struct pollfd p = {.fd = tp_fd(s->ch), .events = POLLIN | (s->want_write ? POLLOUT : 0)};
         int n = ppoll(&p, 1, &ts, NULL);
         if (n < 0 && errno != EINTR)

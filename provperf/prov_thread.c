@@ -208,9 +208,11 @@ static void on_handshake(prov_thread *th, pv_sess *s)
 }
 
 /* Reads what is buffered on s (returns false when the session was closed). Stops early when
- * the next tick is due, the rest being read after its bursts. */
+ * the next tick is due: s->more_input then says that complete messages wait in the channel,
+ * which the socket's readiness would no longer signal, and the loop comes back for them. */
 static bool on_readable(prov_thread *th, pv_sess *s)
 {
+    s->more_input = false;
     for (int n = 0;; n++) {
         tp_msg m;
         int rc = tp_read(s->ch, &m);
@@ -229,10 +231,25 @@ static bool on_readable(prov_thread *th, pv_sess *s)
         }
         if (!(rc & TP_READ_MORE))
             break;
-        if ((n & 15) == 15 && tick_wait_ns(&th->t, clk_ns()) == 0)
+        if ((n & 15) == 15 && tick_wait_ns(&th->t, clk_ns()) == 0) {
+            s->more_input = true;
             break;
+        }
     }
     return true;
+}
+
+/* Reads the input left buffered by an earlier on_readable(). Returns true when some is still
+ * left (the next wait must not block). */
+static bool read_leftovers(prov_thread *th)
+{
+    bool left = false;
+    for (int i = 0; i < th->n_sess; i++) {
+        pv_sess *s = th->sess[i];
+        if (s->more_input && on_readable(th, s) && s->more_input)
+            left = true;
+    }
+    return left;
 }
 
 /* Arms EPOLLOUT exactly while output waits to be sent. */
@@ -305,6 +322,8 @@ static void *thread_main(void *arg)
             continue;
         }
         struct timespec ts = tick_wait_timespec(&th->t, now);
+        if (read_leftovers(th))
+            ts.tv_sec = ts.tv_nsec = 0;
         int n = epoll_pwait2(th->epfd, ev, MAX_EVENTS, &ts, NULL);
         if (n < 0) {
             if (errno == EINTR)

@@ -37,8 +37,12 @@ static int send_enc(tp_channel *ch, uint8_t *buf, size_t cap, int (*fn)(rwf_enc 
     if (fn(&e, arg) < 0 || rwf_enc_finish(&e, &len) != RWF_OK)
         return -1;
     tp_buf *b;
-    while (tp_get_buffer(ch, (uint32_t)len, false, &b) == TP_ENOBUFS)
-        tp_flush(ch);
+    while (tp_get_buffer(ch, (uint32_t)len, false, &b) == TP_ENOBUFS) {
+        if (tp_flush(ch) < 0)
+            return -1;
+        struct pollfd p = {.fd = tp_fd(ch), .events = POLLOUT};
+        poll(&p, 1, 10);
+    }
     memcpy(b->data, buf, len);
     b->len = (uint32_t)len;
     int rc = tp_write(ch, b, 0);
@@ -112,16 +116,10 @@ int main(int argc, char **argv)
         return 1;
     }
     uint8_t buf[1024];
+    int64_t t_req = clk_ns(), t_images = 0;
     send_enc(ch, buf, sizeof(buf), enc_login, NULL);
     send_enc(ch, buf, sizeof(buf), enc_dir, NULL);
-    for (int i = 0; i < items; i++)
-        if (send_enc(ch, buf, sizeof(buf), enc_item, &i) != 0) {
-            fprintf(stderr, "drain: request: %s\n", err_msg());
-            return 1;
-        }
-    while (tp_flush(ch) > 0)
-        ;
-    int64_t t_req = clk_ns(), t_images = 0;
+    int requested = 0;
     uint64_t refreshes = 0, updates = 0;
     static uint64_t per_sec[3600];
     int sec = 0;
@@ -131,6 +129,16 @@ int main(int argc, char **argv)
     if (secs > 3600)
         secs = 3600;
     for (;;) {
+        /* Requests go out 1000 at a time between reads, as a consumer's request bursts do. */
+        for (int k = 0; k < 1000 && requested < items; k++, requested++)
+            if (send_enc(ch, buf, sizeof(buf), enc_item, &requested) != 0) {
+                fprintf(stderr, "drain: request: %s\n", err_msg());
+                return 1;
+            }
+        if (tp_queued(ch) && tp_flush(ch) < 0) {
+            fprintf(stderr, "drain: flush: %s\n", err_msg());
+            return 1;
+        }
         tp_msg m;
         int rc = tp_read(ch, &m);
         if (rc < 0) {
