@@ -10,6 +10,6 @@ endforeach()
 list(APPEND tools_special test_niprovperf_run)
 if(TARGET NIProvPerf)
     rwfperf_unit_test(test_niprovperf_run SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_niprovperf_run.c
-        LABELS tools niprovperf integration TIMEOUT 300)
+        LABELS tools niprovperf integration threads TIMEOUT 300)
     add_dependencies(test_niprovperf_run NIProvPerf)
 endif()

@@ -10,6 +10,6 @@ endforeach()
 list(APPEND tools_special test_provperf_run)
 if(TARGET ProvPerf)
     rwfperf_unit_test(test_provperf_run SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_provperf_run.c
-        LABELS tools provperf integration TIMEOUT 600)
+        LABELS tools provperf integration threads TIMEOUT 600)
     add_dependencies(test_provperf_run ProvPerf)
 endif()

@@ -224,6 +224,64 @@ static void test_retry_then_loss(void **state)
     pvt_remove(&p);
 }
 
+/* Two threads, two connections: each publishes the common item and its own ones. */
+static void test_two_threads(void **state)
+{
+    (void)state;
+    int port;
+    tp_server *srv = adh_bind("0", &port);
+    const char *dir = pvt_workdir("nithreads", 20);
+    char ps[16];
+    snprintf(ps, sizeof(ps), "%d", port);
+    const char *const args[] = {
+        "-h",       "127.0.0.1", "-p",        ps,   "-itemCount",  "5",  "-commonItemCount", "1",
+        "-threads", "-1,-1",     "-tickRate", "10", "-updateRate", "10", "-runTime",         "60",
+        NULL};
+    pvt_proc p;
+    pvt_start(&p, dir, "NIProvPerf", args);
+    tp_channel *ch[2];
+    static uint8_t buf[8192];
+    int names[2][8], counts[2] = {0, 0};
+    for (int c = 0; c < 2; c++) {
+        ch[c] = adh_accept(srv, 10000);
+        assert_true(pvt_recv(ch[c], buf, sizeof(buf), 5000) > 0);
+        answer_login(ch[c]);
+    }
+    /* 5 items over 2 threads with 1 common: 3 and 2 items, RDT1 in both. */
+    for (int c = 0; c < 2; c++) {
+        pvt_expect(ch[c], buf, sizeof(buf), RWF_MC_REFRESH, -1, 5000, NULL);
+        for (int i = 0; i < 3; i++) {
+            int n = pvt_recv(ch[c], buf, sizeof(buf), 1000);
+            if (n <= 0 || buf[2] != RWF_MC_REFRESH)
+                break;
+            rwf_msg m;
+            assert_int_equal(rwf_msg_decode(&m, rwf_buf_make(buf, (size_t)n)), RWF_OK);
+            assert_int_equal(m.stream_id, -6 - i);
+            names[c][counts[c]++] = atoi(m.key.name.data + 3);
+        }
+    }
+    int total = counts[0] + counts[1];
+    assert_int_equal(total, 5);
+    assert_int_equal(names[0][0], 1);
+    assert_int_equal(names[1][0], 1);
+    /* The unique items: 2, 3 on one connection and 4 on the other (or the other way round). */
+    int seen[6] = {0};
+    for (int c = 0; c < 2; c++)
+        for (int i = 1; i < counts[c]; i++)
+            seen[names[c][i]]++;
+    assert_int_equal(seen[2] + seen[3] + seen[4], 3);
+    assert_int_equal(pvt_stop(&p, SIGINT, 10000), 0);
+    char *sum = pvt_file(&p, "NIProvSummary.out");
+    assert_non_null(strstr(sum, "--- THREAD 1 SUMMARY ---"));
+    assert_non_null(strstr(sum, "--- THREAD 2 SUMMARY ---"));
+    assert_non_null(strstr(sum, "  Images sent: 5\n"));
+    free(sum);
+    for (int c = 0; c < 2; c++)
+        tp_close(ch[c]);
+    tp_server_close(srv);
+    pvt_remove(&p);
+}
+
 static void test_bad_item_file(void **state)
 {
     (void)state;
@@ -243,6 +301,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_publish),
         cmocka_unit_test(test_retry_then_loss),
+        cmocka_unit_test(test_two_threads),
         cmocka_unit_test(test_bad_item_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,174 @@
+#include "pv_feed.h"
+
+#include "err.h"
+#include "msgdata.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct pv_content {
+    msgdata md;
+    pv_tmpl *tmpl[PV_DOMS]; /* updates then generic messages of each domain */
+    uint8_t **pre[PV_DOMS]; /* -preEnc: each update encoded whole */
+    uint32_t *pre_len[PV_DOMS];
+};
+
+static pv_tmpl tmpl_of(const msgdata_msg *m)
+{
+    pv_tmpl t;
+    memset(&t, 0, sizeof(t));
+    t.domain = m->domain;
+    t.entries = m->entries;
+    t.entries_len = m->entries_len;
+    t.count = m->count;
+    t.set_defs = m->set_defs;
+    t.set_defs_len = m->set_defs_len;
+    return t;
+}
+
+static int build_domain(pv_content *c, int d, const msgdata_list *l, bool pre_enc, pv_dom *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!l || !l->present)
+        return 0;
+    if (!l->update_count)
+        return err_set("no %s update messages in the message data file",
+                       d == PV_DOM_MP ? "MarketPrice" : "MarketByOrder");
+    uint32_t n = l->update_count + l->generic_count;
+    pv_tmpl *t = calloc(n, sizeof(*t));
+    if (!t)
+        return err_set("out of memory for %u templates", n);
+    c->tmpl[d] = t;
+    for (uint32_t i = 0; i < l->update_count; i++)
+        t[i] = tmpl_of(&l->updates[i]);
+    for (uint32_t i = 0; i < l->generic_count; i++)
+        t[l->update_count + i] = tmpl_of(&l->generics[i]);
+    out->present = true;
+    out->refresh = tmpl_of(&l->refresh);
+    out->updates = t;
+    out->n_updates = (uint16_t)l->update_count;
+    out->generics = t + l->update_count;
+    out->n_generics = (uint16_t)l->generic_count;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t s = pv_msg_max_size(&t[i]);
+        if (s > out->max_size)
+            out->max_size = s;
+    }
+    if (!pre_enc)
+        return 0;
+    c->pre[d] = calloc(l->update_count, sizeof(*c->pre[d]));
+    c->pre_len[d] = calloc(l->update_count, sizeof(*c->pre_len[d]));
+    if (!c->pre[d] || !c->pre_len[d])
+        return err_set("out of memory for pre-encoded updates");
+    for (uint32_t i = 0; i < l->update_count; i++) {
+        c->pre[d][i] = malloc(pv_msg_max_size(&t[i]));
+        if (!c->pre[d][i])
+            return err_set("out of memory for pre-encoded updates");
+        c->pre_len[d][i] = pv_msg_update(c->pre[d][i], 0, &t[i], 0, 0);
+    }
+    out->pre = (const uint8_t *const *)c->pre[d];
+    out->pre_len = c->pre_len[d];
+    return 0;
+}
+
+pv_content *pv_content_load(const char *path, const rwf_dict *dict, bool pre_enc, pv_feed *f)
+{
+    pv_content *c = calloc(1, sizeof(*c));
+    if (!c) {
+        err_set("out of memory loading %s", path);
+        return NULL;
+    }
+    if (msgdata_load(&c->md, path, dict) != 0) {
+        free(c);
+        return NULL;
+    }
+    if (build_domain(c, PV_DOM_MP, msgdata_list_of(&c->md, 6), pre_enc, &f->dom[PV_DOM_MP]) != 0 ||
+        build_domain(c, PV_DOM_MBO, msgdata_list_of(&c->md, 7), pre_enc, &f->dom[PV_DOM_MBO]) !=
+            0) {
+        err_push("%s", path);
+        pv_content_free(c);
+        return NULL;
+    }
+    if (!f->dom[PV_DOM_MP].present && !f->dom[PV_DOM_MBO].present) {
+        err_set("%s: no MarketPrice or MarketByOrder messages", path);
+        pv_content_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void pv_content_free(pv_content *c)
+{
+    if (!c)
+        return;
+    for (int d = 0; d < PV_DOMS; d++) {
+        const msgdata_list *l = msgdata_list_of(&c->md, d == PV_DOM_MP ? 6 : 7);
+        if (c->pre[d] && l)
+            for (uint32_t i = 0; i < l->update_count; i++)
+                free(c->pre[d][i]);
+        free(c->pre[d]);
+        free(c->pre_len[d]);
+        free(c->tmpl[d]);
+    }
+    msgdata_free(&c->md);
+    free(c);
+}
+
+void pv_content_print_loaded(const pv_content *c, FILE *out)
+{
+    fprintf(out,
+            "Data loaded from XML. Market Price Memory: %u bytes, Market By Order Memory: %u "
+            "bytes\n",
+            c->md.mp.present ? c->md.mp.eta_memory : 0,
+            c->md.mbo.present ? c->md.mbo.eta_memory : 0);
+}
+
+/* The sizes of one domain, as the ETA providers print them. */
+static void print_domain(const msgdata_list *l, const char *name, bool mbo, FILE *out)
+{
+    pv_tmpl t = tmpl_of(&l->refresh);
+    /* The refresh of an item whose key has no name (service 0, name type RIC). */
+    pv_item it;
+    memset(&it, 0, sizeof(it));
+    it.domain = l->domain;
+    pv_key k;
+    memset(&k, 0, sizeof(k));
+    k.flags = PV_KEY_NAME_TYPE | PV_KEY_SERVICE_ID;
+    k.name_type = 1;
+    uint32_t cap = pv_msg_refresh_max_size(&t, 0, 0);
+    uint8_t *buf = malloc(cap);
+    if (!buf)
+        return;
+    uint32_t len = pv_msg_refresh(buf, cap, &it, &k, &t);
+    fprintf(out,
+            "  %s RefreshMsg(without name):%s\n"
+            "         estimated length: %u bytes\n"
+            "    approx encoded length: %u bytes\n",
+            name, mbo ? " " : "", msgdata_estimated_len(&l->refresh, MSGDATA_REFRESH, 0), len);
+    free(buf);
+    for (uint32_t i = 0; i < l->update_count; i++) {
+        t = tmpl_of(&l->updates[i]);
+        buf = malloc(pv_msg_max_size(&t));
+        if (!buf)
+            return;
+        len = pv_msg_update(buf, 0, &t, 0, 0);
+        free(buf);
+        fprintf(out,
+                "  %s UpdateMsg %u:%s\n"
+                "         estimated length: %u bytes\n"
+                "    approx encoded length: %u bytes\n",
+                name, i + 1, mbo ? "" : " ",
+                msgdata_estimated_len(&l->updates[i], MSGDATA_UPDATE, 0), len);
+    }
+}
+
+void pv_content_print_sizes(const pv_content *c, FILE *out)
+{
+    if (c->md.mp.present) {
+        fprintf(out, "Approximate message sizes:\n");
+        print_domain(&c->md.mp, "MarketPrice", false, out);
+    }
+    if (c->md.mbo.present)
+        print_domain(&c->md.mbo, "MarketByOrder", true, out);
+    fprintf(out, "\n");
+}
