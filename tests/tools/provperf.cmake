@@ -13,3 +13,8 @@ if(TARGET ProvPerf)
         LABELS tools provperf integration threads TIMEOUT 600)
     add_dependencies(test_provperf_run ProvPerf)
 endif()
+# The original ConsPerf against our ProvPerf (only with RWFPERF_ORIG_BIN; skipped otherwise).
+if(TARGET ProvPerf)
+    rwfperf_integration_test(test_provperf_orig
+        COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/provperf_orig.sh LABELS tools provperf orig TIMEOUT 300)
+endif()
