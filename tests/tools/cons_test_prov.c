@@ -9,6 +9,10 @@
  *       -closeAfter N      answer the N+1th item request with a CLOSED status
  *       -runTime S         end after S seconds (default 60)
  *       -port P            listen on port P instead of an ephemeral one
+ *       -pingTimeout S     the ping timeout it offers (default 60; the consumer pings every S/3)
+ *       -silentAfter S     after S seconds, send nothing more (no updates, no pings) while
+ *                          still reading, as a provider that hangs does
+ *       -nanoTime          stamps in nanoseconds
  *
  * It listens on an ephemeral loopback port and writes the port number to <port file>. Each
  * connection gets the ProvPerf login refresh (SupportOMMPost) and directory refresh of
@@ -72,11 +76,17 @@ typedef struct conn {
 } conn;
 
 static struct {
-    int update_rate, generic_rate, close_after, run_time;
+    int update_rate, generic_rate, close_after, run_time, ping_timeout, silent_after;
     const char *port;
+    bool nano;
     bool no_refresh;
     uint64_t posts, generics;
-} opt = {.update_rate = 1000, .close_after = -1, .run_time = 60, .port = "0"};
+} opt = {.update_rate = 1000,
+         .close_after = -1,
+         .run_time = 60,
+         .port = "0",
+         .ping_timeout = 60,
+         .silent_after = -1};
 
 static uint8_t login_refresh[256], directory_refresh[512];
 static size_t login_len, directory_len;
@@ -256,8 +266,9 @@ static int send_burst(conn *c, uint32_t index, int rate, bool generic, int64_t s
         m.domain = it->domain;
         m.stream_id = it->stream;
         m.container_type = RWF_DT_FIELD_LIST;
-        stamps s = {generic ? 3904 : 3902, generic ? 3902 : 3904, (uint64_t)clk_us(),
-                    (uint64_t)sched_ns / 1000};
+        stamps s = {generic ? 3904 : 3902, generic ? 3902 : 3904,
+                    opt.nano ? (uint64_t)clk_ns() : (uint64_t)clk_us(),
+                    opt.nano ? (uint64_t)sched_ns : (uint64_t)sched_ns / 1000};
         if (send_msg(c, &m, fill_update, &s) < 0)
             return -1;
     }
@@ -279,6 +290,12 @@ int main(int argc, char **argv)
             opt.close_after = atoi(v), i++;
         else if (!strcmp(a, "-runTime"))
             opt.run_time = atoi(v), i++;
+        else if (!strcmp(a, "-pingTimeout"))
+            opt.ping_timeout = atoi(v), i++;
+        else if (!strcmp(a, "-silentAfter"))
+            opt.silent_after = atoi(v), i++;
+        else if (!strcmp(a, "-nanoTime"))
+            opt.nano = true;
         else if (!strcmp(a, "-port"))
             opt.port = v, i++;
         else if (!strcmp(a, "-noRefresh"))
@@ -294,6 +311,8 @@ int main(int argc, char **argv)
     o.interface = "127.0.0.1";
     o.port = opt.port;
     o.guaranteed_output_buffers = 5000;
+    o.ping_timeout = (uint8_t)opt.ping_timeout;
+    o.min_ping_timeout = 1;
     tp_server *srv;
     if (tp_bind(&o, &srv) != 0)
         ci_fail("tp_bind: %s", err_msg());
@@ -351,6 +370,10 @@ int main(int argc, char **argv)
                     break;
             }
         }
+        bool silent =
+            opt.silent_after >= 0 && clk_ns() - start > (int64_t)opt.silent_after * CLK_NS_PER_SEC;
+        while (clk_ns() >= next && silent)
+            next += tick_ns;
         while (clk_ns() >= next) {
             uint32_t index = (uint32_t)(ticks % TICKS);
             for (int i = 0; i < nconns; i++) {

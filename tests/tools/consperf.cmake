@@ -30,7 +30,8 @@ if(TARGET ConsPerf)
     # ConsPerf against cons_test_prov, our minimal provider: one test per scenario.
     add_executable(consperf_itest ${CMAKE_CURRENT_SOURCE_DIR}/consperf_itest.c)
     target_link_libraries(consperf_itest PRIVATE rwfperf_testsupport)
-    foreach(s basic snapshot threads late killed closed generic post retry sigint invalid)
+    foreach(s basic snapshot threads late killed closed generic post retry sigint invalid pings
+            silent options)
         rwfperf_integration_test(test_consperf_${s}
             COMMAND consperf_itest ${s} $<TARGET_FILE:ConsPerf> $<TARGET_FILE:cons_test_prov>
             LABELS tools consperf threads TIMEOUT 120)

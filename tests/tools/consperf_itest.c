@@ -13,6 +13,7 @@
  */
 #include "cons_itest.h"
 
+#include <json-c/json.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
@@ -199,6 +200,106 @@ static void threads(run *r)
                            "Steady State Statistics:", "  Avg update rate: "),
                 500, 0.2);
     free(t);
+}
+
+/* A number at a path of the JSON summary ("results", "overall", "steady_latency", "count");
+ * -1 when the path does not exist. */
+static double json_num(run *r, const char *const *path)
+{
+    json_object *doc = json_object_from_file(ci_path(r->dir, "ConsSummary.json"));
+    if (!doc)
+        ci_fail("ConsSummary.json does not parse");
+    json_object *o = doc;
+    for (; *path; path++)
+        if (!json_object_object_get_ex(o, *path, &o)) {
+            json_object_put(doc);
+            return -1;
+        }
+    double v = json_object_get_double(o);
+    json_object_put(doc);
+    return v;
+}
+
+/* Pings both ways keep an idle connection up past the ping timeout. */
+static void pings(run *r)
+{
+    start_provider(r, (const char *[]){"-pingTimeout", "3", "-updateRate", "0", NULL});
+    int st =
+        run_consumer(r, (const char *[]){"-itemCount", "5", "-steadyStateTime", "7", NULL}, 20000);
+    expect_status(r, st, 0);
+    expect_text(r, "ConsPerf.out", "  pingTimeout: 3\n", true);
+}
+
+/* A provider that goes silent (no data, no pings) is dropped after the ping timeout. */
+static void silent(run *r)
+{
+    start_provider(r, (const char *[]){"-pingTimeout", "3", "-silentAfter", "1", NULL});
+    long long t0 = ci_now_ms();
+    int st =
+        run_consumer(r, (const char *[]){"-itemCount", "5", "-steadyStateTime", "30", NULL}, 20000);
+    expect_status(r, st, 1);
+    if (ci_now_ms() - t0 > 10000)
+        ci_fail("the silent provider was dropped after %lld ms", ci_now_ms() - t0);
+    expect_text(r, "ConsSummary.out", "Ping timed out.", true);
+}
+
+/* The connection and measurement options: interface, Nagle, high-water mark, buffers, user
+ * name, nanosecond stamps, decode time, the steady-state delay, the expected update rate. */
+static void options(run *r)
+{
+    start_provider(r, (const char *[]){"-updateRate", "2000", "-nanoTime", NULL});
+    int st = run_consumer(r,
+                          (const char *[]){"-itemCount",
+                                           "20",
+                                           "-steadyStateTime",
+                                           "3",
+                                           "-if",
+                                           "127.0.0.1",
+                                           "-tcpDelay",
+                                           "-highWaterMark",
+                                           "1000",
+                                           "-sendBufSize",
+                                           "65536",
+                                           "-recvBufSize",
+                                           "65536",
+                                           "-outputBufs",
+                                           "100",
+                                           "-maxOutputBufs",
+                                           "200",
+                                           "-inputBufs",
+                                           "4",
+                                           "-uname",
+                                           "perfuser",
+                                           "-nanoTime",
+                                           "-measureDecode",
+                                           "-delaySteadyStateCalc",
+                                           "1000",
+                                           "-expectedUpdateRate",
+                                           "4000",
+                                           NULL},
+                          20000);
+    expect_status(r, st, 0);
+    expect_text(r, "ConsSummary.out", "             Tcp_NoDelay: No\n", true);
+    expect_text(r, "ConsSummary.out", "         High Water Mark: 1000 bytes\n", true);
+    expect_text(r, "ConsSummary.out", "                Username: perfuser\n", true);
+    expect_text(r, "ConsPerf.out", "  Update decode time (usec): Avg:", true);
+    expect_text(r, "ConsPerf.out", "  numInputBuffers: 4\n", true);
+    expect_text(r, "ConsSummary.out", "  Offered update rate: 4000\n", true);
+    expect_text(r, "ConsSummary.out", "  Warning: achieved update rate is ", true);
+    /* Stamps in ns on both sides: latencies are microseconds again. */
+    double avg = summary_num(r, "Steady State Statistics:", "  Latency avg (usec): ");
+    if (avg <= 0 || avg > 100000)
+        ci_fail("nanosecond latency average %.1f us is not plausible", avg);
+    /* The second after the last image counts only in the overall figures. */
+    double all = json_num(r, (const char *[]){"results", "overall", "latency", "count", NULL});
+    double steady =
+        json_num(r, (const char *[]){"results", "overall", "steady_latency", "count", NULL});
+    double startup =
+        json_num(r, (const char *[]){"results", "overall", "startup_latency", "count", NULL});
+    if (steady <= 0 || all - steady - (startup > 0 ? startup : 0) < 1000)
+        ci_fail("latency samples: %.0f in all, %.0f steady, %.0f startup: the delay window is "
+                "not left out",
+                all, steady, startup);
 }
 
 /* Images never come: the steady-state time is also the image timeout. */
@@ -555,6 +656,9 @@ int main(int argc, char **argv)
         {"orig_lz4", orig_lz4},
         {"orig_dictionary", orig_dictionary},
         {"post", post},
+        {"pings", pings},
+        {"silent", silent},
+        {"options", options},
         {"orig_postgen", orig_postgen},
     };
     for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++) {
