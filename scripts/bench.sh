@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Sweeps the update rate of ProvPerf -> ConsPerf on loopback and prints, per rate, what the
+# consumer received in steady state, its latency percentiles, and each tool's CPU and memory.
+#
+#   scripts/bench.sh [rate ...]      default: 100000 500000 1000000 2000000 3400000
+#
+# Environment:
+#   ITEMS (10000)   items requested          STEADY (10)  steady-state seconds per run
+#   LAT_RATE (1000) latency-stamped updates per second (ProvPerf -latencyUpdateRate)
+#   PACK ("0 10")   -maxPackCount values to run (0 = unpacked)
+#   PROV_BIN, CONS_BIN   the executables (default: build/bin/ProvPerf, build/bin/ConsPerf);
+#                   point PROV_BIN at the original ProvPerf to measure our ConsPerf against it
+#   PROV_CPU (0), CONS_CPU (1)   -threads of each tool (one core each); "" leaves them unbound
+#   RUN_DIR (build/bench)   working folder
+# Each run uses a free loopback port. The machine is shared: repeat and keep the best.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+rates=("$@")
+[ ${#rates[@]} -gt 0 ] || rates=(100000 500000 1000000 2000000 3400000)
+items=${ITEMS:-10000}
+steady=${STEADY:-10}
+lat_rate=${LAT_RATE:-1000}
+packs=${PACK:-"0 10"}
+prov_bin=${PROV_BIN:-$top/build/bin/ProvPerf}
+cons_bin=${CONS_BIN:-$top/build/bin/ConsPerf}
+prov_cpu=${PROV_CPU-0}
+cons_cpu=${CONS_CPU-1}
+run_dir=${RUN_DIR:-$top/build/bench}
+
+if [ ! -x "$prov_bin" ] || [ ! -x "$cons_bin" ]; then
+    "$top/scripts/setup.sh"
+    "$top/scripts/build.sh" release >/dev/null
+fi
+mkdir -p "$run_dir"
+cp "$top/data/RDMFieldDictionary" "$top/data/enumtype.def" "$top/data/MsgData.xml" "$run_dir/"
+"$top/data/gen_items.sh" "$items" > "$run_dir/items.xml"
+cd "$run_dir"
+
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# The number after "label" in the section of a file that starts with "section".
+num() {
+    awk -v s="$2" -v l="$3" 'BEGIN { on = s == "" } index($0, s) == 1 { on = 1 } on && index($0, l) == 1 {
+        sub(".*: ", ""); print; exit }' "$1"
+}
+
+printf '%-7s %9s %10s %8s %8s %8s %9s %8s %8s %8s %8s\n' pack offered received \
+    'p50 us' 'p99 us' 'p99.9 us' 'sched p99' 'cons %' 'cons MB' 'prov %' 'prov MB'
+for pack in $packs; do
+    for rate in "${rates[@]}"; do
+        port=$(free_port)
+        rm -f ConsSummary.out ProvSummary.out
+        pargs=(-p "$port" -updateRate "$rate" -latencyUpdateRate "$lat_rate"
+               -runTime $((steady + 40)))
+        [ "$pack" -gt 1 ] && pargs+=(-maxPackCount "$pack" -packBufSize 6000)
+        [ -n "$prov_cpu" ] && pargs+=(-threads "$prov_cpu")
+        cargs=(-h 127.0.0.1 -p "$port" -itemCount "$items" -itemFile items.xml
+               -steadyStateTime "$steady" -writeStatsInterval "$steady" -noDisplayStats)
+        [ -n "$cons_cpu" ] && cargs+=(-threads "$cons_cpu")
+        "$prov_bin" "${pargs[@]}" > prov.stdout 2>&1 &
+        prov=$!
+        sleep 1
+        "$cons_bin" "${cargs[@]}" > cons.stdout 2>&1 || true
+        kill -INT "$prov" 2>/dev/null || true
+        wait "$prov" 2>/dev/null || true
+        s="Steady State Statistics:"
+        o="Overall Statistics:"
+        printf '%-7s %9s %10s %8s %8s %8s %9s %8s %8s %8s %8s\n' \
+            "$([ "$pack" -gt 1 ] && echo "$pack" || echo no)" "$rate" \
+            "$(num ConsSummary.out "$s" '  Avg update rate: ' || true)" \
+            "$(num ConsSummary.out "$s" '  Latency p50 (usec): ' || true)" \
+            "$(num ConsSummary.out "$s" '  Latency p99 (usec): ' || true)" \
+            "$(num ConsSummary.out "$s" '  Latency p99.9 (usec): ' || true)" \
+            "$(num ConsSummary.out "$s" '  Sched latency p99 (usec): ' || true)" \
+            "$(num ConsSummary.out "$o" '  CPU Usage avg (%): ' || true)" \
+            "$(num ConsSummary.out "$o" '  Memory Usage max (MB): ' || true)" \
+            "$(num ProvSummary.out "" '  CPU Usage avg (%): ' || true)" \
+            "$(num ProvSummary.out "" '  Memory Usage max (MB): ' || true)"
+    done
+done
