@@ -43,4 +43,13 @@ if(TARGET ConsPerf)
             COMMAND consperf_itest ${s} $<TARGET_FILE:ConsPerf> $<TARGET_FILE:cons_test_prov>
             LABELS tools consperf orig TIMEOUT 120)
     endforeach()
+    # The same scenarios against our ProvPerf, once it is built.
+    if(TARGET ProvPerf)
+        foreach(s default pack zlib lz4 dictionary postgen)
+            rwfperf_integration_test(test_consperf_ours_${s}
+                COMMAND consperf_itest ours_${s} $<TARGET_FILE:ConsPerf>
+                        $<TARGET_FILE:cons_test_prov> $<TARGET_FILE:ProvPerf>
+                LABELS tools consperf threads TIMEOUT 120)
+        endforeach()
+    endif()
 endif()

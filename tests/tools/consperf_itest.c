@@ -483,20 +483,33 @@ static void free_port(char *buf, size_t cap)
     close(fd);
 }
 
-/* Starts $RWFPERF_ORIG_BIN/ProvPerf with the extra arguments on a free port (skips the test
- * when the variable is not set), and waits until it accepts connections. */
+/* The ETA-compatible ProvPerf the orig_* and ours_* scenarios run: the original's (from
+ * $RWFPERF_ORIG_BIN) or ours (the program's fourth argument). */
+static bool use_ours;
+static const char *our_provperf;
+
+/* Starts that ProvPerf with the extra arguments on a free port (skips the test when it is not
+ * available), and waits until it accepts connections. */
 static void start_orig_provider(run *r, const char *const *extra)
 {
-    const char *bin = getenv("RWFPERF_ORIG_BIN");
-    if (!bin || !*bin) {
-        printf("SKIP: RWFPERF_ORIG_BIN is not set\n");
-        exit(TS_SKIP);
-    }
     static char exe[1024];
-    snprintf(exe, sizeof(exe), "%s/ProvPerf", bin);
-    if (access(exe, X_OK) != 0) {
-        printf("SKIP: %s is not there\n", exe);
-        exit(TS_SKIP);
+    if (use_ours) {
+        if (!our_provperf || access(our_provperf, X_OK) != 0) {
+            printf("SKIP: our ProvPerf is not built\n");
+            exit(TS_SKIP);
+        }
+        snprintf(exe, sizeof(exe), "%s", our_provperf);
+    } else {
+        const char *bin = getenv("RWFPERF_ORIG_BIN");
+        if (!bin || !*bin) {
+            printf("SKIP: RWFPERF_ORIG_BIN is not set\n");
+            exit(TS_SKIP);
+        }
+        snprintf(exe, sizeof(exe), "%s/ProvPerf", bin);
+        if (access(exe, X_OK) != 0) {
+            printf("SKIP: %s is not there\n", exe);
+            exit(TS_SKIP);
+        }
     }
     char from[1200];
     snprintf(from, sizeof(from), "%s", ts_shared_path_or_skip("data/MsgData.xml"));
@@ -529,8 +542,9 @@ static void start_orig_provider(run *r, const char *const *extra)
     }
 }
 
-/* Our ConsPerf against the original ProvPerf: every image, the update rate, latency from
- * its TIM_TRK_1 (and no scheduled-time view: it does not send one). */
+/* Our ConsPerf against the original ProvPerf (or ours): every image, the update rate, latency
+ * from its TIM_TRK_1, and the scheduled-time view only from ours (the original does not send
+ * the stamp). */
 static void orig_check(run *r, const char *const *prov, const char *const *cons, double rate)
 {
     start_orig_provider(r, prov);
@@ -547,7 +561,7 @@ static void orig_check(run *r, const char *const *prov, const char *const *cons,
                 summary_num(r, "Steady State Statistics:", "  Avg update rate: "), rate, 0.1);
     if (summary_num(r, "Steady State Statistics:", "  Latency avg (usec): ") <= 0)
         ci_fail("no latency from the original's TIM_TRK_1");
-    expect_text(r, "ConsSummary.out", "Sched latency", false);
+    expect_text(r, "ConsSummary.out", "Sched latency", use_ours);
     expect_text(r, "ConsPerf.out", "  ApplicationName: ProvPerf", true);
 }
 
@@ -632,9 +646,18 @@ static void orig_dictionary(run *r)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: %s <scenario> <ConsPerf> <provider>\n", argv[0]);
+    if (argc != 4 && argc != 5) {
+        fprintf(stderr, "usage: %s <scenario> <ConsPerf> <test provider> [ProvPerf]\n", argv[0]);
         return 2;
+    }
+    our_provperf = argc == 5 ? argv[4] : NULL;
+    const char *scenario = argv[1];
+    if (!strncmp(scenario, "ours_", 5)) {
+        /* The orig_* scenarios against our ProvPerf. */
+        static char name[64];
+        snprintf(name, sizeof(name), "orig_%s", scenario + 5);
+        use_ours = true;
+        argv[1] = name;
     }
     static const struct {
         const char *name;
@@ -665,11 +688,11 @@ int main(int argc, char **argv)
         if (strcmp(argv[1], scenarios[i].name))
             continue;
         char name[64];
-        snprintf(name, sizeof(name), "itest-%s", argv[1]);
+        snprintf(name, sizeof(name), "itest-%s", scenario);
         run r = {.dir = ci_workdir(name, 100), .cons = argv[2], .prov = argv[3]};
         scenarios[i].fn(&r);
         stop_provider(&r);
-        printf("%s: passed\n", argv[1]);
+        printf("%s: passed\n", scenario);
         return 0;
     }
     fprintf(stderr, "unknown scenario %s\n", argv[1]);
