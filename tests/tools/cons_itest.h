@@ -75,12 +75,16 @@ static inline void ci_items(const char *path, int n)
 
 /* A new, empty working folder for test `name` (under the build folder), holding the original
  * RDMFieldDictionary and enumtype.def (skips the test when the shared folder is absent) and
- * items.xml with `items` items. Returns its path (static storage). */
+ * items.xml with `items` items. Outside ctest (no RWFPERF_BINARY_DIR) it goes under the
+ * temporary folder. Returns its path (static storage). */
 static inline const char *ci_workdir(const char *name, int items)
 {
     static char dir[1024];
     const char *base = getenv("RWFPERF_BINARY_DIR");
-    snprintf(dir, sizeof(dir), "%s/tests/tools/work-%s", base ? base : ".", name);
+    if (base && *base)
+        snprintf(dir, sizeof(dir), "%s/tests/tools/work-%s", base, name);
+    else /* run by hand: never inside the source tree */
+        snprintf(dir, sizeof(dir), "%s/rwfperf-cons-%d-%s", P_tmpdir, (int)getpid(), name);
     char cmd[2200];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir -p '%s'", dir, dir);
     if (system(cmd) != 0)
