@@ -1,0 +1,812 @@
+#include "worker.h"
+
+#include "clk.h"
+#include "err.h"
+#include "lat.h"
+#include "msg.h"
+#include "sig.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Longest wait in one poll: the main thread's requests (latency sets) are answered at least
+ * this often whatever the tick rate. */
+#define MAX_WAIT_NS (10 * 1000 * 1000)
+/* A shared-memory reader that finds nothing polls again after a pause that doubles up to
+ * this (the ring holds thousands of messages: at 4M/s, 5000 slots last 1.2 ms). */
+#define SHM_NAP_MAX_NS (50 * 1000)
+/* End of the run: how long queued output may take to leave, and how long replies to what
+ * this side sent (a reflecting peer) are awaited after the last one arrived. */
+#define FINAL_FLUSH_NS (2 * CLK_NS_PER_SEC)
+#define DRAIN_IDLE_NS (100 * 1000 * 1000)
+#define DRAIN_MAX_NS (CLK_NS_PER_SEC)
+
+/* ------------------------------------------------------------------------------------------ */
+/* Set-up                                                                                     */
+
+int worker_init(tperf_worker *w, int index, const tperf_config *cfg, const lra *la,
+                const cpu_entry *cpu)
+{
+    memset(w, 0, sizeof(*w));
+    w->index = index;
+    w->cfg = cfg;
+    w->lra = la;
+    w->cpu = cpu;
+    w->status = TPERF_OK;
+    w->pack_bytes = tperf_config_pack_bytes(cfg);
+    w->write_flags = cfg->direct_write ? TP_WRITE_DIRECT : 0;
+    counter_init(&w->msgs_sent);
+    counter_init(&w->bytes_sent);
+    counter_init(&w->msgs_recv);
+    counter_init(&w->bytes_recv);
+    counter_init(&w->out_of_bufs);
+    atomic_init(&w->pending, 0);
+    atomic_init(&w->open, 0);
+    atomic_init(&w->neg_send, 0);
+    atomic_init(&w->neg_recv, 0);
+    if (pthread_mutex_init(&w->lock, NULL) != 0)
+        return err_set("thread %d: cannot create its lock", index + 1);
+    if (latbuf_init(&w->lat, TPERF_LAT_KINDS) != 0)
+        return err_push("thread %d", index + 1);
+    if (cfg->latency_file[0]) {
+        /* One interval of samples at the latency rate, twice over; "all" at high rates will
+         * overflow it, and the drop count says so. */
+        uint64_t want = (uint64_t)tperf_config_latency_rate(cfg) * cfg->write_stats_interval * 2;
+        if (cfg->reflect_msgs || cfg->app_type == TPERF_CLIENT)
+            want = want < 65536 ? 65536 : want;
+        if (want > (1u << 20))
+            want = 1u << 20;
+        if (want < 1024)
+            want = 1024;
+        if (latring_init(&w->ring, (size_t)want) != 0)
+            return err_push("thread %d", index + 1);
+        w->ring_on = true;
+    }
+
+    tp_opts *o = &w->opts;
+    tp_opts_init(o);
+    o->conn_type = cfg->conn_type == TPERF_SHMEM ? TP_CONN_SHMEM : TP_CONN_SOCKET;
+    o->host = cfg->host;
+    o->port = cfg->port;
+    o->interface = cfg->interface_name[0] ? cfg->interface_name : NULL;
+    o->protocol_type = TP_PROTOCOL_TRANSPORTPERF;
+    o->rwf_major = 0;
+    o->rwf_minor = 0;
+    o->guaranteed_output_buffers = (uint32_t)cfg->output_bufs;
+    o->max_output_buffers = (uint32_t)cfg->output_bufs;
+    o->num_input_buffers = (uint32_t)cfg->input_bufs;
+    o->max_fragment_size = (uint32_t)cfg->max_fragment_size;
+    o->high_water_mark = (uint32_t)cfg->high_water_mark;
+    o->tcp_nodelay = cfg->tcp_nodelay;
+    o->sndbuf = cfg->send_buf_size;
+    o->rcvbuf = cfg->recv_buf_size;
+    o->compression = (tp_comp)cfg->compression_type;
+    o->compression_level = (uint8_t)cfg->compression_level;
+    return 0;
+}
+
+void worker_free(tperf_worker *w)
+{
+    for (int i = 0; i < w->n_sess; i++) {
+        tp_close(w->sess[i]->ch);
+        free(w->sess[i]);
+    }
+    free(w->sess);
+    for (int i = 0; i < w->n_incoming; i++)
+        tp_close(w->incoming[i]);
+    free(w->incoming);
+    latbuf_free(&w->lat);
+    if (w->ring_on)
+        latring_free(&w->ring);
+    pthread_mutex_destroy(&w->lock);
+}
+
+int worker_give(tperf_worker *w, tp_channel *ch)
+{
+    pthread_mutex_lock(&w->lock);
+    if (w->n_incoming == w->cap_incoming) {
+        int cap = w->cap_incoming ? 2 * w->cap_incoming : 8;
+        tp_channel **m = realloc(w->incoming, (size_t)cap * sizeof(*m));
+        if (!m) {
+            pthread_mutex_unlock(&w->lock);
+            tp_close(ch);
+            return err_set("out of memory handing a channel to thread %d", w->index + 1);
+        }
+        w->incoming = m;
+        w->cap_incoming = cap;
+    }
+    w->incoming[w->n_incoming++] = ch;
+    atomic_store_explicit(&w->pending, w->n_incoming, memory_order_release);
+    atomic_fetch_add(&w->open, 1);
+    pthread_mutex_unlock(&w->lock);
+    return 0;
+}
+
+tperf_worker *worker_least_loaded(tperf_worker *ws, int n)
+{
+    tperf_worker *best = &ws[0];
+    int least = atomic_load(&ws[0].open);
+    for (int i = 1; i < n; i++) {
+        int o = atomic_load(&ws[i].open);
+        if (o < least) {
+            least = o;
+            best = &ws[i];
+        }
+    }
+    return best;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Sessions                                                                                   */
+
+static tperf_session *session_add(tperf_worker *w, tp_channel *ch)
+{
+    if (w->n_sess == w->cap_sess) {
+        int cap = w->cap_sess ? 2 * w->cap_sess : 4;
+        tperf_session **m = realloc(w->sess, (size_t)cap * sizeof(*m));
+        if (!m)
+            return NULL;
+        w->sess = m;
+        w->cap_sess = cap;
+    }
+    tperf_session *s = calloc(1, sizeof(*s));
+    if (!s)
+        return NULL;
+    s->ch = ch;
+    s->fd = tp_fd(ch);
+    s->shm = w->cfg->conn_type == TPERF_SHMEM;
+    w->sess[w->n_sess++] = s;
+    return s;
+}
+
+/* The worker's "writer" role: it sends bursts of its own. */
+static bool is_writer(const tperf_worker *w)
+{
+    return !w->cfg->reflect_msgs && w->cfg->msg_rate > 0;
+}
+
+/* Prints how a channel ended, as the original does: "Channel Closed." for our own orderly
+ * close, "Channel Closed: <code>(<why>)" otherwise. */
+static void print_closed(const char *why)
+{
+    if (!why)
+        printf("Channel Closed.\n");
+    else if (strstr(why, "lags writer") || strstr(why, "slow reader") || strstr(why, "too slow"))
+        printf("Channel Closed: RSSL_RET_SLOW_READER(%s)\n", why);
+    else
+        printf("Channel Closed: RSSL_RET_FAILURE(%s)\n", why);
+}
+
+/* Closes session i: prints why (NULL: an orderly close of ours), accounts its time, frees
+ * it. A client that loses a connection that was active ends the test (tools.md §2.11). */
+static void session_close(tperf_worker *w, int i, const char *why)
+{
+    tperf_session *s = w->sess[i];
+    int64_t now = clk_ns();
+    print_closed(why);
+    if (s->active) {
+        w->disconnect_ns = now;
+        if (s->sent > 0)
+            w->conn_secs += (double)(now - s->active_ns) / 1e9;
+        if (w->cfg->app_type == TPERF_CLIENT)
+            sig_request_stop();
+    }
+    tp_close(s->ch);
+    free(s);
+    w->sess[i] = w->sess[--w->n_sess];
+    atomic_fetch_sub(&w->open, 1);
+    if (w->cfg->app_type == TPERF_CLIENT && !w->ever_active)
+        w->reconnect_ns = now + CLK_NS_PER_SEC;
+}
+
+/* Closes session i after a transport failure, with the transport's reason. */
+static void session_fail(tperf_worker *w, int i)
+{
+    char why[ERR_MSG_MAX];
+    snprintf(why, sizeof(why), "%s", err_msg());
+    session_close(w, i, why);
+}
+
+/* Prints the "Channel <fd> active. Channel Info:" block (the original's labels, including
+ * its second "sysSendBufSize", which holds the receive buffer size). */
+static void print_channel_info(const tperf_session *s, const tp_info *in)
+{
+    printf("Channel %d active. Channel Info:\n"
+           "  maxFragmentSize: %u\n"
+           "  maxOutputBuffers: %u\n"
+           "  guaranteedOutputBuffers: %u\n"
+           "  numInputBuffers: %u\n"
+           "  pingTimeout: %u\n"
+           "  clientToServerPings: %s\n"
+           "  serverToClientPings: %s\n"
+           "  sysSendBufSize: %d\n"
+           "  sysSendBufSize: %d\n"
+           "  compressionType: %s\n"
+           "  compressionThreshold: %u\n"
+           "  ComponentInfo: %s\n\n",
+           s->fd, in->max_fragment_size, in->max_output_buffers, in->guaranteed_output_buffers,
+           in->num_input_buffers, in->ping_timeout, in->client_to_server_pings ? "true" : "false",
+           in->server_to_client_pings ? "true" : "false", in->sys_send_buf_size,
+           in->sys_recv_buf_size, tp_comp_name(in->compression), in->compression_threshold,
+           in->component[0] ? in->component : "(No component info)");
+}
+
+/* The channel of session i became active. Returns 0, or -1 when the session was closed. */
+static int session_activate(tperf_worker *w, int i)
+{
+    tperf_session *s = w->sess[i];
+    const tperf_config *cfg = w->cfg;
+    tp_info in;
+    s->fd = tp_fd(s->ch);
+    if (tp_get_info(s->ch, &in) < 0) {
+        session_fail(w, i);
+        return -1;
+    }
+    print_channel_info(s, &in);
+    if (cfg->high_water_mark > 0)
+        tp_set_high_water_mark(s->ch, (uint32_t)cfg->high_water_mark);
+    if (cfg->pack > 1 && is_writer(w) && w->pack_bytes > (int64_t)in.max_fragment_size) {
+        printf("Error(Channel %d): MaxFragmentSize %u is too small for packing buffer size "
+               "%" PRId64 "\n",
+               s->fd, in.max_fragment_size, w->pack_bytes);
+        w->status = TPERF_INVALID;
+        sig_request_stop();
+        session_close(w, i, "packing buffer larger than the maximum fragment size");
+        return -1;
+    }
+    s->active = true;
+    s->active_ns = clk_ns();
+    if (!w->ever_active)
+        w->connect_ns = s->active_ns;
+    w->ever_active = true;
+    return 0;
+}
+
+/* Advances the handshake of session i. Returns 0, or -1 when the session was closed. */
+static int session_init(tperf_worker *w, int i)
+{
+    int rc = tp_init(w->sess[i]->ch);
+    if (rc == TP_ACTIVE)
+        return session_activate(w, i);
+    if (rc < 0) {
+        session_fail(w, i);
+        return -1;
+    }
+    w->sess[i]->fd = tp_fd(w->sess[i]->ch);
+    return 0;
+}
+
+/* Takes the channels the main thread handed over. */
+static void take_incoming(tperf_worker *w)
+{
+    if (atomic_load_explicit(&w->pending, memory_order_acquire) == 0)
+        return;
+    pthread_mutex_lock(&w->lock);
+    int n = w->n_incoming;
+    for (int k = 0; k < n; k++) {
+        tp_channel *ch = w->incoming[k];
+        if (!session_add(w, ch)) {
+            printf("Error: thread %d: out of memory for a session.\n", w->index + 1);
+            tp_close(ch);
+            atomic_fetch_sub(&w->open, 1);
+            continue;
+        }
+        if (tp_get_state(ch) == TP_STATE_ACTIVE)
+            session_activate(w, w->n_sess - 1);
+    }
+    w->n_incoming = 0;
+    atomic_store_explicit(&w->pending, 0, memory_order_release);
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* Client: one connection attempt (the next one a second later when it fails). */
+static void client_connect(tperf_worker *w)
+{
+    const tperf_config *cfg = w->cfg;
+    tp_channel *ch;
+    if (cfg->conn_type == TPERF_SHMEM)
+        printf("\nAttempting to connect to shared memory %s%s...\n", cfg->interface_name,
+               cfg->port);
+    else
+        printf("\nAttempting to connect to server %s:%s...\n", cfg->host, cfg->port);
+    w->reconnect_ns = clk_ns() + CLK_NS_PER_SEC;
+    if (tp_connect(&w->opts, &ch) < 0) {
+        printf("Connection failed: %s\n", err_msg());
+        return;
+    }
+    atomic_fetch_add(&w->open, 1);
+    if (!session_add(w, ch)) {
+        printf("Error: thread %d: out of memory for a session.\n", w->index + 1);
+        tp_close(ch);
+        atomic_fetch_sub(&w->open, 1);
+        return;
+    }
+    session_init(w, w->n_sess - 1);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Receiving                                                                                  */
+
+int worker_on_msg(tperf_worker *w, tperf_session *s, const uint8_t *p, uint32_t len, int64_t now_ns)
+{
+    if (len < TPERF_MSG_HEAD) {
+        printf("Error: Message was too small to be valid(length %u).\n", len);
+        w->seq_gaps++;
+        return -1;
+    }
+    uint64_t seq = tperf_msg_seq(p);
+    if (s->recv_any && seq != s->recv_seq) {
+        printf("Error: Received out-of-order sequence number(%" PRIu64 " instead of %" PRIu64
+               ").\n",
+               seq, s->recv_seq);
+        w->seq_gaps += seq > s->recv_seq ? seq - s->recv_seq : 1;
+        return -1;
+    }
+    s->recv_any = true;
+    s->recv_seq = seq + 1;
+
+    uint64_t stamp = tperf_msg_stamp(p);
+    if (stamp) {
+        int64_t now = now_ns ? now_ns : clk_ns();
+        lat *rec = latbuf_cur(&w->lat);
+        int64_t d = now - (int64_t)stamp;
+        lat_record(&rec[TPERF_LAT], d);
+        uint64_t sched = tperf_msg_sched(p, len);
+        if (sched)
+            lat_record(&rec[TPERF_LAT_SCHED], now - (int64_t)sched);
+        if (w->ring_on)
+            latring_push(&w->ring, 0, (int64_t)stamp, now);
+        if (d < 0 && atomic_load_explicit(&w->neg_send, memory_order_relaxed) == 0) {
+            atomic_store_explicit(&w->neg_recv, now, memory_order_relaxed);
+            atomic_store_explicit(&w->neg_send, (int64_t)stamp, memory_order_release);
+        }
+    }
+    return 0;
+}
+
+/* tp_write() of a whole message: a message larger than one fragment may need the socket to
+ * take some of the queue first (TP_ECALLAGAIN), so this waits for it, briefly at a time.
+ * Returns what tp_write() finally returns. */
+static int write_whole(tperf_worker *w, tperf_session *s, tp_buf *b)
+{
+    int rc = tp_write(s->ch, b, w->write_flags);
+    while (rc == TP_ECALLAGAIN) {
+        if (tp_flush(s->ch) < 0)
+            return TP_EFAIL;
+        struct pollfd pfd = {.fd = s->fd, .events = POLLOUT};
+        poll(&pfd, 1, 10);
+        rc = tp_write(s->ch, b, w->write_flags);
+    }
+    return rc;
+}
+
+/* Writes a received message back (-reflectMsgs). Returns 1 when written, 0 when dropped for
+ * lack of buffers, -1 when the channel failed. */
+static int reflect(tperf_worker *w, tperf_session *s, const tp_msg *m)
+{
+    tp_buf *b;
+    int rc = tp_get_buffer(s->ch, m->len, false, &b);
+    if (rc == TP_ENOBUFS) {
+        if (tp_flush(s->ch) < 0)
+            return -1;
+        rc = tp_get_buffer(s->ch, m->len, false, &b);
+    }
+    if (rc == TP_ENOBUFS) {
+        counter_inc(&w->out_of_bufs);
+        s->want_flush = true;
+        return 0;
+    }
+    if (rc < 0)
+        return -1;
+    memcpy(b->data, m->data, m->len);
+    b->len = m->len;
+    rc = write_whole(w, s, b);
+    if (rc == TP_ENOBUFS) {
+        tp_release(s->ch, b);
+        counter_inc(&w->out_of_bufs);
+        s->want_flush = true;
+        return 0;
+    }
+    if (rc < 0)
+        return -1;
+    if (rc > 0)
+        s->want_flush = true;
+    return 1;
+}
+
+/* Reads what session i has, until nothing is buffered or the deadline passes (checked before
+ * each read system call). Returns 0, or -1 when the session was closed. */
+static int session_read(tperf_worker *w, int i, int64_t deadline)
+{
+    tperf_session *s = w->sess[i];
+    const bool refl = w->cfg->reflect_msgs;
+    uint64_t n = 0, bytes = 0, sent = 0;
+    uint64_t written0 = 0;
+    tp_stats st;
+    if (refl) {
+        tp_get_stats(s->ch, &st);
+        written0 = st.bytes_written;
+    }
+    int ret = 0;
+    const char *why = NULL;
+    for (;;) {
+        tp_msg m;
+        int rc = tp_read(s->ch, &m);
+        if (rc < 0) {
+            ret = -1;
+            break;
+        }
+        if (rc & TP_READ_MSG) {
+            n++;
+            bytes += m.len;
+            if (refl) {
+                int r = reflect(w, s, &m);
+                if (r < 0) {
+                    ret = -1;
+                    break;
+                }
+                sent += (uint64_t)r;
+            } else if (worker_on_msg(w, s, m.data, m.len, 0) < 0) {
+                why = "Message callback returned failure.";
+                w->status = TPERF_FAILED;
+                ret = -1;
+                break;
+            }
+        }
+        if (!(rc & TP_READ_MORE)) {
+            if (rc == 0 || clk_ns() >= deadline)
+                break;
+        }
+    }
+    counter_add(&w->msgs_recv, n);
+    counter_add(&w->bytes_recv, bytes);
+    if (refl) {
+        tp_get_stats(s->ch, &st);
+        counter_add(&w->msgs_sent, sent);
+        counter_add(&w->bytes_sent, st.bytes_written - written0);
+        s->sent += sent;
+    }
+    if (ret < 0) {
+        if (why)
+            session_close(w, i, why);
+        else
+            session_fail(w, i);
+    }
+    return ret;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Sending                                                                                    */
+
+/* Sends one unpacked message. Returns what tp_write returns (bytes still queued), or a TP_E*
+ * code. */
+static int send_one(tperf_worker *w, tperf_session *s, uint32_t size, uint64_t stamp,
+                    uint64_t sched)
+{
+    tp_buf *b;
+    int rc = tp_get_buffer(s->ch, size, false, &b);
+    if (rc < 0)
+        return rc;
+    tperf_msg_fill(b->data, size, s->send_seq, stamp, sched);
+    b->len = size;
+    rc = write_whole(w, s, b);
+    if (rc < 0) {
+        if (rc != TP_EFAIL)
+            tp_release(s->ch, b);
+        return rc;
+    }
+    s->send_seq++;
+    return rc;
+}
+
+/* Sends the current tick's burst on session i: tick_burst() messages, the one the latency
+ * random array picks time-stamped, packed -pack at a time (the last buffer of a burst is
+ * written even when not full, so no message waits for the next tick). Returns 0, or -1 when
+ * the session was closed. */
+static int send_burst(tperf_worker *w, int i, const tick *t)
+{
+    tperf_session *s = w->sess[i];
+    const tperf_config *cfg = w->cfg;
+    const uint32_t size = (uint32_t)cfg->msg_size;
+    const uint64_t n = tick_burst(t, (uint64_t)cfg->msg_rate);
+    const int64_t pick = w->lra ? lra_at(w->lra, t->second, t->index) : LRA_NONE;
+    const uint64_t sched = (uint64_t)tick_deadline(t);
+    const uint32_t pack = (uint32_t)cfg->pack;
+    tp_stats st;
+    tp_get_stats(s->ch, &st);
+    const uint64_t written0 = st.bytes_written;
+
+    uint64_t k = 0;
+    int rc = 0;
+    if (pack <= 1) {
+        for (; k < n; k++) {
+            uint64_t stamp = lra_stamp(pick, k) ? (uint64_t)clk_ns() : 0;
+            rc = send_one(w, s, size, stamp, sched);
+            if (rc < 0)
+                break;
+        }
+    } else {
+        tp_buf *b = NULL;
+        uint32_t in_buf = 0;
+        for (; k < n; k++) {
+            if (!b) {
+                rc = tp_get_buffer(s->ch, (uint32_t)w->pack_bytes, true, &b);
+                if (rc < 0)
+                    break;
+                in_buf = 0;
+            }
+            uint64_t stamp = lra_stamp(pick, k) ? (uint64_t)clk_ns() : 0;
+            tperf_msg_fill(b->data, size, s->send_seq++, stamp, sched);
+            b->len = size;
+            in_buf++;
+            if (in_buf == pack || k + 1 == n) {
+                rc = tp_write(s->ch, b, w->write_flags);
+                b = NULL;
+            } else {
+                rc = tp_pack(s->ch, b);
+                if (rc < 0)
+                    tp_release(s->ch, b);
+            }
+            if (rc < 0) { /* the messages of this buffer did not go */
+                s->send_seq -= in_buf;
+                k = k + 1 - in_buf;
+                break;
+            }
+        }
+    }
+    if (rc > 0)
+        s->want_flush = true;
+    tp_get_stats(s->ch, &st);
+    counter_add(&w->msgs_sent, k);
+    counter_add(&w->bytes_sent, st.bytes_written - written0);
+    s->sent += k;
+    if (rc == TP_ENOBUFS) {
+        counter_add(&w->out_of_bufs, n - k);
+        s->want_flush = true;
+        return 0;
+    }
+    if (rc < 0) {
+        printf("Failure while writing message bursts: %s\n", err_msg());
+        session_fail(w, i);
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The loop                                                                                   */
+
+/* The work of one tick: hand-overs, bursts, keep-alive, connection attempts. */
+static void on_tick(tperf_worker *w, const tick *t, int64_t now)
+{
+    take_incoming(w);
+    const bool writer = is_writer(w);
+    for (int i = 0; i < w->n_sess;) {
+        tperf_session *s = w->sess[i];
+        if (s->active) {
+            /* A tick that was due before the channel came up is not made up on it. */
+            if (writer && tick_deadline(t) >= s->active_ns && send_burst(w, i, t) < 0)
+                continue;
+            if (tp_tick(s->ch, (uint64_t)now) < 0) {
+                session_fail(w, i);
+                continue;
+            }
+        }
+        i++;
+    }
+    if (w->cfg->app_type == TPERF_CLIENT && !w->ever_active && w->n_sess == 0 &&
+        now >= w->reconnect_ns)
+        client_connect(w);
+}
+
+/* Reads, flushes and advances handshakes until `until` (CLOCK_MONOTONIC ns), or once without
+ * waiting when it has passed. shm_nap is the shared-memory reader's pause, adapted here. */
+static void io_pass(tperf_worker *w, int64_t until, int64_t *shm_nap)
+{
+    enum { STATIC_FDS = 64 };
+    struct pollfd fds_s[STATIC_FDS];
+    int idx_s[STATIC_FDS];
+    struct pollfd *fds = fds_s;
+    int *idx = idx_s;
+    const bool busy = w->cfg->busy_read;
+    int n = 0, shm_readers = 0;
+
+    if (w->n_sess > STATIC_FDS) {
+        fds = malloc((size_t)w->n_sess * sizeof(*fds));
+        idx = malloc((size_t)w->n_sess * sizeof(*idx));
+        if (!fds || !idx) {
+            free(fds != fds_s ? fds : NULL);
+            free(idx != idx_s ? idx : NULL);
+            fds = fds_s;
+            idx = idx_s;
+        }
+    }
+    int cap = fds == fds_s ? STATIC_FDS : w->n_sess;
+    for (int i = 0; i < w->n_sess && n < cap; i++) {
+        tperf_session *s = w->sess[i];
+        if (s->shm && s->active) {
+            shm_readers += w->cfg->app_type == TPERF_CLIENT;
+            continue;
+        }
+        fds[n].fd = tp_fd(s->ch);
+        fds[n].events = tp_events(s->ch);
+        if (s->active && !s->want_flush)
+            fds[n].events &= (short)~POLLOUT;
+        fds[n].revents = 0;
+        idx[n++] = i;
+    }
+
+    int64_t now = clk_ns();
+    int64_t wait = until > now ? until - now : 0;
+    if (wait > MAX_WAIT_NS)
+        wait = MAX_WAIT_NS;
+    if (shm_readers && wait > *shm_nap)
+        wait = *shm_nap;
+    if (busy)
+        wait = 0;
+
+    int ready = 0;
+    if (n > 0) {
+        struct timespec ts = clk_timespec(wait);
+        if (busy) {
+            /* Busy reading: no readiness check, every channel is read (and flushed) as is. */
+            for (int k = 0; k < n; k++)
+                fds[k].revents = (short)(fds[k].events | POLLIN);
+            ready = n;
+        } else {
+            ready = ppoll(fds, (nfds_t)n, &ts, NULL);
+            if (ready < 0 && errno != EINTR)
+                printf("Error: poll: %s\n", strerror(errno));
+        }
+    } else if (wait > 0) {
+        clk_sleep_until(now + wait);
+    }
+
+    /* Sessions are removed by swapping the last one in: walk the ready ones from the end so
+     * that the indexes still to visit stay valid. */
+    int64_t deadline = until > now ? until : now;
+    for (int k = n - 1; k >= 0 && ready > 0; k--) {
+        short re = fds[k].revents;
+        if (!re)
+            continue;
+        int i = idx[k];
+        tperf_session *s = w->sess[i];
+        if (!s->active) {
+            session_init(w, i);
+            continue;
+        }
+        if ((re & (POLLIN | POLLERR | POLLHUP)) && session_read(w, i, deadline) < 0)
+            continue;
+        if ((re & POLLOUT) || (busy && s->want_flush)) {
+            int rc = tp_flush(s->ch);
+            if (rc < 0) {
+                session_fail(w, i);
+                continue;
+            }
+            s->want_flush = rc > 0;
+        }
+    }
+
+    if (shm_readers) {
+        uint64_t before = counter_total(&w->msgs_recv);
+        for (int i = w->n_sess - 1; i >= 0; i--)
+            if (w->sess[i]->shm && w->sess[i]->active)
+                session_read(w, i, deadline);
+        if (counter_total(&w->msgs_recv) != before)
+            *shm_nap = 0;
+        else
+            *shm_nap =
+                *shm_nap ? (*shm_nap * 2 > SHM_NAP_MAX_NS ? SHM_NAP_MAX_NS : *shm_nap * 2) : 1000;
+    }
+    if (fds != fds_s) {
+        free(fds);
+        free(idx);
+    }
+}
+
+/* The end of the run: output still queued is flushed (reading meanwhile, so that a
+ * reflecting peer is not blocked), replies to what this side sent are awaited briefly, and
+ * every channel is closed. */
+static void finish(tperf_worker *w)
+{
+    int64_t start = clk_ns();
+    int64_t nap = 0;
+    bool sent_any = counter_total(&w->msgs_sent) > 0;
+    bool recv_any = counter_total(&w->msgs_recv) > 0;
+
+    for (int i = 0; i < w->n_sess; i++) {
+        tperf_session *s = w->sess[i];
+        if (s->active && s->sent > 0 && !w->cfg->reflect_msgs)
+            w->conn_secs += (double)(start - s->active_ns) / 1e9;
+        s->sent = 0; /* counted */
+    }
+    for (;;) {
+        bool queued = false;
+        for (int i = 0; i < w->n_sess; i++) {
+            tperf_session *s = w->sess[i];
+            if (s->active && !s->shm && tp_queued(s->ch) > 0) {
+                s->want_flush = true;
+                queued = true;
+            }
+        }
+        int64_t now = clk_ns();
+        if (!queued || now - start >= FINAL_FLUSH_NS)
+            break;
+        latbuf_poll(&w->lat);
+        io_pass(w, now + 10 * 1000 * 1000, &nap);
+    }
+    if (sent_any && recv_any && !w->cfg->reflect_msgs) {
+        int64_t t0 = clk_ns(), last = t0;
+        uint64_t seen = counter_total(&w->msgs_recv);
+        while (w->n_sess > 0) {
+            int64_t now = clk_ns();
+            if (now - last >= DRAIN_IDLE_NS || now - t0 >= DRAIN_MAX_NS)
+                break;
+            latbuf_poll(&w->lat);
+            io_pass(w, now + 10 * 1000 * 1000, &nap);
+            uint64_t got = counter_total(&w->msgs_recv);
+            if (got != seen) {
+                seen = got;
+                last = clk_ns();
+            }
+        }
+    }
+    while (w->n_sess > 0) {
+        tperf_session *s = w->sess[w->n_sess - 1];
+        bool was_active = s->active;
+        s->active = false; /* an orderly close: no "channel lost" */
+        if (was_active)
+            w->disconnect_ns = clk_ns();
+        session_close(w, w->n_sess - 1, NULL);
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    tperf_worker *w = arg;
+    const tperf_config *cfg = w->cfg;
+    tick_tighten_slack();
+    if (w->cpu && cpu_bind(w->cpu) != 0) {
+        printf("Error: Failed to bind thread %d: %s\n", w->index + 1, err_msg());
+        w->status = TPERF_FAILED;
+        sig_request_stop();
+        latbuf_close(&w->lat);
+        return NULL;
+    }
+    int64_t now = clk_ns();
+    tick_init(&w->sched, (uint32_t)cfg->tick_rate, now + CLK_NS_PER_SEC / cfg->tick_rate);
+    if (cfg->app_type == TPERF_CLIENT)
+        client_connect(w);
+
+    int64_t nap = 0;
+    while (!sig_stop_requested()) {
+        latbuf_poll(&w->lat);
+        now = clk_ns();
+        if (tick_poll(&w->sched, now))
+            on_tick(w, &w->sched, now);
+        io_pass(w, w->sched.next_ns, &nap);
+    }
+    finish(w);
+    latbuf_close(&w->lat);
+    return NULL;
+}
+
+int worker_start(tperf_worker *w)
+{
+    int rc = pthread_create(&w->thread, NULL, worker_main, w);
+    if (rc != 0)
+        return err_set_errno(rc, "starting thread %d", w->index + 1);
+    w->started = true;
+    return 0;
+}
+
+void worker_join(tperf_worker *w)
+{
+    if (w->started)
+        pthread_join(w->thread, NULL);
+    w->started = false;
+}

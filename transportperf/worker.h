@@ -1,0 +1,147 @@
+/*
+ * worker: one TransportPerf thread (tools.md §2.11, §2.12) and the connections it drives.
+ *
+ * A worker owns its channels. On a server, the main thread accepts connections and hands
+ * each one to the worker with the fewest open channels (worker_give); on a client, each
+ * worker connects its own channel and retries every second until it is up. Every worker then
+ * runs the same loop, paced by a fixed tick schedule (common/tick.h):
+ *
+ *   - on each tick, a burst of msgRate / tickRate messages (plus one on the first
+ *     msgRate % tickRate ticks of each second) on every active channel that was up when the
+ *     tick was due, one of them time-stamped when the latency random array says so; packed
+ *     -pack at a time when packing; the channel keep-alive;
+ *   - between ticks, reading: every message is checked against the sequence number expected
+ *     on its connection, and a time-stamped one gives a latency sample (and a second one from
+ *     the scheduled send time it carries); with -reflectMsgs every message is instead written
+ *     back unchanged;
+ *   - when the run ends, queued output is flushed (bounded in time) before the channels are
+ *     closed, so that a peer can count everything that was sent.
+ *
+ * The per-message path allocates nothing, takes no lock, makes no system call of its own and
+ * prints nothing: writes are batched by the transport's high-water mark, reads return
+ * messages out of large socket reads, and the counters the main thread reads are single-
+ * writer atomics updated once per burst or per read batch.
+ *
+ * What the main thread reads while the worker runs: the counters (counter_change), the
+ * latency recorders (latbuf), the raw latency samples (latring, with -latencyFile) and the
+ * first negative latency. Everything else (totals per connection, times, failure) it reads
+ * after pthread_join().
+ */
+#ifndef RWFPERF_TPERF_WORKER_H
+#define RWFPERF_TPERF_WORKER_H
+
+#include "config.h"
+#include "counter.h"
+#include "cpu.h"
+#include "latbuf.h"
+#include "latring.h"
+#include "lra.h"
+#include "tick.h"
+#include "tp.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Latency recorders of a worker (latbuf sets of TPERF_LAT_KINDS). */
+enum { TPERF_LAT = 0, TPERF_LAT_SCHED = 1, TPERF_LAT_KINDS = 2 };
+
+/* How a worker ended; the worst of them gives the exit status. */
+enum {
+    TPERF_OK = 0,      /* nothing wrong */
+    TPERF_FAILED = 1,  /* a connection delivered wrong data, or a client never connected */
+    TPERF_INVALID = 2, /* the options do not fit the channel (-pack larger than a fragment) */
+};
+
+/* One connection of a worker. */
+typedef struct tperf_session {
+    tp_channel *ch;
+    int fd;          /* the descriptor, as the console names the channel */
+    bool active;     /* handshake done */
+    bool shm;        /* a shared-memory channel (never polled: its descriptor is always ready) */
+    bool want_flush; /* output is queued: flush when the descriptor is writable */
+    bool recv_any;   /* a message arrived, so recv_seq holds the next expected number */
+    int64_t active_ns;
+    uint64_t send_seq; /* sequence number of the next message sent */
+    uint64_t recv_seq; /* sequence number expected next */
+    uint64_t sent;     /* messages this connection sent */
+} tperf_session;
+
+typedef struct tperf_worker {
+    /* ---- fixed before the thread starts ---- */
+    int index; /* 0-based; the console and the file names use index + 1 */
+    const tperf_config *cfg;
+    const lra *lra;       /* where stamped messages go; NULL when none are sent */
+    const cpu_entry *cpu; /* binding, NULL = none */
+    tp_opts opts;         /* connection settings (client) */
+    uint32_t write_flags; /* TP_WRITE_DIRECT with -directWrite */
+    pthread_t thread;
+    bool started;
+
+    /* ---- main thread -> worker: accepted channels waiting to be taken ---- */
+    pthread_mutex_t lock;
+    tp_channel **incoming;
+    int n_incoming, cap_incoming; /* under lock */
+    _Atomic int pending;          /* n_incoming, readable without the lock */
+    _Atomic int open;             /* channels given and not yet closed (least-loaded choice) */
+    char pad0[64];
+
+    /* ---- worker -> main thread while running ---- */
+    counter msgs_sent, bytes_sent, msgs_recv, bytes_recv, out_of_bufs;
+    latbuf lat;               /* TPERF_LAT_KINDS recorders per set */
+    latring ring;             /* raw samples for the latency log; only with -latencyFile */
+    bool ring_on;             /* fixed */
+    _Atomic int64_t neg_send; /* first negative latency: its stamps (neg_recv is written */
+    _Atomic int64_t neg_recv; /* first, neg_send published last); 0 = none yet */
+    char pad1[64];
+
+    /* ---- worker only; the main thread reads them after join ---- */
+    tperf_session **sess;
+    int n_sess, cap_sess;
+    int64_t connect_ns;    /* first activation */
+    int64_t disconnect_ns; /* last close */
+    double conn_secs;      /* seconds of sending, summed over connections */
+    uint64_t seq_gaps;     /* sequence numbers missing (or out of order) */
+    int status;            /* TPERF_OK, TPERF_FAILED, TPERF_INVALID */
+    bool ever_active;      /* a connection became active */
+    int64_t reconnect_ns;  /* client: next connection attempt */
+    int64_t pack_bytes;    /* size of a packed buffer */
+    tick sched;            /* the tick schedule */
+} tperf_worker;
+
+/* Prepares worker `index` (0-based) for cfg: counters, latency recorders, the latency sample
+ * ring when cfg asks for a latency log, connection settings. la (may be NULL) and cpu (may be
+ * NULL) must outlive the worker. Returns 0, or -1 with err_msg() set. */
+int worker_init(tperf_worker *w, int index, const tperf_config *cfg, const lra *la,
+                const cpu_entry *cpu);
+
+/* Starts the thread. Returns 0, or -1 with err_msg() set. */
+int worker_start(tperf_worker *w);
+
+/* Waits for the thread (after sig_request_stop()). */
+void worker_join(tperf_worker *w);
+
+/* Frees what worker_init() allocated; channels still held are closed. */
+void worker_free(tperf_worker *w);
+
+/* Main thread: hands an accepted (initializing) channel to w, which owns it from then on.
+ * Returns 0, or -1 with err_msg() set (the channel is then closed). */
+int worker_give(tperf_worker *w, tp_channel *ch);
+
+/* Main thread: the worker with the fewest open channels (the first of equals). */
+tperf_worker *worker_least_loaded(tperf_worker *ws, int n);
+
+/*
+ * The receiving side of one message, for the loop and for tests: checks the length and the
+ * sequence number against what s expects, records the latency samples of a stamped message
+ * into rec[TPERF_LAT] and rec[TPERF_LAT_SCHED] at time now_ns (taken only when the message
+ * is stamped: pass 0 to let it read the clock), and pushes the raw sample to the ring when
+ * w->ring_on. Returns 0, or -1 after printing the original's error line ("Error: Received
+ * out-of-order sequence number(X instead of Y)." / "Error: Message was too small to be
+ * valid(length N).") and counting the gap.
+ */
+int worker_on_msg(tperf_worker *w, tperf_session *s, const uint8_t *p, uint32_t len,
+                  int64_t now_ns);
+
+#endif
