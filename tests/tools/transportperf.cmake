@@ -6,3 +6,48 @@ foreach(t test_transportperf_config test_transportperf_report)
     target_include_directories(${t} PRIVATE ${CMAKE_SOURCE_DIR}/transportperf ${CMAKE_CURRENT_SOURCE_DIR})
     list(APPEND tools_special ${t})
 endforeach()
+
+# The receiving side of a worker and the message layout (compiles the tool's worker).
+rwfperf_unit_test(test_transportperf_worker
+    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_transportperf_worker.c
+    ${CMAKE_SOURCE_DIR}/transportperf/worker.c ${CMAKE_SOURCE_DIR}/transportperf/config.c
+    LABELS tools transportperf)
+target_include_directories(test_transportperf_worker PRIVATE ${CMAKE_SOURCE_DIR}/transportperf)
+list(APPEND tools_special test_transportperf_worker)
+
+# The original server's captured streams played into our client (runs the executable).
+rwfperf_unit_test(test_transportperf_replay
+    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_transportperf_replay.c
+    LABELS tools transportperf integration TIMEOUT 240)
+set_tests_properties(test_transportperf_replay PROPERTIES ENVIRONMENT
+    "RWFPERF_SHARED_DIR=${RWFPERF_SHARED_DIR};RWFPERF_BIN=${CMAKE_BINARY_DIR}/bin")
+list(APPEND tools_special test_transportperf_replay)
+
+# Server and clients on loopback, one test per case of transportperf_pair.py. Cases labelled
+# "threads" also run under ThreadSanitizer; "orig" ones need RWFPERF_ORIG_BIN (else skipped).
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_FOUND)
+    set(tperf_cases socket pack pack_partial zlib zlib_512 lz4 lz4_512 reflect threads
+        busyread directwrite highwatermark outputbufs fragments socket_options latency_all
+        stats_files pack_too_big no_server sigint)
+    set(tperf_threaded socket reflect threads latency_all stats_files)
+    set(tperf_orig orig_server_socket orig_server_pack orig_server_zlib orig_server_lz4
+        orig_server_reflect orig_client_socket orig_client_pack orig_client_zlib
+        orig_client_lz4 orig_client_reflect)
+    foreach(c ${tperf_cases} ${tperf_orig})
+        set(labels transportperf)
+        if(c IN_LIST tperf_threaded)
+            list(APPEND labels threads)
+        endif()
+        if(c IN_LIST tperf_orig)
+            list(APPEND labels orig)
+        endif()
+        rwfperf_integration_test(transportperf_${c}
+            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/transportperf_pair.py ${c}
+            LABELS ${labels} TIMEOUT 120)
+        if(DEFINED ENV{RWFPERF_ORIG_BIN})
+            set_property(TEST transportperf_${c} APPEND PROPERTY ENVIRONMENT
+                "RWFPERF_ORIG_BIN=$ENV{RWFPERF_ORIG_BIN}")
+        endif()
+    endforeach()
+endif()
