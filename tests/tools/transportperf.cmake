@@ -29,7 +29,7 @@ find_package(Python3 COMPONENTS Interpreter)
 if(Python3_FOUND)
     set(tperf_cases socket pack pack_partial zlib zlib_512 lz4 lz4_512 reflect threads
         busyread directwrite highwatermark outputbufs fragments socket_options latency_all
-        stats_files pack_too_big no_server sigint)
+        stats_files pack_too_big no_server sigint bind_in_use bad_summary_path)
     set(tperf_threaded socket reflect threads latency_all stats_files)
     set(tperf_orig orig_server_socket orig_server_pack orig_server_zlib orig_server_lz4
         orig_server_reflect orig_client_socket orig_client_pack orig_client_zlib

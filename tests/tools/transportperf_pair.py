@@ -419,6 +419,42 @@ def case_sigint(work):
         pair.stop_all()
 
 
+def case_bind_in_use(work):
+    """A port another socket holds: the server says so, still writes its summary, status 1."""
+    held = socket.socket()
+    held.bind(("127.0.0.1", 0))
+    held.listen(1)
+    port = held.getsockname()[1]
+    pair = Pair(work)
+    try:
+        srv = pair.start("server", ["-appType", "server", "-p", str(port), "-if", "127.0.0.1",
+                                    "-runTime", "5"])
+        srv.wait(30)
+        check(srv.rc == 1, f"exit status {srv.rc}, expected 1")
+        check("Bind failed: " in srv.text(), "bind error line")
+        check("--- OVERALL SUMMARY ---" in srv.text(), "summary still written")
+    except Fail:
+        print(pair.describe())
+        raise
+    finally:
+        held.close()
+        pair.stop_all()
+
+
+def case_bad_summary_path(work):
+    """A summary file that cannot be created is invalid input (status 2), said plainly."""
+    pair = Pair(work)
+    srv = pair.start("server", ["-appType", "server", "-p", "0", "-runTime", "5",
+                                "-summaryFileStatic", "/nonexistent/dir/sum"])
+    srv.wait(30)
+    try:
+        check(srv.rc == 2, f"exit status {srv.rc}, expected 2")
+        check("Failed to open file '/nonexistent/dir/sum.out'" in srv.text(), "error line")
+    except Fail:
+        print(pair.describe())
+        raise
+
+
 # ---- the original TransportPerf against ours (optional) ------------------------------------
 
 def orig_bin():
