@@ -11,8 +11,9 @@
  * summary to the console and the summary file and the JSON summary beside it.
  *
  * Exit status: 0 when the run completed, 1 when it failed (wrong data on a connection, a
- * client that never connected, the server could not bind), 2 for invalid input (options, an
- * unwritable output file, -pack too large for the negotiated fragment size).
+ * shared-memory reader too slow to keep up, a client that never connected, the server could
+ * not bind), 2 for invalid input (options, an unwritable output file, -pack too large for the
+ * negotiated fragment size).
  */
 #include "clk.h"
 #include "config.h"
@@ -200,6 +201,7 @@ static void thread_stats(run *R, int i, tperf_stats *s)
         s->bytes_recv += counter_total(&w->bytes_recv);
         s->out_of_bufs += counter_total(&w->out_of_bufs);
         s->seq_gaps += w->seq_gaps;
+        s->first_seq += w->first_seq;
         s->conn_secs += w->conn_secs;
         if (w->connect_ns && (!s->connect_ns || (uint64_t)w->connect_ns < s->connect_ns))
             s->connect_ns = (uint64_t)w->connect_ns;

@@ -203,6 +203,8 @@ static json_object *stats_json(const tperf_config *cfg, const tperf_stats *s)
     out_json_add(o, "data_sent_rate_mb", out_json_double(d.sent_mb_rate));
     out_json_add(o, "data_recv_rate_mb", out_json_double(d.recv_mb_rate));
     out_json_add(o, "sequence_gaps", json_object_new_uint64(s->seq_gaps));
+    if (s->msgs_recv)
+        out_json_add(o, "first_sequence", json_object_new_uint64(s->first_seq));
     out_json_add(o, "msgs_out_of_buffers", json_object_new_uint64(s->out_of_bufs));
     if (!cfg->reflect_msgs && s->conn_secs > 0) {
         out_json_add(o, "offered_msg_rate", json_object_new_int(cfg->msg_rate));

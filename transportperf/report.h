@@ -32,6 +32,9 @@ typedef struct tperf_stats {
     uint64_t bytes_recv;
     uint64_t out_of_bufs;   /* messages not sent for lack of output buffers */
     uint64_t seq_gaps;      /* sequence numbers missing in what was received */
+    uint64_t first_seq;     /* sequence number of the first message received (the sum over
+                               threads for a total): what the sender had sent before this side
+                               started receiving, as a shared-memory reader that attached late */
     uint64_t connect_ns;    /* connection became active (CLOCK_MONOTONIC ns) */
     uint64_t disconnect_ns; /* connection ended */
     double conn_secs;       /* connection-seconds spent sending (sum over connections); 0 =

@@ -169,13 +169,21 @@ static bool is_writer(const tperf_worker *w)
     return !w->cfg->reflect_msgs && w->cfg->msg_rate > 0;
 }
 
+/* True when a shared-memory reader gave up because the writer lapped it (the transport says
+ * so in the original's words). */
+static bool slow_reader(const char *why)
+{
+    return strstr(why, "lags writer") != NULL;
+}
+
 /* Prints how a channel ended, as the original does: "Channel Closed." for our own orderly
- * close, "Channel Closed: <code>(<why>)" otherwise. */
+ * close, "Channel Closed: <code>(<why>)" otherwise, the code saying whether the reader was
+ * too slow. */
 static void print_closed(const char *why)
 {
     if (!why)
         printf("Channel Closed.\n");
-    else if (strstr(why, "lags writer") || strstr(why, "slow reader") || strstr(why, "too slow"))
+    else if (slow_reader(why))
         printf("Channel Closed: RSSL_RET_SLOW_READER(%s)\n", why);
     else
         printf("Channel Closed: RSSL_RET_FAILURE(%s)\n", why);
@@ -203,11 +211,14 @@ static void session_close(tperf_worker *w, int i, const char *why)
         w->reconnect_ns = now + CLK_NS_PER_SEC;
 }
 
-/* Closes session i after a transport failure, with the transport's reason. */
+/* Closes session i after a transport failure, with the transport's reason. A reader that
+ * was too slow lost messages: the test failed. */
 static void session_fail(tperf_worker *w, int i)
 {
     char why[ERR_MSG_MAX];
     snprintf(why, sizeof(why), "%s", err_msg());
+    if (slow_reader(why) && w->status == TPERF_OK)
+        w->status = TPERF_FAILED;
     session_close(w, i, why);
 }
 
@@ -308,11 +319,7 @@ static void client_connect(tperf_worker *w)
 {
     const tperf_config *cfg = w->cfg;
     tp_channel *ch;
-    if (cfg->conn_type == TPERF_SHMEM)
-        printf("\nAttempting to connect to shared memory %s%s...\n", cfg->interface_name,
-               cfg->port);
-    else
-        printf("\nAttempting to connect to server %s:%s...\n", cfg->host, cfg->port);
+    printf("\nAttempting to connect to server %s:%s...\n", cfg->host, cfg->port);
     w->reconnect_ns = clk_ns() + CLK_NS_PER_SEC;
     if (tp_connect(&w->opts, &ch) < 0) {
         printf("Connection failed: %s\n", err_msg());
@@ -345,6 +352,10 @@ int worker_on_msg(tperf_worker *w, tperf_session *s, const uint8_t *p, uint32_t 
                seq, s->recv_seq);
         w->seq_gaps += seq > s->recv_seq ? seq - s->recv_seq : 1;
         return -1;
+    }
+    if (!s->recv_any && !w->got_first) {
+        w->first_seq = seq;
+        w->got_first = true;
     }
     s->recv_any = true;
     s->recv_seq = seq + 1;

@@ -103,6 +103,8 @@ typedef struct tperf_worker {
     int64_t disconnect_ns; /* last close */
     double conn_secs;      /* seconds of sending, summed over connections */
     uint64_t seq_gaps;     /* sequence numbers missing (or out of order) */
+    uint64_t first_seq;    /* sequence number of the first message received */
+    bool got_first;        /* first_seq is set */
     int status;            /* TPERF_OK, TPERF_FAILED, TPERF_INVALID */
     bool ever_active;      /* a connection became active */
     int64_t reconnect_ns;  /* client: next connection attempt */
@@ -135,11 +137,11 @@ tperf_worker *worker_least_loaded(tperf_worker *ws, int n);
 /*
  * The receiving side of one message, for the loop and for tests: checks the length and the
  * sequence number against what s expects, records the latency samples of a stamped message
- * into rec[TPERF_LAT] and rec[TPERF_LAT_SCHED] at time now_ns (taken only when the message
- * is stamped: pass 0 to let it read the clock), and pushes the raw sample to the ring when
- * w->ring_on. Returns 0, or -1 after printing the original's error line ("Error: Received
- * out-of-order sequence number(X instead of Y)." / "Error: Message was too small to be
- * valid(length N).") and counting the gap.
+ * into the worker's current recorders (TPERF_LAT from the stamp, TPERF_LAT_SCHED from the
+ * scheduled time) as of now_ns (pass 0 to have the clock read, only for stamped messages),
+ * and pushes the raw sample to the ring when w->ring_on. Returns 0, or -1 after printing the
+ * original's error line ("Error: Received out-of-order sequence number(X instead of Y)." / "Error:
+ * Message was too small to be valid(length N).") and counting the gap.
  */
 int worker_on_msg(tperf_worker *w, tperf_session *s, const uint8_t *p, uint32_t len,
                   int64_t now_ns);

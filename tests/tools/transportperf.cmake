@@ -29,11 +29,12 @@ find_package(Python3 COMPONENTS Interpreter)
 if(Python3_FOUND)
     set(tperf_cases socket pack pack_partial zlib zlib_512 lz4 lz4_512 reflect threads
         busyread directwrite highwatermark outputbufs fragments socket_options latency_all
-        stats_files pack_too_big no_server sigint bind_in_use bad_summary_path)
-    set(tperf_threaded socket reflect threads latency_all stats_files)
+        stats_files pack_too_big no_server sigint bind_in_use bad_summary_path shmem
+        shmem_slow_reader)
+    set(tperf_threaded socket reflect threads latency_all stats_files shmem)
     set(tperf_orig orig_server_socket orig_server_pack orig_server_zlib orig_server_lz4
         orig_server_reflect orig_client_socket orig_client_pack orig_client_zlib
-        orig_client_lz4 orig_client_reflect)
+        orig_client_lz4 orig_client_reflect orig_server_shmem orig_client_shmem)
     foreach(c ${tperf_cases} ${tperf_orig})
         set(labels transportperf)
         if(c IN_LIST tperf_threaded)

@@ -455,6 +455,81 @@ def case_bad_summary_path(work):
         raise
 
 
+def shm_key():
+    """A key no other test uses at the same time (the segment is /dev/shm/tr.seg.<key>)."""
+    return str(700000000 + (os.getpid() * 7919 + int(time.time() * 1000)) % 200000000)
+
+
+def shmem_pair(work, server_args, client_args, srv_time=3, cli_time=10, server_bin=None,
+               client_bin=None):
+    key = shm_key()
+    pair = Pair(work)
+    try:
+        srv = pair.start("server", ["-appType", "server", "-connType", "shmem", "-p", key,
+                                    "-runTime", str(srv_time)] + server_args, server_bin)
+        time.sleep(0.5)
+        cli = pair.start("client", ["-appType", "client", "-connType", "shmem", "-p", key,
+                                    "-runTime", str(cli_time), "-msgRate", "0",
+                                    "-latencyMsgRate", "0"] + client_args, client_bin)
+        return pair, srv, cli
+    except BaseException:
+        pair.stop_all()
+        raise
+
+
+def case_shmem(work):
+    """Writer and reader in two processes: the reader gets everything written after it
+    attached, in sequence."""
+    pair, srv, cli = shmem_pair(work, STD, [])
+    try:
+        cli.wait(40)
+        srv.wait(40)
+        common_checks(pair, srv, [cli])
+        so, co = srv.overall(), cli.overall()
+        check(co["msgs_received"] > 0, "the reader got nothing")
+        check(co["msgs_received"] + co["first_sequence"] == so["msgs_sent"],
+              f"server sent {so['msgs_sent']}, the reader joined at {co['first_sequence']} "
+              f"and received {co['msgs_received']}")
+        check(so["bytes_sent"] == so["msgs_sent"] * 76, "shared memory counts payload bytes")
+        check(co["bytes_received"] == co["msgs_received"] * 76, "bytes received")
+        check(co["sequence_gaps"] == 0, "sequence")
+        check(co["latency"]["count"] > 0, "latency samples")
+        check("Server 5 bound on port 0" in srv.text() or "bound on port 0" in srv.text(),
+              "shared-memory bind line")
+        check("provider terminated" in cli.text(), "the reader saw the writer go")
+    except Fail:
+        print(pair.describe())
+        raise
+    finally:
+        pair.stop_all()
+
+
+def case_shmem_slow_reader(work):
+    """A reader stopped long enough is lapped by the writer: when it resumes it reports the
+    slow-reader condition the way the original does, and fails."""
+    sargs = ["-tickRate", "1000", "-msgRate", "100000", "-latencyMsgRate", "10",
+             "-outputBufs", "1000"]
+    pair, srv, cli = shmem_pair(work, sargs, [], srv_time=6, cli_time=20)
+    try:
+        time.sleep(1.5)
+        cli.p.send_signal(signal.SIGSTOP)
+        time.sleep(2.5)  # more than the writer waits for a reader that does not move (1 s)
+        cli.p.send_signal(signal.SIGCONT)
+        cli.wait(40)
+        srv.wait(40)
+        t = cli.text()
+        check(cli.rc == 1, f"reader exit status {cli.rc}, expected 1")
+        check("Channel Closed: RSSL_RET_SLOW_READER(" in t and "lags writer by" in t,
+              "slow-reader report")
+        check("--- OVERALL SUMMARY ---" in t, "reader summary")
+        check(srv.rc == 0, f"writer exit status {srv.rc}")
+    except Fail:
+        print(pair.describe())
+        raise
+    finally:
+        pair.stop_all()
+
+
 # ---- the original TransportPerf against ours (optional) ------------------------------------
 
 def orig_bin():
@@ -582,6 +657,48 @@ def case_orig_client_reflect(work):
     except Fail:
         print(pair.describe())
         raise
+
+
+def case_orig_server_shmem(work):
+    """The original writes shared memory, we read it."""
+    ob = orig_bin()
+    pair, srv, cli = shmem_pair(work, ORIG_SERVER, [], server_bin=ob)
+    try:
+        cli.wait(40)
+        srv.wait(40)
+        check(cli.rc == 0, f"reader exit status {cli.rc}")
+        co = cli.overall()
+        sent = srv.summary_count("Msgs Sent")
+        check(co["msgs_received"] > 0, "the reader got nothing")
+        check(co["msgs_received"] + co["first_sequence"] == sent,
+              f"sent {sent}, joined at {co['first_sequence']}, received {co['msgs_received']}")
+        check(co["sequence_gaps"] == 0 and co["latency"]["count"] > 0, "sequence and latency")
+    except Fail:
+        print(pair.describe())
+        raise
+    finally:
+        pair.stop_all()
+
+
+def case_orig_client_shmem(work):
+    """We write shared memory, the original reads it."""
+    ob = orig_bin()
+    pair, srv, cli = shmem_pair(work, ORIG_SERVER, [], client_bin=ob)
+    try:
+        srv.wait(40)
+        cli.wait(40)
+        check(srv.rc == 0, f"writer exit status {srv.rc}")
+        got = cli.summary_count("Msgs Received")
+        sent = srv.overall()["msgs_sent"]
+        check(0 < got <= sent, f"sent {sent}, the original received {got}")
+        t = cli.text()
+        check("out-of-order" not in t and "too small" not in t, "the original saw bad data")
+        check("Latency avg (usec)" in t, "the original measured latency")
+    except Fail:
+        print(pair.describe())
+        raise
+    finally:
+        pair.stop_all()
 
 
 CASES = {name[5:]: fn for name, fn in sorted(globals().items()) if name.startswith("case_")}
