@@ -178,6 +178,10 @@ int tperf_config_check(const tperf_config *c)
     if (c->conn_type == TPERF_SHMEM && c->reflect_msgs)
         return err_set("Config Error: -reflectMsgs cannot be used with -connType shmem (shared "
                        "memory goes one way).");
+    if (c->conn_type == TPERF_SHMEM && c->pack > 1)
+        return err_set("Config Error: -pack %d cannot be used with -connType shmem (shared "
+                       "memory carries one message per buffer).",
+                       c->pack);
     if (c->reflect_msgs && c->pack > 1)
         return err_set("Config Error: -reflectMsgs cannot be used with -pack %d (reflected "
                        "messages are not packed).",

@@ -167,6 +167,7 @@ static const bad_case bad_cases[] = {
      "must be 0 (it is 100000)."},
     {{"-connType", "shmem", "-reflectMsgs"}, "-reflectMsgs cannot be used with -connType shmem"},
     {{"-reflectMsgs", "-pack", "2"}, "-reflectMsgs cannot be used with -pack 2"},
+    {{"-connType", "shmem", "-pack", "5"}, "-pack 5 cannot be used with -connType shmem"},
     {{"-threads", "0,zero"}, "Config Error: -threads entry 2 \"zero\""},
 };
 
