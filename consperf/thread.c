@@ -281,12 +281,12 @@ static int read_all(cons_worker *w)
             err_push("connection to %s:%s", w->cfg->host, w->cfg->port);
             return cons_fail(w, NULL);
         }
-        if (rc & TP_READ_MSG) {
-            if (on_msg(w, &m) < 0)
-                return -1;
-        } else if (rc == 0) {
+        if ((rc & TP_READ_MSG) && on_msg(w, &m) < 0)
+            return -1;
+        /* Nothing more buffered: wait for the socket rather than try a read that would find
+         * it empty (ppoll returns at once when it is not). */
+        if (!(rc & TP_READ_MORE))
             return 0;
-        }
         if (n % CONS_READ_CHECK_EVERY == 0 && (clk_ns() >= w->tk.next_ns || sig_stop_requested()))
             return 1;
     }
