@@ -13,6 +13,10 @@
  *          cpu 61.2% (this process)
  *
  * Exit status 0, or 1 when the provider is not there or does not send every image.
+ *
+ *   bench_prov_drain --free-port
+ *
+ * prints a loopback port that is free now (for providers that cannot bind port 0).
  */
 #include "clk.h"
 #include "err.h"
@@ -20,7 +24,11 @@
 #include "rwf_rdm.h"
 #include "tp.h"
 
+#include <arpa/inet.h>
 #include <inttypes.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -98,8 +106,25 @@ static double cpu_secs(void)
            ru.ru_stime.tv_usec / 1e6;
 }
 
+static int free_port(void)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t l = sizeof(a);
+    if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+        getsockname(s, (struct sockaddr *)&a, &l) != 0) {
+        perror("free port");
+        return 1;
+    }
+    printf("%u\n", ntohs(a.sin_port));
+    close(s);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "--free-port") == 0)
+        return free_port();
     if (argc < 4) {
         fprintf(stderr, "usage: %s <port> <items> <seconds> [host]\n", argv[0]);
         return 2;
