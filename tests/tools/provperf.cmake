@@ -7,11 +7,13 @@ foreach(t test_provperf_config test_provperf_report)
     list(APPEND tools_special ${t})
 endforeach()
 # ProvPerf on loopback with a test consumer (starts the real executable).
-list(APPEND tools_special test_provperf_run)
+list(APPEND tools_special test_provperf_run test_provperf_more)
 if(TARGET ProvPerf)
-    rwfperf_unit_test(test_provperf_run SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_provperf_run.c
-        LABELS tools provperf integration threads TIMEOUT 600)
-    add_dependencies(test_provperf_run ProvPerf)
+    foreach(t test_provperf_run test_provperf_more)
+        rwfperf_unit_test(${t} SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c
+            LABELS tools provperf integration threads TIMEOUT 600)
+        add_dependencies(${t} ProvPerf)
+    endforeach()
 endif()
 # The original ConsPerf against our ProvPerf (only with RWFPERF_ORIG_BIN; skipped otherwise).
 if(TARGET ProvPerf)

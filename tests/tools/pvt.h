@@ -144,6 +144,7 @@ static inline void pvt_start(pvt_proc *p, const char *dir, const char *tool,
     snprintf(p->dir, sizeof(p->dir), "%s", dir);
     snprintf(p->out, sizeof(p->out), "%s/%s.out", dir, tool);
     p->status = 999;
+    unlink(p->out); /* a previous run's output must not be read as this one's */
     char *argv[64];
     int n = 0;
     argv[n++] = path;
