@@ -28,10 +28,11 @@ static int start_in(pvt_proc *p, const char *dir, const char *const *extra)
     return pvt_port(p, 10000);
 }
 
-static void login(tp_channel *ch)
+static void login_as(tp_channel *ch, uint64_t role)
 {
     rwf_login l;
     memset(&l, 0, sizeof(l));
+    l.role = role;
     l.stream_id = 1;
     l.user = RWF_STR("tester");
     l.flags = RWF_LOGIN_HAS_APP_NAME | RWF_LOGIN_HAS_ROLE;
@@ -39,6 +40,11 @@ static void login(tp_channel *ch)
     PVT_SEND_ENC(ch, rwf_rdm_login_request(&e, &l));
     static uint8_t buf[4096];
     pvt_expect(ch, buf, sizeof(buf), RWF_MC_REFRESH, 1, 5000, NULL);
+}
+
+static void login(tp_channel *ch)
+{
+    login_as(ch, 0);
 }
 
 static void request(tp_channel *ch, int32_t sid, const char *name, uint8_t domain)
@@ -100,10 +106,13 @@ static void test_pings(void **state)
     tp_close(ch);
     char *out = pvt_wait_for(&p, "Ping timed out.", 5000);
     free(out);
-    /* The provider goes on: a new consumer is served. */
+    /* The provider goes on: a new consumer is served (one that says it is a provider gets a
+     * warning, and its login refresh all the same). */
     ch = pvt_connect(port, NULL);
-    login(ch);
+    login_as(ch, 1);
     tp_close(ch);
+    free(
+        pvt_wait_for(&p, "Warning: Connected client did not identify itself as a consumer.", 5000));
     assert_int_equal(pvt_stop(&p, SIGINT, 10000), 0);
     pvt_remove(&p);
 }
