@@ -12,7 +12,8 @@
 #                   point PROV_BIN at the original ProvPerf to measure our ConsPerf against it
 #   PROV_CPU (0), CONS_CPU (1)   -threads of each tool (one core each); "" leaves them unbound
 #   RUN_DIR (build/bench)   working folder
-# Each run uses a free loopback port. The machine is shared: repeat and keep the best.
+# CPU and memory are the means over the statistics rows written in steady state (after every
+# image). Each run uses a free loopback port. The machine is shared: repeat and keep the best.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 rates=("$@")
@@ -40,6 +41,19 @@ free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
+# Steady-state CPU % and memory MB of a statistics CSV: the mean over the rows written after
+# the consumer had every image (column `img` holds the images of the row, cumulated up to
+# `items`; 0 = the provider's file: every row but the first). Prints "cpu mem", or "- -".
+steady_res() {
+    awk -F', ' -v img="$2" -v items="$3" '
+        NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "CPU usage (%)") c = i
+                                             if ($i == "Memory (MB)") m = i }
+                  next }
+        { if (img) { got += $img; if (got < items || !seen++) next } else if (!seen++) next
+          cpu += $c; mem = $m; n++ }
+        END { if (n && c) printf "%.2f %.2f", cpu / n, mem; else printf "- -" }' "$1"
+}
+
 # The number after "label" in the section of a file that starts with "section".
 num() {
     awk -v s="$2" -v l="$3" 'BEGIN { on = s == "" } index($0, s) == 1 { on = 1 } on && index($0, l) == 1 {
@@ -51,13 +65,13 @@ printf '%-7s %9s %10s %8s %8s %8s %9s %8s %8s %8s %8s\n' pack offered received \
 for pack in $packs; do
     for rate in "${rates[@]}"; do
         port=$(free_port)
-        rm -f ConsSummary.out ProvSummary.out
+        rm -f ConsSummary.out ProvSummary.out ConsStats1.csv ProvStats1.csv
         pargs=(-p "$port" -updateRate "$rate" -latencyUpdateRate "$lat_rate"
-               -runTime $((steady + 40)))
+               -runTime $((steady + 40)) -writeStatsInterval 1)
         [ "$pack" -gt 1 ] && pargs+=(-maxPackCount "$pack" -packBufSize 6000)
         [ -n "$prov_cpu" ] && pargs+=(-threads "$prov_cpu")
         cargs=(-h 127.0.0.1 -p "$port" -itemCount "$items" -itemFile items.xml
-               -steadyStateTime "$steady" -writeStatsInterval "$steady" -noDisplayStats)
+               -steadyStateTime "$steady" -writeStatsInterval 1 -noDisplayStats)
         [ -n "$cons_cpu" ] && cargs+=(-threads "$cons_cpu")
         "$prov_bin" "${pargs[@]}" > prov.stdout 2>&1 &
         prov=$!
@@ -66,17 +80,16 @@ for pack in $packs; do
         kill -INT "$prov" 2>/dev/null || true
         wait "$prov" 2>/dev/null || true
         s="Steady State Statistics:"
-        o="Overall Statistics:"
+        received=$(num ConsSummary.out "$s" '  Avg update rate: ' || true)
+        grep -q 'Steady state was not reached' ConsSummary.out 2>/dev/null && received="no-images"
+        read -r ccpu cmem <<< "$(steady_res ConsStats1.csv 7 "$items" || echo '- -')"
+        read -r pcpu pmem <<< "$(steady_res ProvStats1.csv 0 0 || echo '- -')"
         printf '%-7s %9s %10s %8s %8s %8s %9s %8s %8s %8s %8s\n' \
-            "$([ "$pack" -gt 1 ] && echo "$pack" || echo no)" "$rate" \
-            "$(num ConsSummary.out "$s" '  Avg update rate: ' || true)" \
+            "$([ "$pack" -gt 1 ] && echo "$pack" || echo no)" "$rate" "$received" \
             "$(num ConsSummary.out "$s" '  Latency p50 (usec): ' || true)" \
             "$(num ConsSummary.out "$s" '  Latency p99 (usec): ' || true)" \
             "$(num ConsSummary.out "$s" '  Latency p99.9 (usec): ' || true)" \
             "$(num ConsSummary.out "$s" '  Sched latency p99 (usec): ' || true)" \
-            "$(num ConsSummary.out "$o" '  CPU Usage avg (%): ' || true)" \
-            "$(num ConsSummary.out "$o" '  Memory Usage max (MB): ' || true)" \
-            "$(num ProvSummary.out "" '  CPU Usage avg (%): ' || true)" \
-            "$(num ProvSummary.out "" '  Memory Usage max (MB): ' || true)"
+            "$ccpu" "$cmem" "$pcpu" "$pmem"
     done
 done
