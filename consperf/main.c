@@ -221,7 +221,12 @@ static int write_summary(cons_collector *col, cons_run *run, FILE *summary, run_
     }
     bool images = result.total.image_end_ns != 0 || cfg->item_count == 0;
     char why_text[128];
-    if (why == RUN_IMAGES_LATE) {
+    if (why == RUN_IMAGES_LATE && cfg->item_count == 0) {
+        snprintf(thread[0].error, sizeof(thread[0].error),
+                 "No items were requested (-itemCount 0): there are no images to wait for and "
+                 "no steady state.");
+        memcpy(result.total.error, thread[0].error, sizeof(result.total.error));
+    } else if (why == RUN_IMAGES_LATE) {
         snprintf(why_text, sizeof(why_text), "Failed to receive all images within %d seconds",
                  cfg->steady_state_time);
         note_missing_images(&result, thread, why_text);
