@@ -775,7 +775,7 @@ int rwf_real_from_str(rwf_real *r, const char *s, size_t len)
             return invalid_text("number", s, len);
         any = 0;
         p = read_digits(p + 1, end, INT32_MAX, &den, &any);
-        if (p != end || !(r->hint = fraction_hint(den)))
+        if (p != end || !(r->hint = fraction_hint(den)) || value > (INT64_MAX - num) / den)
             return invalid_text("number", s, len);
         value = value * den + num;
         r->value = neg ? -value : value;

@@ -384,6 +384,11 @@ static void test_real_text(void **state)
     real_text("1.5x", RWF_E_INVALID, 0, 0);
     real_text("12x", RWF_E_INVALID, 0, 0);
     real_text("1/3", RWF_E_INVALID, 0, 0);
+    /* A whole part and a fraction whose sum in 1/den units does not fit 64 bits. */
+    real_text("4611686018427387903 1/2", RWF_OK, INT64_MAX, RWF_RH_FRACTION_2);
+    real_text("-4611686018427387903 1/2", RWF_OK, -INT64_MAX, RWF_RH_FRACTION_2);
+    real_text("4611686018427387904 1/2", RWF_E_INVALID, 0, 0);
+    real_text("9223372036854775807 255/256", RWF_E_INVALID, 0, 0);
     real_text("0.000000000000001", RWF_E_INVALID, 0, 0); /* 15 decimals */
     real_text("abc", RWF_E_INVALID, 0, 0);
     assert_non_null(strstr(err_msg(), "\"abc\""));
