@@ -67,16 +67,20 @@ const lat *latbuf_take(latbuf *b)
 {
     if (b->final || b->got == b->asked)
         return b->owned;
+    /* `closed` is read before `ack`: the worker stores its last acknowledgement before it
+     * closes, so once closed is seen the acknowledgement read after it is the last one. (Read
+     * the other way round, a worker that acknowledged and closed between the two loads would
+     * look as if it had left without acting, and the set it handed over would be lost.) */
+    int closed = atomic_load_explicit(&b->closed, memory_order_acquire);
     uint64_t a = atomic_load_explicit(&b->ack, memory_order_acquire);
     if (a == b->asked) {
         b->got = b->asked;
         b->owned = b->set[(b->asked - 1) & 1];
         return b->owned;
     }
-    if (atomic_load_explicit(&b->closed, memory_order_acquire)) {
+    if (closed) {
         /* The worker left without acting on the request: its active set is the one its last
          * acknowledgement pointed it to. */
-        a = atomic_load_explicit(&b->ack, memory_order_acquire);
         b->owned = b->set[a & 1];
         b->got = b->asked;
         b->final = true;

@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
@@ -214,6 +215,48 @@ static void test_threads_timeout(void **state)
     latbuf_free(&w.b);
 }
 
+static void *ack_then_close_main(void *arg)
+{
+    worker *w = arg;
+    lat_record(&latbuf_cur(&w->b)[0], 42);
+    atomic_store(&w->go, 1);
+    while (!latbuf_poll(&w->b))
+        sched_yield();
+    latbuf_close(&w->b);
+    return NULL;
+}
+
+/* A worker that acknowledges a request and closes at once, while the main thread is inside
+ * latbuf_take: whatever the interleaving, the set it handed over (holding its one sample) is
+ * the one the main thread gets, and the next interval is empty. Many rounds, so that the
+ * acknowledgement and the close land between the main thread's loads in some of them. */
+static void test_threads_ack_then_close(void **state)
+{
+    (void)state;
+    static worker w;
+    for (int round = 0; round < 300; round++) {
+        memset(&w, 0, sizeof(w));
+        assert_int_equal(latbuf_init(&w.b, 1), 0);
+        pthread_t th;
+        assert_int_equal(pthread_create(&th, NULL, ack_then_close_main, &w), 0);
+        while (!atomic_load(&w.go))
+            sched_yield();
+        latbuf_request(&w.b);
+        const lat *iv;
+        while (!(iv = latbuf_take(&w.b)))
+            ;
+        if (iv[0].count != 1 || iv[0].max != 42)
+            fail_msg("round %d: the interval holds %llu samples, expected the worker's one", round,
+                     (unsigned long long)iv[0].count);
+        pthread_join(th, NULL);
+        iv = latbuf_collect(&w.b, CLK_NS_PER_SEC);
+        assert_non_null(iv);
+        assert_int_equal(iv[0].count, 0);
+        assert_true(latbuf_done(&w.b));
+        latbuf_free(&w.b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -221,6 +264,7 @@ int main(void)
         cmocka_unit_test(test_close_after_ack),
         cmocka_unit_test(test_threads_handoff),
         cmocka_unit_test(test_threads_timeout),
+        cmocka_unit_test(test_threads_ack_then_close),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
