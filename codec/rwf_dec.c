@@ -557,45 +557,6 @@ int rwf_array_next(rwf_array_dec *d, rwf_buf *item)
     return RWF_OK;
 }
 
-/* The set-defined type used for fixed-length items of type/len, 0 when there is none. */
-static int fixed_item_type(int type, unsigned len)
-{
-    switch (type) {
-    case RWF_DT_INT:
-        return len == 1   ? RWF_DT_INT_1
-               : len == 2 ? RWF_DT_INT_2
-               : len == 4 ? RWF_DT_INT_4
-               : len == 8 ? RWF_DT_INT_8
-                          : 0;
-    case RWF_DT_UINT:
-        return len == 1   ? RWF_DT_UINT_1
-               : len == 2 ? RWF_DT_UINT_2
-               : len == 4 ? RWF_DT_UINT_4
-               : len == 8 ? RWF_DT_UINT_8
-                          : 0;
-    case RWF_DT_FLOAT:
-        return len == 4 ? RWF_DT_FLOAT_4 : 0;
-    case RWF_DT_DOUBLE:
-        return len == 8 ? RWF_DT_DOUBLE_8 : 0;
-    case RWF_DT_DATE:
-        return len == 4 ? RWF_DT_DATE_4 : 0;
-    case RWF_DT_TIME:
-        return len == 3   ? RWF_DT_TIME_3
-               : len == 5 ? RWF_DT_TIME_5
-               : len == 7 ? RWF_DT_TIME_7
-               : len == 8 ? RWF_DT_TIME_8
-                          : 0;
-    case RWF_DT_DATETIME:
-        return len == 7    ? RWF_DT_DATETIME_7
-               : len == 9  ? RWF_DT_DATETIME_9
-               : len == 11 ? RWF_DT_DATETIME_11
-               : len == 12 ? RWF_DT_DATETIME_12
-                           : 0;
-    default:
-        return 0;
-    }
-}
-
 int rwf_array_item_value(const rwf_array_dec *d, rwf_buf item, rwf_value *out)
 {
     if (!d->item_len)
@@ -614,7 +575,7 @@ int rwf_array_item_value(const rwf_array_dec *d, rwf_buf item, rwf_value *out)
             return rwf_get_value(RWF_DT_ENUM, item, out);
         break;
     default: {
-        int t = fixed_item_type(d->type, d->item_len);
+        int t = rwf_fixed_type(d->type, d->item_len);
         if (t)
             return rwf_get_value(t, item, out);
     }

@@ -343,45 +343,6 @@ static int count_entry(rwf_enc *e, rwf_enc_frame *f)
     return RWF_OK;
 }
 
-/* The set-defined type of a fixed array item of type/len, 0 when there is none. */
-static int fixed_item_type(int type, unsigned len)
-{
-    switch (type) {
-    case RWF_DT_INT:
-        return len == 1   ? RWF_DT_INT_1
-               : len == 2 ? RWF_DT_INT_2
-               : len == 4 ? RWF_DT_INT_4
-               : len == 8 ? RWF_DT_INT_8
-                          : 0;
-    case RWF_DT_UINT:
-        return len == 1   ? RWF_DT_UINT_1
-               : len == 2 ? RWF_DT_UINT_2
-               : len == 4 ? RWF_DT_UINT_4
-               : len == 8 ? RWF_DT_UINT_8
-                          : 0;
-    case RWF_DT_FLOAT:
-        return len == 4 ? RWF_DT_FLOAT_4 : 0;
-    case RWF_DT_DOUBLE:
-        return len == 8 ? RWF_DT_DOUBLE_8 : 0;
-    case RWF_DT_DATE:
-        return len == 4 ? RWF_DT_DATE_4 : 0;
-    case RWF_DT_TIME:
-        return len == 3   ? RWF_DT_TIME_3
-               : len == 5 ? RWF_DT_TIME_5
-               : len == 7 ? RWF_DT_TIME_7
-               : len == 8 ? RWF_DT_TIME_8
-                          : 0;
-    case RWF_DT_DATETIME:
-        return len == 7    ? RWF_DT_DATETIME_7
-               : len == 9  ? RWF_DT_DATETIME_9
-               : len == 11 ? RWF_DT_DATETIME_11
-               : len == 12 ? RWF_DT_DATETIME_12
-                           : 0;
-    default:
-        return 0;
-    }
-}
-
 /* A primitive in its length-prefixed form (v NULL: blank). */
 static int put_prefixed(rwf_enc *e, const rwf_value *v)
 {
@@ -489,7 +450,7 @@ static int put_item(rwf_enc *e, rwf_enc_frame *f, const rwf_value *v)
         e->pos = rwf_wrn(e->pos, v->enm, f->item_len);
         r = RWF_OK;
     } else {
-        int t = fixed_item_type(f->ctype, f->item_len), status;
+        int t = rwf_fixed_type(f->ctype, f->item_len), status;
         if (!t)
             return rwf_enc_err(e, RWF_E_INVALID, "Array of %s cannot have %u-byte items",
                                rwf_type_name(f->ctype), f->item_len);

@@ -519,6 +519,44 @@ int rwf_set_type_size(int type)
     }
 }
 
+int rwf_fixed_type(int type, unsigned len)
+{
+    switch (type) {
+    case RWF_DT_INT:
+        return len == 1   ? RWF_DT_INT_1
+               : len == 2 ? RWF_DT_INT_2
+               : len == 4 ? RWF_DT_INT_4
+               : len == 8 ? RWF_DT_INT_8
+                          : 0;
+    case RWF_DT_UINT:
+        return len == 1   ? RWF_DT_UINT_1
+               : len == 2 ? RWF_DT_UINT_2
+               : len == 4 ? RWF_DT_UINT_4
+               : len == 8 ? RWF_DT_UINT_8
+                          : 0;
+    case RWF_DT_FLOAT:
+        return len == 4 ? RWF_DT_FLOAT_4 : 0;
+    case RWF_DT_DOUBLE:
+        return len == 8 ? RWF_DT_DOUBLE_8 : 0;
+    case RWF_DT_DATE:
+        return len == 4 ? RWF_DT_DATE_4 : 0;
+    case RWF_DT_TIME:
+        return len == 3   ? RWF_DT_TIME_3
+               : len == 5 ? RWF_DT_TIME_5
+               : len == 7 ? RWF_DT_TIME_7
+               : len == 8 ? RWF_DT_TIME_8
+                          : 0;
+    case RWF_DT_DATETIME:
+        return len == 7    ? RWF_DT_DATETIME_7
+               : len == 9  ? RWF_DT_DATETIME_9
+               : len == 11 ? RWF_DT_DATETIME_11
+               : len == 12 ? RWF_DT_DATETIME_12
+                           : 0;
+    default:
+        return 0;
+    }
+}
+
 /* REAL_4RB / REAL_8RB: format byte = hint | size code, then the mantissa. */
 static uint8_t *put_real_rb(uint8_t *p, const rwf_real *r, int eight)
 {

@@ -735,6 +735,11 @@ uint8_t *rwf_put_value(uint8_t *p, const rwf_value *v);
  * byte) and for standard types (length-prefixed in set data), -1 for anything else. */
 int rwf_set_type_size(int type);
 
+/* The set-defined type that holds a value of standard type `type` in exactly len bytes — the
+ * form of the items of a fixed-length Array (UINT of 2 bytes: RWF_DT_UINT_2; TIME of 5 bytes:
+ * RWF_DT_TIME_5) — or 0 when there is none (REAL, ENUM, the buffer types, odd lengths). */
+int rwf_fixed_type(int type, unsigned len);
+
 /* Writes v (NULL = blank) in the set-defined form of set_type into [p, end). Standard types in
  * set definitions use their length-prefixed form. Returns the new end, or NULL with err text
  * (no room: RWF_E_NOSPACE in *status; bad value: RWF_E_INVALID). */
