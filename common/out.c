@@ -1,5 +1,6 @@
 #include "out.h"
 
+#include "clk.h"
 #include "err.h"
 #include "version.h"
 
@@ -240,13 +241,8 @@ int out_csv_close(out_csv *c)
 
 void out_utc(char *buf, size_t size, time_t t)
 {
-    struct tm tm;
-    if (!gmtime_r(&t, &tm)) {
-        snprintf(buf, size, "0000-00-00 00:00:00");
-        return;
-    }
-    snprintf(buf, size, "%04d-%02d-%02d %02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1,
-             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+    char utc[CLK_UTC_LEN];
+    snprintf(buf, size, "%s", clk_utc_format(t, utc));
 }
 
 /* Appends formatted text to the NUL-terminated buf; on overflow restores buf and returns -1. */

@@ -167,7 +167,8 @@ int out_csv_row(out_csv *c, const char *fmt, ...) OUT_PRINTF(2, 3);
 /* Closes the file. Returns 0, or -1 (err_set) when a write had failed. */
 int out_csv_close(out_csv *c);
 
-/* Formats t as the UTC "YYYY-MM-DD HH:MM:SS" of the statistics files into buf (>= 20 bytes). */
+/* Formats t as the UTC "YYYY-MM-DD HH:MM:SS" of the statistics files (clk_utc_format) into buf
+ * of `size` bytes (20 hold it whole; less truncates it, NUL-terminated). */
 void out_utc(char *buf, size_t size, time_t t);
 
 /* Appends to buf (NUL-terminated, of the given size) the header columns we add for one latency
