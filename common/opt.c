@@ -126,7 +126,10 @@ static int parse_threads(const opt_def *d, const char *arg, opt_threads *t)
     while (*p) {
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        if (len > 0) {
+        size_t blank = 0;
+        while (blank < len && isspace((unsigned char)p[blank]))
+            blank++;
+        if (blank < len) { /* an entry of spaces only is an empty one, as cpu_parse sees it */
             char entry[OPT_THREADS_LEN];
             if (len >= sizeof(entry) || used + len + 2 > sizeof(out.list))
                 return err_set("Config Error: -threads list is too long.");

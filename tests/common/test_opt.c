@@ -3,6 +3,7 @@
 #include "testsupport.h"
 
 #include "err.h"
+#include "cpu.h"
 #include "opt.h"
 
 #include <stdlib.h>
@@ -199,6 +200,7 @@ static void test_errors(void **state)
          "this machine"},
         {"-threads", "P:99", "Config Error: -threads entry 1 \"P:99\": no package P:99"},
         {"-threads", ",,", "Config Error: -threads ',,': no thread entries."},
+        {"-threads", " , ", "Config Error: -threads ' , ': no thread entries."},
         {"-even", "3", "Config Error: -even 3: must be even."},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -221,6 +223,15 @@ static void test_accepted_thread_forms(void **state)
         if (parse(&c, "-threads", ok[i], NULL) != 0)
             fail_msg("'%s' refused: %s", ok[i], err_msg());
     }
+    /* An entry of spaces is an empty entry: dropped from the count and the list, as the CPU
+     * binding (cpu_parse) drops it, so that both agree on the number of threads. */
+    demo_config c = defaults();
+    assert_int_equal(parse(&c, "-threads", "0, ,-1", NULL), 0);
+    assert_int_equal(c.threads.count, 2);
+    assert_string_equal(c.threads.list, "0,-1");
+    cpu_list cpus;
+    assert_int_equal(cpu_parse(&cpus, c.threads.list), 0);
+    assert_int_equal(cpus.count, c.threads.count);
 }
 
 static void test_help_stops_parsing(void **state)
