@@ -62,7 +62,6 @@ static int parse_bool(const char *path, int line, const char *attr, const char *
     return 0;
 }
 
-/* Reads the attributes of the <item> the reader is on into item number l->out->count. */
 /* Makes room for one more item: the arrays grow as the file is read, so that a large `need`
  * costs memory only for the items the file really has. */
 static int grow(loader *l)
@@ -85,6 +84,9 @@ static int grow(loader *l)
     return 0;
 }
 
+/* Reads the attributes of the <item> the reader is on (at `line`) into item number
+ * l->out->count, copying its name into the loader's name storage, and counts it. Returns 0, or
+ * -1 with err_msg() naming the file and line. */
 static int read_item(loader *l, xmlTextReaderPtr r, int line)
 {
     items *out = l->out;
