@@ -198,6 +198,7 @@ void out_console_lat_extra(FILE *f, const char *label, const stat_lat *l, const 
 
 int out_csv_open(out_csv *c, const char *path, const char *header)
 {
+    snprintf(c->path, sizeof(c->path), "%s", path);
     c->f = fopen(path, "w");
     if (!c->f)
         return err_set_errno(errno, "cannot create '%s'", path);
@@ -224,7 +225,7 @@ int out_csv_row(out_csv *c, const char *fmt, ...)
     va_end(ap);
     fputc('\n', c->f);
     if (fflush(c->f) != 0 || ferror(c->f))
-        return err_set_errno(errno, "writing a statistics row failed");
+        return err_set_errno(errno, "writing a row to '%s' failed", c->path);
     return 0;
 }
 
@@ -236,7 +237,7 @@ int out_csv_close(out_csv *c)
     if (fclose(c->f) != 0)
         bad = 1;
     c->f = NULL;
-    return bad ? err_set("writing a CSV file failed") : 0;
+    return bad ? err_set("writing '%s' failed", c->path) : 0;
 }
 
 void out_utc(char *buf, size_t size, time_t t)
@@ -301,7 +302,7 @@ int out_latlog_row(out_csv *c, const char *type, uint64_t send, uint64_t recv)
         fprintf(c->f, "%s, %" PRIu64 ", %" PRIu64 ", %" PRId64 "\n", type, send, recv, lat);
     else
         fprintf(c->f, "%" PRIu64 ", %" PRIu64 ", %" PRId64 "\n", send, recv, lat);
-    return ferror(c->f) ? err_set("writing a latency log row failed") : 0;
+    return ferror(c->f) ? err_set("writing a row to the latency log '%s' failed", c->path) : 0;
 }
 
 int out_latlog_flush(out_csv *c)
@@ -309,7 +310,7 @@ int out_latlog_flush(out_csv *c)
     if (!c->f)
         return 0;
     if (fflush(c->f) != 0 || ferror(c->f))
-        return err_set_errno(errno, "writing the latency log failed");
+        return err_set_errno(errno, "writing the latency log '%s' failed", c->path);
     return 0;
 }
 

@@ -151,9 +151,11 @@ void out_console_lat_extra(FILE *f, const char *label, const stat_lat *l, const 
 /* ------------------------------------------------------------------------------------------ */
 /* CSV files                                                                                  */
 
-/* A CSV file written a row at a time, flushed after each row. */
+/* A CSV file written a row at a time, flushed after each row. f is NULL while no file is open
+ * (rows are then ignored); path is the file's name for error text, set by out_csv_open. */
 typedef struct out_csv {
     FILE *f;
+    char path[512];
 } out_csv;
 
 /* Creates (truncates) path and writes the header line. Returns 0, or -1 (err_set naming the
@@ -161,10 +163,11 @@ typedef struct out_csv {
 int out_csv_open(out_csv *c, const char *path, const char *header);
 
 /* Writes one formatted row (the caller gives the line without its newline) and flushes.
- * Returns 0, or -1 (err_set) on a write error. A closed/unopened csv ignores rows (returns 0). */
+ * Returns 0, or -1 (err_set naming the file) on a write error. A closed/unopened csv ignores
+ * rows (returns 0). */
 int out_csv_row(out_csv *c, const char *fmt, ...) OUT_PRINTF(2, 3);
 
-/* Closes the file. Returns 0, or -1 (err_set) when a write had failed. */
+/* Closes the file. Returns 0, or -1 (err_set naming the file) when a write had failed. */
 int out_csv_close(out_csv *c);
 
 /* Formats t as the UTC "YYYY-MM-DD HH:MM:SS" of the statistics files (clk_utc_format) into buf

@@ -251,6 +251,19 @@ static void test_csv(void **state)
 
     assert_int_equal(out_csv_open(&c, "/nonexistent-dir/x.csv", "h"), -1);
     assert_non_null(strstr(err_msg(), "cannot create '/nonexistent-dir/x.csv'"));
+
+    /* A write that fails (a full disk) is an error that names the file. */
+    if (access("/dev/full", W_OK) == 0) {
+        assert_int_equal(out_csv_open(&c, "/dev/full", "h"), -1);
+        assert_non_null(strstr(err_msg(), "cannot write '/dev/full'"));
+        assert_int_equal(out_csv_open(&c, "/dev/full", NULL), 0);
+        assert_int_equal(out_csv_row(&c, "%s", "a row"), -1);
+        assert_non_null(strstr(err_msg(), "writing a row to '/dev/full' failed"));
+        assert_int_equal(out_csv_close(&c), -1);
+        assert_non_null(strstr(err_msg(), "writing '/dev/full' failed"));
+        assert_int_equal(out_latlog_open(&c, "/dev/full", true), -1);
+        assert_int_equal(out_latlog_open(&c, "/dev/full", false), -1);
+    }
 }
 
 static void test_latency_logs(void **state)
