@@ -17,7 +17,8 @@ static uint32_t be32(const uint8_t *p)
 
 static uint32_t rd32(const uint8_t *p, int swap)
 {
-    return swap ? be32(p) : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+    return swap ? be32(p)
+                : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
 }
 
 /* One direction being reassembled: bytes are appended only when they continue the stream. */
