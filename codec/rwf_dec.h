@@ -124,6 +124,9 @@ typedef struct rwf_el_dec {
     const uint8_t *set_pos, *set_end;
 } rwf_el_dec;
 
+/* Reads the ElementList header from data, as rwf_fl_dec_init does for a FieldList (sets
+ * resolves set data; RWF_SET_SKIPPED when it cannot). rwf_el_next returns the set-defined
+ * elements first, then the standard ones: RWF_OK with *e, RWF_END, or RWF_E_MALFORMED. */
 int rwf_el_dec_init(rwf_el_dec *d, rwf_buf data, const rwf_set_db *sets);
 int rwf_el_next(rwf_el_dec *d, rwf_element *e);
 
@@ -155,6 +158,9 @@ typedef struct rwf_map_dec {
     const uint8_t *pos, *end, *start;
 } rwf_map_dec;
 
+/* Reads the Map header (set definitions and summary data as views, to be decoded by the
+ * caller) / the next entry. Init: RWF_OK or RWF_E_MALFORMED; next: RWF_OK, RWF_END or
+ * RWF_E_MALFORMED. The same for the FilterList, Vector and Series decoders below. */
 int rwf_map_dec_init(rwf_map_dec *d, rwf_buf data);
 int rwf_map_next(rwf_map_dec *d, rwf_map_entry *e);
 

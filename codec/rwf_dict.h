@@ -118,6 +118,8 @@ int rwf_dict_add_enum_table(rwf_dict *d, const int16_t *fids, const rwf_buf *acr
 /* Copies text into the dictionary's memory; returns the view (empty on allocation failure). */
 rwf_buf rwf_dict_strdup(rwf_dict *d, rwf_buf text);
 
+/* The index of fid in the dictionary's per-fid tables (type_of, field_at, enum_at): fid + 32768,
+ * 0..65535 for every fid. */
 static inline unsigned rwf_dict_slot(int16_t fid)
 {
     return (unsigned)((int)fid + 32768);
@@ -149,6 +151,9 @@ static inline const rwf_enum_table *rwf_dict_enum_table(const rwf_dict *d, int16
 /* The entry of value in table t, or NULL. */
 const rwf_enum_value *rwf_enum_find_slow(const rwf_enum_table *t, uint16_t value);
 
+/* The entry of value in table t, or NULL when the table does not define it: one lookup in the
+ * table's direct index when it has one (dense values), else rwf_enum_find_slow's search. The
+ * entry belongs to the dictionary. */
 static inline const rwf_enum_value *rwf_enum_find(const rwf_enum_table *t, uint16_t value)
 {
     if (t->direct) {

@@ -154,17 +154,22 @@ int rwf_enc_fl_entry(rwf_enc *e, int16_t fid);
 /* Appends count pre-encoded standard entries (fid + value each, back to back). */
 int rwf_enc_fl_append(rwf_enc *e, rwf_buf entries, uint16_t count);
 
+/* Ends the innermost container, which must be a FieldList (likewise the other *_end calls for
+ * their kind): back-fills its count and length. Returns RWF_OK or the sticky error. */
 int rwf_enc_fl_end(rwf_enc *e);
 
 /* Field entry + value in one call. The fast path (standard data, room for the worst case)
  * is inline; anything else goes through rwf_enc_fl_entry + the value writer. */
 int rwf_enc_fl_slow(rwf_enc *e, int16_t fid, const rwf_value *v);
 
+/* The innermost open container's frame (the root frame when none is open). */
 static inline rwf_enc_frame *rwf_enc_top(rwf_enc *e)
 {
     return &e->stack[e->depth];
 }
 
+/* 1 when the fast path of the rwf_enc_fl_<type> writers below may write a field of at most
+ * need bytes: a standard-data FieldList expects entries, no error is pending, need bytes fit. */
 static inline int rwf_enc_fl_fast(rwf_enc *e, size_t need)
 {
     rwf_enc_frame *f = rwf_enc_top(e);
@@ -172,6 +177,8 @@ static inline int rwf_enc_fl_fast(rwf_enc *e, size_t need)
            (size_t)(e->end - e->pos) >= need && !e->err;
 }
 
+/* Field entry + value in one call, for each primitive type: the same bytes and status as
+ * rwf_enc_fl_entry followed by the value writer. */
 static inline int rwf_enc_fl_uint(rwf_enc *e, int16_t fid, uint64_t v)
 {
     if (rwf_enc_fl_fast(e, 2 + RWF_PUT_MAX_UINT)) {
@@ -269,6 +276,9 @@ static inline int rwf_enc_fl_blank(rwf_enc *e, int16_t fid)
 
 /* ---- ElementList ----------------------------------------------------------------------- */
 
+/* Begins an ElementList, as rwf_enc_fl_begin begins a FieldList: with RWF_ELF_HAS_SET_DATA and
+ * an empty h->set_data, the elements of set h->set_id (found in sets) are written first, in the
+ * definition's order, as set data. rwf_enc_el_begin_std: standard data only (flags 0x08). */
 int rwf_enc_el_begin(rwf_enc *e, const rwf_el_hdr *h, const rwf_set_db *sets);
 int rwf_enc_el_begin_std(rwf_enc *e);
 
@@ -304,6 +314,8 @@ int rwf_enc_set_db(rwf_enc *e, const rwf_set_db *db);
 
 /* ---- FilterList -------------------------------------------------------------------------- */
 
+/* Begins a FilterList of h->ctype entries (h->total_count_hint written when its flag is set).
+ * At most 255 entries. */
 int rwf_enc_filter_begin(rwf_enc *e, const rwf_filter_hdr *h);
 /* Writes a filter entry head. ctype 0 = the list's container type; any other value is written
  * with RWF_FTEF_HAS_CONTAINER_TYPE. Data follows unless action is CLEAR or the type NO_DATA. */
@@ -312,12 +324,16 @@ int rwf_enc_filter_end(rwf_enc *e);
 
 /* ---- Vector ------------------------------------------------------------------------------ */
 
+/* Begins a Vector; set definitions and summary data as for rwf_enc_map_begin. A vector entry
+ * head: action (RWF_VTEA_*), index (< 2^30), optional perm data; its container follows unless
+ * the action is CLEAR or DELETE or the vector holds NO_DATA. */
 int rwf_enc_vector_begin(rwf_enc *e, const rwf_vector_hdr *h);
 int rwf_enc_vector_entry(rwf_enc *e, int action, uint32_t index, const rwf_buf *perm);
 int rwf_enc_vector_end(rwf_enc *e);
 
 /* ---- Series ------------------------------------------------------------------------------ */
 
+/* Begins a Series; set definitions and summary data as for rwf_enc_map_begin. */
 int rwf_enc_series_begin(rwf_enc *e, const rwf_series_hdr *h);
 /* Starts a series entry: its container follows (nothing when the series holds NO_DATA). */
 int rwf_enc_series_entry(rwf_enc *e);

@@ -103,12 +103,14 @@ int rwf_msg_encode(const rwf_msg *m, void *buf, size_t cap, size_t *len);
 /* 1 when the class of m carries a msgKey (Request always; others by their flag). */
 int rwf_msg_has_key(const rwf_msg *m);
 
-/* Quick peeks at an encoded message without decoding it (0 / -1 when too short). */
+/* The class of an encoded message (byte 2), -1 when data is shorter than 3 bytes: a peek that
+ * decodes nothing. */
 static inline int rwf_msg_peek_class(rwf_buf data)
 {
     return data.len >= 3 ? ((const uint8_t *)data.data)[2] & 0x1F : -1;
 }
 
+/* The stream id of an encoded message (bytes 4..7), 0 when data is shorter than 8 bytes. */
 static inline int32_t rwf_msg_peek_stream(rwf_buf data)
 {
     return data.len >= 8 ? (int32_t)rwf_rd32((const uint8_t *)data.data + 4) : 0;

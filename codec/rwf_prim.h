@@ -47,6 +47,7 @@ static inline rwf_buf rwf_buf_cstr(const char *s)
     return b;
 }
 
+/* A view of len bytes at p (len must fit 32 bits; the codec's lengths are at most 16). */
 static inline rwf_buf rwf_buf_make(const void *p, size_t len)
 {
     rwf_buf b = {(const char *)p, (uint32_t)len};
@@ -629,6 +630,7 @@ static inline int rwf_get_enum(rwf_buf v, uint16_t *out)
     }
 }
 
+/* Sets t to the blank time (255:255:255:65535:2047:2047). */
 static inline void rwf_time_blank(rwf_time *t)
 {
     t->hour = t->minute = t->second = 255;

@@ -183,15 +183,13 @@ typedef struct rwf_dict_request {
     int streaming;
 } rwf_dict_request;
 
+/* Reads a decoded dictionary request: stream, service id, name (a view into m's key, valid
+ * while m's bytes are), verbosity (the key's filter, RWF_DICT_NORMAL when absent), streaming.
+ * Returns RWF_OK, RWF_E_INVALID when m is not a Request on the DICTIONARY domain, or
+ * RWF_E_MALFORMED when its key has no name; err_msg() says which. */
 int rwf_rdm_dictionary_request_decode(const rwf_msg *m, rwf_dict_request *out);
 
-/* One part of a dictionary refresh. The caller sizes the encoder to the part size it wants
- * (ProvPerf: maxFragmentSize for fields, 128000 for enums) and calls again with the same
- * *next until the function returns RWF_OK (the last part, with REFRESH_COMPLETE); it returns
- * RWF_PART_MORE while parts remain. *next starts at 0 and is otherwise opaque (where the next
- * part continues). Refresh: HAS_MSG_KEY [|SOLICITED], state
- * OPEN/OK/NONE, key NAME|FILTER|SERVICE_ID (name, filter = verbosity, service_id), payload a
- * Series of set-defined ElementLists exactly as the ETA dictionary encoders write it. */
+/* Returned by rwf_rdm_dictionary_refresh while parts remain. */
 enum { RWF_PART_MORE = 4 };
 
 typedef struct rwf_dict_refresh {
@@ -203,6 +201,14 @@ typedef struct rwf_dict_refresh {
     int type; /* RWF_DICT_FIELD_DEFINITIONS or RWF_DICT_ENUM_TABLES */
 } rwf_dict_refresh;
 
+/* One part of a dictionary refresh. The caller sizes the encoder to the part size it wants
+ * (ProvPerf: maxFragmentSize for fields, 128000 for enums) and calls again with the same
+ * *next until the function returns RWF_OK (the last part, with REFRESH_COMPLETE); it returns
+ * RWF_PART_MORE while parts remain, or the encoder's error (a part size too small for one
+ * entry: RWF_E_NOSPACE). *next starts at 0 and is otherwise opaque (where the next part
+ * continues). Refresh: HAS_MSG_KEY [|SOLICITED], state OPEN/OK/NONE, key NAME|FILTER|SERVICE_ID
+ * (name, filter = verbosity, service_id), payload a Series of set-defined ElementLists exactly
+ * as the ETA dictionary encoders write it. d is only read. */
 int rwf_rdm_dictionary_refresh(rwf_enc *e, const rwf_dict_refresh *r, const rwf_dict *d,
                                int32_t *next);
 
