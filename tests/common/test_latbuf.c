@@ -234,7 +234,7 @@ static void test_threads_ack_then_close(void **state)
 {
     (void)state;
     static worker w;
-    for (int round = 0; round < 300; round++) {
+    for (int round = 0; round < 200; round++) {
         memset(&w, 0, sizeof(w));
         assert_int_equal(latbuf_init(&w.b, 1), 0);
         pthread_t th;
