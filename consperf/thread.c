@@ -148,9 +148,13 @@ static bool final_state(const rwf_state *s)
            s->stream_state == RWF_STREAM_REDIRECTED;
 }
 
+/* Fails the thread with the error text prefixed by what was being done (may be NULL) and the
+ * item: "item RDT4: decoding an update: field 22 (BID): ...". */
 static int item_fail(cons_worker *w, const cons_item *it, const char *what)
 {
-    err_push("%s for item %s", what, it->def->name);
+    if (what)
+        err_push("%s", what);
+    err_push("item %s", it->def->name);
     return cons_fail(w, NULL);
 }
 
@@ -216,7 +220,7 @@ int cons_on_item(cons_worker *w, const rwf_msg *m)
         if (final_state(&m->state)) {
             err_set("Received unexpected final state %s in refresh",
                     rwf_stream_state_name(m->state.stream_state));
-            return item_fail(w, it, "");
+            return item_fail(w, it, NULL);
         }
         if ((m->flags & RWF_RFMF_REFRESH_COMPLETE) && m->state.data_state == RWF_DATA_OK &&
             it->state == CONS_ITEM_WAITING)
@@ -228,7 +232,7 @@ int cons_on_item(cons_worker *w, const rwf_msg *m)
             err_set("Received unexpected final state %s (%.*s)",
                     rwf_stream_state_name(m->state.stream_state), (int)m->state.text.len,
                     m->state.text.data ? m->state.text.data : "");
-            return item_fail(w, it, "");
+            return item_fail(w, it, NULL);
         }
         return 0;
     case RWF_MC_GENERIC:
@@ -298,8 +302,10 @@ static int on_tick(cons_worker *w, int64_t now)
 {
     cons_thread *t = w->t;
     const cons_config *cfg = w->cfg;
-    if (tp_tick(w->ch, (uint64_t)now) < 0)
+    if (tp_tick(w->ch, (uint64_t)now) < 0) {
+        err_push("connection to %s:%s", w->cfg->host, w->cfg->port);
         return cons_fail(w, NULL);
+    }
     latbuf_poll(&t->lat);
     if (w->have_service && w->dict_have == CONS_HAVE_BOTH) {
         if (w->next_request < w->item_count) {

@@ -350,7 +350,7 @@ static void closed(run *r)
         run_consumer(r, (const char *[]){"-itemCount", "5", "-steadyStateTime", "5", NULL}, 20000);
     expect_status(r, st, 1);
     expect_text(r, "ConsSummary.out", "Received unexpected final state CLOSED", true);
-    expect_text(r, "ConsSummary.out", "for item RDT4", true);
+    expect_text(r, "ConsSummary.out", "  item RDT4: Received unexpected final state CLOSED", true);
 }
 
 /* Generic messages from the provider, with latency and scheduled latency. */
