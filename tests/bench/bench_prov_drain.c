@@ -17,6 +17,12 @@
  *   bench_prov_drain --free-port
  *
  * prints a loopback port that is free now (for providers that cannot bind port 0).
+ *
+ *   bench_prov_drain --adh <port> <seconds>
+ *
+ * plays a minimal ADH for a non-interactive provider: listens on 127.0.0.1:<port>, accepts
+ * one connection, answers its login, then counts the refreshes and updates that arrive each
+ * second for <seconds> seconds once the first update came (same output lines).
  */
 #include "clk.h"
 #include "err.h"
@@ -121,10 +127,111 @@ static int free_port(void)
     return 0;
 }
 
+static int enc_login_refresh(rwf_enc *e, const void *arg)
+{
+    (void)arg;
+    rwf_login r;
+    memset(&r, 0, sizeof(r));
+    r.stream_id = 1;
+    r.user = RWF_STR("user");
+    r.flags = RWF_LOGIN_HAS_APP_ID | RWF_LOGIN_HAS_APP_NAME | RWF_LOGIN_SOLICITED;
+    r.state.stream_state = RWF_STREAM_OPEN;
+    r.state.data_state = RWF_DATA_OK;
+    r.app_id = RWF_STR("256");
+    r.app_name = RWF_STR("DrainADH");
+    return rwf_rdm_login_refresh(e, &r);
+}
+
+static int adh(const char *port, int secs)
+{
+    tp_opts o;
+    tp_opts_init(&o);
+    o.interface = "127.0.0.1";
+    o.port = port;
+    o.num_input_buffers = 100;
+    tp_server *srv;
+    if (tp_bind(&o, &srv) != 0) {
+        fprintf(stderr, "adh: bind: %s\n", err_msg());
+        return 1;
+    }
+    tp_channel *ch = NULL;
+    while (!ch) {
+        struct pollfd p = {.fd = tp_server_fd(srv), .events = POLLIN};
+        poll(&p, 1, 1000);
+        if (tp_accept(srv, &ch) < 0) {
+            fprintf(stderr, "adh: accept: %s\n", err_msg());
+            return 1;
+        }
+    }
+    if (tp_init_wait(ch, 5000) != TP_ACTIVE) {
+        fprintf(stderr, "adh: handshake: %s\n", err_msg());
+        return 1;
+    }
+    uint8_t buf[1024];
+    uint64_t refreshes = 0, updates = 0;
+    static uint64_t per_sec[3600];
+    int sec = 0;
+    int64_t next = 0;
+    double cpu0 = 0;
+    bool logged_in = false;
+    if (secs > 3600)
+        secs = 3600;
+    for (;;) {
+        tp_msg m;
+        int rc = tp_read(ch, &m);
+        if (rc < 0) {
+            fprintf(stderr, "adh: read: %s\n", err_msg());
+            break;
+        }
+        if (rc & TP_READ_MSG) {
+            int cls = m.len > 3 ? m.data[2] : 0;
+            if (cls == RWF_MC_UPDATE) {
+                updates++;
+                if (!next) {
+                    next = clk_ns() + CLK_NS_PER_SEC;
+                    cpu0 = cpu_secs();
+                    updates = 0;
+                }
+            } else if (cls == RWF_MC_REFRESH) {
+                refreshes++;
+            } else if (cls == RWF_MC_REQUEST && m.data[3] == RWF_DMT_LOGIN && !logged_in) {
+                logged_in = send_enc(ch, buf, sizeof(buf), enc_login_refresh, NULL) == 0;
+                while (tp_flush(ch) > 0)
+                    ;
+            }
+        }
+        if (rc & TP_READ_MORE)
+            continue;
+        int64_t now = clk_ns();
+        if (next && now >= next) {
+            per_sec[sec] = updates;
+            printf("adh: second %d: %" PRIu64 " updates\n", sec + 1, updates);
+            fflush(stdout);
+            updates = 0;
+            next += CLK_NS_PER_SEC;
+            if (++sec == secs)
+                break;
+        }
+        struct pollfd p = {.fd = tp_fd(ch), .events = POLLIN};
+        poll(&p, 1, 5);
+    }
+    double cpu = cpu_secs() - cpu0;
+    uint64_t sum = 0;
+    for (int i = 0; i < sec; i++)
+        sum += per_sec[i];
+    printf("adh: refreshes %" PRIu64 " updates/s avg %.0f cpu %.1f%% (this process)\n", refreshes,
+           sec ? (double)sum / sec : 0.0, sec ? 100.0 * cpu / sec : 0.0);
+    tp_close(ch);
+    tp_server_close(srv);
+    return sec ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--free-port") == 0)
         return free_port();
+    if (argc == 4 && strcmp(argv[1], "--adh") == 0)
+        return adh(argv[2], atoi(argv[3]));
     if (argc < 4) {
         fprintf(stderr, "usage: %s <port> <items> <seconds> [host]\n", argv[0]);
         return 2;
