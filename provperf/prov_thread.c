@@ -302,6 +302,33 @@ static void tick_bursts(prov_thread *th)
     sync_write_interest(th);
 }
 
+/* Handles what epoll reported. */
+static void on_events(prov_thread *th, struct epoll_event *ev, int n)
+{
+    for (int i = 0; i < n; i++) {
+        pv_sess *s = ev[i].data.ptr;
+        if (!s) {
+            adopt_pending(th);
+            continue;
+        }
+        /* A session closed by an earlier event of this batch is no longer listed. */
+        bool live = false;
+        for (int j = 0; j < th->n_sess && !live; j++)
+            live = th->sess[j] == s;
+        if (!live)
+            continue;
+        if (!s->active_ns) {
+            on_handshake(th, s);
+            continue;
+        }
+        if ((ev[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)) && !on_readable(th, s))
+            continue;
+        if (ev[i].events & EPOLLOUT)
+            on_writable(th, s);
+    }
+    sync_write_interest(th);
+}
+
 static void *thread_main(void *arg)
 {
     prov_thread *th = arg;
@@ -312,10 +339,23 @@ static void *thread_main(void *arg)
         return NULL;
     }
     tick_tighten_slack();
-    tick_init(&th->t, (uint32_t)app->cfg.tick_rate, clk_ns() + CLK_NS_PER_SEC / app->cfg.tick_rate);
+    const uint32_t rate = (uint32_t)app->cfg.tick_rate;
+    const int64_t interval = CLK_NS_PER_SEC / rate;
+    tick_init(&th->t, rate, clk_ns() + interval);
     struct epoll_event ev[MAX_EVENTS];
 
     while (!sig_stop_requested()) {
+        if (!th->n_sess) {
+            /* No channel: nothing to send, so no ticks to keep. Sleep until one is handed
+             * over (or a stop), then start a fresh schedule rather than catching up. */
+            latbuf_poll(&th->stats.lat);
+            int n = epoll_wait(th->epfd, ev, MAX_EVENTS, 100);
+            if (n > 0)
+                on_events(th, ev, n);
+            if (th->n_sess)
+                tick_init(&th->t, rate, clk_ns() + interval);
+            continue;
+        }
         int64_t now = clk_ns();
         if (tick_poll(&th->t, now)) {
             tick_bursts(th);
@@ -332,28 +372,7 @@ static void *thread_main(void *arg)
                           strerror(errno));
             break;
         }
-        for (int i = 0; i < n; i++) {
-            pv_sess *s = ev[i].data.ptr;
-            if (!s) {
-                adopt_pending(th);
-                continue;
-            }
-            /* A session closed by an earlier event of this batch is no longer listed. */
-            bool live = false;
-            for (int j = 0; j < th->n_sess && !live; j++)
-                live = th->sess[j] == s;
-            if (!live)
-                continue;
-            if (!s->active_ns) {
-                on_handshake(th, s);
-                continue;
-            }
-            if ((ev[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)) && !on_readable(th, s))
-                continue;
-            if (ev[i].events & EPOLLOUT)
-                on_writable(th, s);
-        }
-        sync_write_interest(th);
+        on_events(th, ev, n);
     }
     while (th->n_sess)
         close_session(th, th->sess[0], NULL);
