@@ -62,7 +62,8 @@ static int load_inputs(niprov_app *a)
     a->n_threads = niprov_config_threads(cfg);
     size_t need =
         items_needed((size_t)cfg->item_count, (size_t)cfg->common_item_count, (size_t)a->n_threads);
-    if (items_load(&a->list, cfg->item_file, need) != 0)
+    /* With -itemCount 0 only the directory is published: no item file is read. */
+    if (need > 0 && items_load(&a->list, cfg->item_file, need) != 0)
         return err_push("Failed to load item file");
     pv_feed *f = &a->feed;
     f->refresh_burst = (uint32_t)cfg->refresh_burst_size;
