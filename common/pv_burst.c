@@ -28,7 +28,7 @@ static inline int send_burst(pv_sess *s, const pv_feed *f, pv_stats *st, uint64_
     for (uint64_t i = 0; i < n; i++) {
         uint32_t idx = pv_items_next_update(items);
         pv_item *it = pv_items_at(items, idx);
-        const pv_dom *d = &f->dom[it->domain == 7 ? PV_DOM_MBO : PV_DOM_MP];
+        const pv_dom *d = &f->dom[pv_dom_index(it->domain)];
         const pv_tmpl *t;
         uint16_t ti;
         if (kind == KIND_UPDATE) {
@@ -47,14 +47,15 @@ static inline int send_burst(pv_sess *s, const pv_feed *f, pv_stats *st, uint64_
         if (rc < 0)
             break;
         uint32_t len;
-        if (lra_stamp(lat_pos, i)) {
+        bool stamp = lra_stamp(lat_pos, i);
+        if (stamp) {
+            /* The send time is read as the encoding starts, as the ETA providers read it. */
             int64_t t0 = enc ? clk_ns() : 0;
             uint64_t now = pv_feed_now(f);
             len = kind == KIND_UPDATE ? pv_msg_update(at, it->stream_id, t, now, sched)
                                       : pv_msg_generic(at, it->stream_id, t, now, sched);
             if (enc)
                 lat_record(enc, clk_ns() - t0);
-            stamped++;
         } else if (kind == KIND_UPDATE && d->pre) {
             len = d->pre_len[ti];
             memcpy(at, d->pre[ti], len);
@@ -67,6 +68,7 @@ static inline int send_burst(pv_sess *s, const pv_feed *f, pv_stats *st, uint64_
         if (rc < 0)
             break;
         sent++;
+        stamped += stamp;
     }
     if (sent) {
         if (kind == KIND_UPDATE) {
@@ -105,7 +107,7 @@ int pv_burst_refreshes(pv_sess *s, const pv_feed *f, pv_stats *st)
         uint32_t idx = pv_items_refresh_head(items);
         pv_item *it = pv_items_at(items, idx);
         const pv_key *k = pv_items_key(items, idx);
-        const pv_tmpl *t = &f->dom[it->domain == 7 ? PV_DOM_MBO : PV_DOM_MP].refresh;
+        const pv_tmpl *t = &f->dom[pv_dom_index(it->domain)].refresh;
         uint32_t cap = pv_msg_refresh_max_size(t, k->name_len, k->attrib_len);
         uint8_t *at;
         rc = pv_out_begin(&s->out, cap, &at);
