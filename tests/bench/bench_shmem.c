@@ -147,6 +147,8 @@ static void *reader(void *arg)
 {
     side *s = arg;
     pin(s->cpu);
+    tp_msg first;
+    tp_read(s->ch, &first); /* takes the starting position before the writer starts */
     atomic_store(&reader_ready, 1);
     double c0 = thread_cpu_s(), t0 = now_s();
     uint64_t expect = 0;
@@ -170,8 +172,12 @@ static void *reader(void *arg)
             }
             expect++;
             idle = 0;
-        } else if (rc == 0 && atomic_load(&stop_flag) && ++idle > 1000) {
-            break;
+        } else if (rc == 0) {
+            if (atomic_load(&stop_flag) && ++idle > 1000)
+                break;
+            /* nothing new: give the writer's cache line a moment before looking again */
+            for (int k = 0; k < 32; k++)
+                __builtin_ia32_pause();
         }
     }
     s->wall_s = now_s() - t0;
@@ -193,7 +199,7 @@ static int run(const cfg *c, double *rate, double *wns, double *rns, char *why, 
     o.rwf_major = o.rwf_minor = 0;
     o.guaranteed_output_buffers = c->bufs;
     o.max_fragment_size = c->maxfrag;
-    o.shm_flow_ms = c->noflow ? 0 : 1000;
+    o.shm_flow_ms = c->noflow ? 0 : 5000;
     tp_server *srv;
     tp_channel *w, *r;
     if (tp_bind(&o, &srv) < 0 || tp_accept(srv, &w) != 1 || tp_init(w) != TP_ACTIVE ||
@@ -239,7 +245,7 @@ static int single(const cfg *c, const char *role, const char *key)
     o.rwf_major = o.rwf_minor = 0;
     o.guaranteed_output_buffers = c->bufs;
     o.max_fragment_size = c->maxfrag;
-    o.shm_flow_ms = c->noflow ? 0 : 1000;
+    o.shm_flow_ms = c->noflow ? 0 : 5000;
     side sd = {.c = c, .cpu = 0};
     tp_server *srv = NULL;
     if (!strcmp(role, "writer")) {
