@@ -42,11 +42,12 @@
 
 /* ---- return codes -------------------------------------------------------------------- */
 
-#define TP_EFAIL (-1)      /* the channel (or server) failed and is closed; see err_msg() */
-#define TP_ENOBUFS (-2)    /* no output space: flush (or wait for the fd to be writable) */
-#define TP_ECALLAGAIN (-3) /* part of a fragmented message is queued: flush, then tp_write again   \
-                            */
-#define TP_EINVAL (-4)     /* the call was wrong (bad size, foreign buffer); nothing changed */
+#define TP_EFAIL (-1)   /* the channel (or server) failed and is closed; see err_msg() */
+#define TP_ENOBUFS (-2) /* no output space: flush (or wait for the fd to be writable) */
+#define TP_ECALLAGAIN                                                                              \
+    (-3)               /* part of a fragmented message is queued: flush, then tp_write again       \
+                        */
+#define TP_EINVAL (-4) /* the call was wrong (bad size, foreign buffer); nothing changed */
 
 /* tp_init() results */
 #define TP_PENDING 0   /* handshake in progress: wait for tp_events() on tp_fd() */

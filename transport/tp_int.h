@@ -63,6 +63,8 @@ struct tp_channel {
     uint8_t rd_fast; /* active socket, no packed frame or split in progress: tp_read may
                       * take its fast path */
     uint8_t wr_fast; /* active socket without output compression: direct buffers */
+    uint8_t shm_rd;  /* active shared-memory reader */
+    uint8_t shm_wr;  /* active shared-memory writer */
     uint8_t *in;
     uint32_t in_cap, in_rd, in_wr;
     uint32_t max_in_frame;

@@ -385,5 +385,7 @@ int tp_read(tp_channel *ch, tp_msg *msg)
             }
         }
     }
+    if (ch->shm)
+        return tp_shm_read(ch, msg);
     return read_slow(ch, msg);
 }

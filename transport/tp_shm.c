@@ -504,6 +504,8 @@ int tp_shm_init(tp_channel *ch)
     ch->max_user = sc->max_len;
     ch->istate = TP_IS_ACTIVE;
     ch->state = TP_STATE_ACTIVE;
+    ch->shm_wr = (uint8_t)sc->writer;
+    ch->shm_rd = (uint8_t)!sc->writer;
     return TP_ACTIVE;
 }
 
@@ -547,25 +549,23 @@ static int refill(tp_channel *ch, struct tp_shm_chan *sc)
                 (unsigned long long)lag, (unsigned long long)sc->max_lag);
         return tp_chan_fail(ch);
     }
+    /* each record in the batch is the slot's 8 header bytes (length, maxLength, flags) and
+     * its payload, padded to 8 bytes: one copy per slot */
     uint32_t n = 0, w = 0, bad_len = 0;
     uint64_t off = sc->roff;
     while (n < lag && n < 4096) {
         const uint8_t *sl = (const uint8_t *)h + off;
         uint16_t len;
-        uint32_t flags;
         memcpy(&len, sl, 2);
-        memcpy(&flags, sl + 4, 4);
         if (len > sc->max_len) {
             bad_len = len;
             break;
         }
-        uint32_t rec = 8 + ((len + 7u) & ~7u);
+        uint32_t rec = SLOT_DATA + ((len + 7u) & ~7u);
         if (w + rec > sc->batch_cap)
             break;
-        uint32_t l32 = len;
-        memcpy(sc->batch + w, &l32, 4);
-        memcpy(sc->batch + w + 4, &flags, 4);
-        memcpy(sc->batch + w + 8, sl + SLOT_DATA, len);
+        memcpy(sc->batch + w, sl, SLOT_DATA + (size_t)len);
+        memcpy(sc->batch + w, &len, 2); /* the length as checked, whatever the slot says now */
         w += rec;
         n++;
         off += sc->slot_size;
@@ -596,37 +596,43 @@ static int refill(tp_channel *ch, struct tp_shm_chan *sc)
     return (int)n;
 }
 
-int tp_shm_read(tp_channel *ch, tp_msg *msg)
+static int __attribute__((noinline)) read_slow(tp_channel *ch, tp_msg *msg)
 {
     struct tp_shm_chan *sc = ch->shm;
-    if (TP_UNLIKELY(ch->state != TP_STATE_ACTIVE || sc->writer)) {
+    if (ch->state != TP_STATE_ACTIVE || sc->writer) {
         if (ch->state == TP_STATE_CLOSED)
             return tp_chan_refail(ch);
         err_set(sc->writer ? "a shared-memory server only writes" : "channel is not active yet");
         return TP_EINVAL;
     }
-    for (;;) {
-        if (sc->b_rd < sc->b_wr) {
-            uint32_t len, flags;
-            memcpy(&len, sc->batch + sc->b_rd, 4);
-            memcpy(&flags, sc->batch + sc->b_rd + 4, 4);
-            const uint8_t *d = sc->batch + sc->b_rd + 8;
-            sc->b_rd += 8 + ((len + 7u) & ~7u);
-            int more = sc->b_rd < sc->b_wr ? TP_READ_MORE : 0;
-            if (flags & SLOT_F_PING) {
-                ch->st.pings_read++;
-                return TP_READ_PING | more;
-            }
-            msg->data = d;
-            msg->len = len;
-            ch->st.msgs_read++;
-            ch->st.bytes_read += len;
-            return TP_READ_MSG | more;
+    int n = refill(ch, sc);
+    if (n <= 0)
+        return n;
+    return tp_shm_read(ch, msg);
+}
+
+int tp_shm_read(tp_channel *ch, tp_msg *msg)
+{
+    struct tp_shm_chan *sc = ch->shm;
+    if (TP_LIKELY(ch->shm_rd && sc->b_rd < sc->b_wr)) {
+        const uint8_t *r = sc->batch + sc->b_rd;
+        uint16_t len;
+        uint32_t flags;
+        memcpy(&len, r, 2);
+        memcpy(&flags, r + 4, 4);
+        sc->b_rd += SLOT_DATA + ((len + 7u) & ~7u);
+        int more = sc->b_rd < sc->b_wr ? TP_READ_MORE : 0;
+        if (TP_UNLIKELY(flags & SLOT_F_PING)) {
+            ch->st.pings_read++;
+            return TP_READ_PING | more;
         }
-        int n = refill(ch, sc);
-        if (n <= 0)
-            return n;
+        msg->data = r + SLOT_DATA;
+        msg->len = len;
+        ch->st.msgs_read++;
+        ch->st.bytes_read += len;
+        return TP_READ_MSG | more;
     }
+    return read_slow(ch, msg);
 }
 
 /* ---- writing ------------------------------------------------------------------------- */
@@ -661,43 +667,55 @@ static int flow_check(tp_channel *ch, struct tp_shm_chan *sc)
     return TP_ENOBUFS;
 }
 
-int tp_shm_get_buffer(tp_channel *ch, uint32_t size, bool packed, tp_buf **out)
+static int __attribute__((noinline))
+get_slow(tp_channel *ch, uint32_t size, bool packed, tp_buf **out)
 {
     struct tp_shm_chan *sc = ch->shm;
-    if (TP_UNLIKELY(ch->state != TP_STATE_ACTIVE || !sc->writer)) {
+    if (ch->state != TP_STATE_ACTIVE || !sc->writer) {
         if (ch->state == TP_STATE_CLOSED)
             return tp_chan_refail(ch);
         err_set(sc->writer ? "channel is not active yet" : "a shared-memory client only reads");
         return TP_EINVAL;
     }
-    if (TP_UNLIKELY(packed)) {
+    if (packed) {
         err_set("packed messages are not supported on shared memory");
         return TP_EINVAL;
     }
-    if (TP_UNLIKELY(size > sc->max_len)) {
+    if (size > sc->max_len) {
         err_set("buffer of %u bytes exceeds the %u-byte shared-memory slot (no fragmentation "
                 "on shared memory)",
                 size, sc->max_len);
         return TP_EINVAL;
     }
-    tp_buf *b = &ch->direct;
-    if (TP_UNLIKELY(b->busy)) {
+    if (ch->direct.busy) {
         ch->st.no_buffers++;
         err_set("only one buffer at a time can be open on a shared-memory channel");
         return TP_ENOBUFS;
     }
-    if ((uint32_t)sc->wseq - sc->flow_pos >= sc->flow_limit && flow_check(ch, sc) < 0)
+    if (flow_check(ch, sc) < 0)
         return TP_ENOBUFS;
-    uint8_t *sl = (uint8_t *)sc->h + sc->woff;
-    memset(sl + 4, 0, 4); /* slot flags */
-    b->pay = sl + SLOT_DATA;
-    b->pay_cap = sc->max_len;
-    b->pack_off = 0;
-    b->data = b->pay;
-    b->len = size;
-    b->busy = 1;
-    *out = b;
-    return 0;
+    return tp_shm_get_buffer(ch, size, packed, out);
+}
+
+int tp_shm_get_buffer(tp_channel *ch, uint32_t size, bool packed, tp_buf **out)
+{
+    struct tp_shm_chan *sc = ch->shm;
+    tp_buf *b = &ch->direct;
+    if (TP_LIKELY(ch->shm_wr && !packed && size <= sc->max_len && !b->busy &&
+                  (uint32_t)sc->wseq - sc->flow_pos < sc->flow_limit)) {
+        uint8_t *sl = (uint8_t *)sc->h + sc->woff;
+        uint32_t zero = 0;
+        memcpy(sl + 4, &zero, 4); /* slot flags */
+        b->pay = sl + SLOT_DATA;
+        b->pay_cap = sc->max_len;
+        b->pack_off = 0;
+        b->data = b->pay;
+        b->len = size;
+        b->busy = 1;
+        *out = b;
+        return 0;
+    }
+    return get_slow(ch, size, packed, out);
 }
 
 /* Makes the slot at woff visible: advance seqNumServer and `write` under the spinlock. */
@@ -718,24 +736,26 @@ int tp_shm_write(tp_channel *ch, tp_buf *b, unsigned flags)
 {
     (void)flags;
     struct tp_shm_chan *sc = ch->shm;
-    if (TP_UNLIKELY(b != &ch->direct || !b->busy)) {
+    if (TP_LIKELY(b == &ch->direct && b->busy && ch->shm_wr && b->len - 1u < sc->max_len)) {
+        uint16_t len = (uint16_t)b->len;
+        memcpy(b->pay - SLOT_DATA, &len, 2);
+        b->busy = 0;
+        publish(sc);
+        ch->st.msgs_written++;
+        ch->st.bytes_written += len;
+        return 0;
+    }
+    if (b != &ch->direct || !b->busy) {
         err_set("tp_write: buffer is not open on this channel");
         return TP_EINVAL;
     }
-    if (TP_UNLIKELY(ch->state != TP_STATE_ACTIVE))
+    if (ch->state != TP_STATE_ACTIVE)
         return tp_chan_refail(ch);
-    if (TP_UNLIKELY(b->len > sc->max_len)) {
+    if (b->len > sc->max_len) {
         err_set("buffer length %u exceeds the %u-byte shared-memory slot", b->len, sc->max_len);
         return TP_EINVAL;
     }
-    b->busy = 0;
-    if (b->len == 0)
-        return 0;
-    uint16_t len = (uint16_t)b->len;
-    memcpy(b->pay - SLOT_DATA, &len, 2);
-    publish(sc);
-    ch->st.msgs_written++;
-    ch->st.bytes_written += b->len;
+    b->busy = 0; /* zero length: nothing to send */
     return 0;
 }
 

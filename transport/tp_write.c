@@ -245,6 +245,8 @@ int tp_get_buffer(tp_channel *ch, uint32_t size, bool packed, tp_buf **out)
         *out = b;
         return 0;
     }
+    if (ch->shm)
+        return tp_shm_get_buffer(ch, size, packed, out);
     return get_slow(ch, size, packed, out);
 }
 
@@ -432,7 +434,7 @@ int tp_write(tp_channel *ch, tp_buf *b, unsigned flags)
             return (int)q; /* q < hwm, which fits an int */
         return after_commit(ch, before, flags);
     }
-    if (TP_UNLIKELY(ch->conn_type != TP_CONN_SOCKET))
+    if (ch->shm)
         return tp_shm_write(ch, b, flags);
     return write_slow(ch, b, flags);
 }
