@@ -572,7 +572,14 @@ static int refill(tp_channel *ch, struct tp_shm_chan *sc)
         if (off >= sc->end)
             off = sc->start;
     }
+    /* the slot reads above must be done before seqNumServer is read again: x86-64 keeps
+     * loads in order, so there only the compiler must not move them (ThreadSanitizer builds
+     * refuse fences); elsewhere an acquire fence */
+#if defined(__x86_64__)
+    __asm__ __volatile__("" ::: "memory");
+#else
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
+#endif
     uint64_t lag2 = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) - sc->rseq;
     if (lag2 > sc->nslots - 1u) {
         err_set("disconnected from shared memory because reader lags writer by %llu messages "
