@@ -112,7 +112,7 @@ typedef struct tp_opts {
     uint32_t shm_max_lag; /* (shmem client) lag in messages that makes the reader give up;
                            * 0 = 3/4 of the ring, as in ETA */
     uint32_t shm_flow_ms; /* (shmem server) how long the writer waits for a reader that
-                           * reports its position before overrunning it: 5000 ms; 0 = never
+                           * reports its position before overrunning it: 1000 ms; 0 = never
                            * wait (the ETA writer's behaviour) */
 } tp_opts;
 

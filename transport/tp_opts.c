@@ -23,7 +23,7 @@ void tp_opts_init(tp_opts *o)
     o->client_to_server_pings = true;
     o->compression = TP_COMP_NONE;
     o->ripc_version = 14;
-    o->shm_flow_ms = 5000;
+    o->shm_flow_ms = 1000;
 }
 
 static void copy_str(const char **dst, const char *src, char *buf, size_t cap)
