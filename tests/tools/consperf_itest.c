@@ -122,6 +122,29 @@ static int count_lines(run *r, const char *file, const char *prefix)
     return n;
 }
 
+/* Waits until text shows in a file of the working folder (ConsPerf's console: it prints
+ * "Image retrieval time" at the first statistics line after its images are in). */
+static void wait_for_text(run *r, const char *file, const char *text, int timeout_ms)
+{
+    long long end = ci_now_ms() + timeout_ms;
+    for (;;) {
+        uint8_t *data = NULL;
+        size_t len;
+        bool found = false;
+        if (ts_read_file(ci_path(r->dir, file), &data, &len) == 0) {
+            found = strstr((char *)data, text) != NULL;
+            free(data);
+        }
+        if (found)
+            return;
+        if (ci_now_ms() > end) {
+            ci_show(r->dir, file);
+            ci_fail("\"%s\" did not show in %s", text, file);
+        }
+        poll(NULL, 0, 50);
+    }
+}
+
 /* 20 items, 2000 updates/s, every update stamped: counts, rates, latencies, files. */
 static void basic(run *r)
 {
@@ -325,7 +348,8 @@ static void killed(run *r)
     start_provider(r, (const char *[]){"-updateRate", "1000", NULL});
     pid_t c =
         start_consumer(r, (const char *[]){"-itemCount", "10", "-steadyStateTime", "30", NULL});
-    poll(NULL, 0, 3000);
+    wait_for_text(r, "ConsPerf.out", "Image retrieval time", 20000);
+    poll(NULL, 0, 1000);
     kill(r->prov_pid, SIGKILL);
     ci_wait(r->prov_pid, 5000);
     r->prov_pid = 0;
@@ -337,7 +361,7 @@ static void killed(run *r)
     expect_text(r, "ConsSummary.out",
                 "ERROR: TEST FAILED due to error from Consumer Thread 1:", true);
     expect_text(r, "ConsSummary.out", "connection to 127.0.0.1:", true);
-    if (summary_num(r, "Test Statistics:", "  Updates received: ") < 1000)
+    if (summary_num(r, "Test Statistics:", "  Updates received: ") < 100)
         ci_fail("the updates received before the provider died are not in the summary");
     expect_text(r, "ConsSummary.json", "\"passed\": false", true);
 }
@@ -418,8 +442,8 @@ static void retry(run *r)
     stop_provider(r);
     char port[16];
     snprintf(port, sizeof(port), "%s", r->port);
-    pid_t c = start_consumer(r, (const char *[]){"-itemCount", "5", "-steadyStateTime", "4", NULL});
-    poll(NULL, 0, 1500);
+    pid_t c = start_consumer(r, (const char *[]){"-itemCount", "5", "-steadyStateTime", "8", NULL});
+    wait_for_text(r, "ConsPerf.out", "Connection failed", 20000);
     /* The provider comes back on the port the consumer keeps trying. */
     start_provider(r, (const char *[]){"-port", port, NULL});
     int st = ci_wait(c, 20000);
@@ -434,13 +458,14 @@ static void sigint(run *r)
     start_provider(r, (const char *[]){"-updateRate", "500", NULL});
     pid_t c =
         start_consumer(r, (const char *[]){"-itemCount", "5", "-steadyStateTime", "60", NULL});
-    poll(NULL, 0, 2500);
+    wait_for_text(r, "ConsPerf.out", "Image retrieval time", 20000);
+    poll(NULL, 0, 1000);
     kill(c, SIGINT);
     int st = ci_wait(c, 10000);
     expect_status(r, st, 0);
     expect_text(r, "ConsSummary.out", "--- OVERALL SUMMARY ---", true);
     expect_text(r, "ConsSummary.out", "ERROR", false);
-    if (summary_num(r, "Test Statistics:", "  Updates received: ") < 500)
+    if (summary_num(r, "Test Statistics:", "  Updates received: ") < 100)
         ci_fail("too few updates");
 }
 
