@@ -13,8 +13,12 @@ void rwf_set_db_init(rwf_set_db *db, int kind)
 
 int rwf_set_db_add(rwf_set_db *db, uint16_t id, const rwf_set_entry *entries, uint8_t count)
 {
-    if (id > RWF_SET_MAX_ID || db->defs[id].used || count == 0 || !entries) {
-        err_set("set definition %u: id out of 0..15, already defined, or empty", id);
+    const char *why = id > RWF_SET_MAX_ID      ? "the id is out of 0..15"
+                      : db->defs[id].used      ? "the id is already defined"
+                      : count == 0 || !entries ? "it has no entries"
+                                               : NULL;
+    if (why) {
+        err_set("set definition %u: %s", id, why);
         return RWF_E_INVALID;
     }
     db->defs[id].entries = entries;

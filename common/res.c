@@ -49,7 +49,6 @@ int64_t res_rss_bytes(void)
 int res_init(res *r)
 {
     memset(r, 0, sizeof(*r));
-    r->page_size = sysconf(_SC_PAGESIZE);
     r->prev_wall_ns = clk_ns();
     if (cpu_time_us(&r->prev_cpu_us) != 0)
         return err_push("resource usage");

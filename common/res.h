@@ -16,7 +16,6 @@
 #include <stdint.h>
 
 typedef struct res {
-    long page_size;
     int64_t prev_wall_ns; /* CLOCK_MONOTONIC at the previous sample (or baseline) */
     int64_t prev_cpu_us;  /* user + system time then */
 

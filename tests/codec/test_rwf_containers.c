@@ -82,6 +82,14 @@ static void test_map_with_sets_summary_perm(void **state)
     rwf_set_db db;
     rwf_set_db_init(&db, RWF_DT_FIELD_LIST);
     assert_int_equal(rwf_set_db_add(&db, 0, order_set, 7), RWF_OK);
+    /* Refusals say which rule the definition breaks. */
+    assert_int_equal(rwf_set_db_add(&db, 0, order_set, 7), RWF_E_INVALID);
+    assert_string_equal(err_msg(), "set definition 0: the id is already defined");
+    assert_int_equal(rwf_set_db_add(&db, 16, order_set, 7), RWF_E_INVALID);
+    assert_string_equal(err_msg(), "set definition 16: the id is out of 0..15");
+    assert_int_equal(rwf_set_db_add(&db, 1, order_set, 0), RWF_E_INVALID);
+    assert_string_equal(err_msg(), "set definition 1: it has no entries");
+    assert_null(rwf_set_db_find(&db, 1));
     rwf_map_hdr mh = {.flags = RWF_MPF_HAS_SET_DEFS | RWF_MPF_HAS_SUMMARY_DATA |
                                RWF_MPF_HAS_KEY_FIELD_ID | RWF_MPF_HAS_TOTAL_COUNT_HINT,
                       .key_type = RWF_DT_RMTES_STRING,

@@ -16,12 +16,11 @@ bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
 
 # A file is a PNG when it starts with the signature and an IHDR chunk of non-zero size.
 is_png() {
-    local sig w h
-    sig=$(head -c 16 "$1" | od -An -tx1 | tr -d ' \n')
-    [ "$sig" = "89504e470d0a1a0a0000000d49484452" ] || return 1
-    w=$(od -An -tu4 --endian=big -j 16 -N 4 "$1" | tr -d ' ')
-    h=$(od -An -tu4 --endian=big -j 20 -N 4 "$1" | tr -d ' ')
-    [ "$w" -gt 0 ] && [ "$h" -gt 0 ]
+    local b
+    b=$(od -An -v -tx1 -N24 "$1")
+    b=${b//[$' \n']/}
+    [ "${b:0:32}" = "89504e470d0a1a0a0000000d49484452" ] || return 1
+    [ $((16#${b:32:8})) -gt 0 ] && [ $((16#${b:40:8})) -gt 0 ] # width, height
 }
 
 # expect_pngs <out dir> <names...>: each exists and is a PNG, and nothing else was written.
