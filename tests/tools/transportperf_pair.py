@@ -509,11 +509,13 @@ def case_shmem_slow_reader(work):
     slow-reader condition the way the original does, and fails."""
     sargs = ["-tickRate", "1000", "-msgRate", "100000", "-latencyMsgRate", "10",
              "-outputBufs", "1000"]
-    pair, srv, cli = shmem_pair(work, sargs, [], srv_time=6, cli_time=20)
+    pair, srv, cli = shmem_pair(work, sargs, [], srv_time=7, cli_time=30)
     try:
         time.sleep(1.5)
         cli.p.send_signal(signal.SIGSTOP)
-        time.sleep(2.5)  # more than the writer waits for a reader that does not move (1 s)
+        # Longer than our writer waits for a reader whose position does not move (1 s), so
+        # that it gives up on it and runs over it.
+        time.sleep(3)
         cli.p.send_signal(signal.SIGCONT)
         cli.wait(40)
         srv.wait(40)
