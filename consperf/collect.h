@@ -47,8 +47,9 @@ void cons_collect_free(cons_collector *c);
  * statistics rows, latency log rows. */
 void cons_collect_interval(cons_collector *c, unsigned sec, bool display);
 
-/* After the threads were joined: takes their last latency sets and samples (no output but
- * the latency log). */
+/* After the threads were joined: takes every latency set they have not handed over yet (the
+ * set of a hand-over that timed out, then the last active one) and their samples (no output
+ * but the latency log). */
 void cons_collect_final(cons_collector *c);
 
 /* The moment every thread with items had all its images (the latest of them), or 0. */
