@@ -3,6 +3,7 @@
 #include "clk.h"
 #include "err.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +54,8 @@ void cons_collect_free(cons_collector *c)
     c->samples = NULL;
 }
 
-/* Moves a thread's raw latency samples to its latency log. */
+/* Moves a thread's raw latency samples to its latency log, and says on stderr how many the
+ * worker could not queue since the last time (ring full). */
 static void drain_samples(cons_collector *c, cons_thread *t, cons_totals *tot)
 {
     if (!t->has_ring)
@@ -66,6 +68,21 @@ static void drain_samples(cons_collector *c, cons_thread *t, cons_totals *tot)
                            (uint64_t)s->recv);
         }
     out_latlog_flush(&tot->latlog);
+    uint64_t dropped = latring_dropped(&t->ring);
+    if (dropped != tot->log_dropped) {
+        fprintf(stderr,
+                "Warning: %" PRIu64 " latency samples of thread %d were not written to %s "
+                "(more than %zu samples between two writes).\n",
+                dropped - tot->log_dropped, t->index + 1, tot->latlog.path,
+                (size_t)(t->ring.mask + 1));
+        tot->log_dropped = dropped;
+    }
+}
+
+void cons_collect_samples(cons_collector *c)
+{
+    for (int i = 0; i < c->run->thread_count; i++)
+        drain_samples(c, &c->run->threads[i], &c->tot[i]);
 }
 
 /* Takes a thread's latency set of the interval (or its last one) into the totals, and its

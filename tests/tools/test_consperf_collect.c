@@ -15,11 +15,10 @@ typedef struct fixture {
     char stats[600];
 } fixture;
 
-/* One consumer thread with one item, its statistics file in the temporary folder. */
-static void fixture_init(fixture *f)
+/* One consumer thread with one item, its statistics file in the temporary folder; the
+ * configuration is f->cfg as the caller filled it. */
+static void fixture_init_cfg(fixture *f)
 {
-    memset(f, 0, sizeof(*f));
-    cons_config_defaults(&f->cfg);
     snprintf(f->cfg.stats_file, sizeof(f->cfg.stats_file), "%s", tt_tmp("CollectStats"));
     snprintf(f->stats, sizeof(f->stats), "%s1.csv", f->cfg.stats_file);
     f->cfg.item_count = 1;
@@ -31,6 +30,14 @@ static void fixture_init(fixture *f)
     f->t.share.count = 1;
     assert_int_equal(latbuf_init(&f->t.lat, CONS_LAT_KINDS), 0);
     assert_int_equal(cons_collect_init(&f->col, &f->run), 0);
+}
+
+/* The same with the default configuration. */
+static void fixture_init(fixture *f)
+{
+    memset(f, 0, sizeof(*f));
+    cons_config_defaults(&f->cfg);
+    fixture_init_cfg(f);
 }
 
 static void fixture_free(fixture *f)
@@ -79,11 +86,45 @@ static void test_final_without_worker(void **state)
     fixture_free(&f);
 }
 
+/* With -latencyFile, samples queued between two drains go to the log; those the ring could
+ * not hold are counted, not lost silently. */
+static void test_latency_log_drops_counted(void **state)
+{
+    (void)state;
+    static fixture f;
+    memset(&f, 0, sizeof(f));
+    char log[600];
+    cons_config_defaults(&f.cfg);
+    snprintf(f.cfg.latency_file, sizeof(f.cfg.latency_file), "%s", tt_tmp("CollectLat"));
+    snprintf(log, sizeof(log), "%s1.csv", f.cfg.latency_file);
+    fixture_init_cfg(&f);
+    assert_int_equal(latring_init(&f.t.ring, 4), 0);
+    f.t.has_ring = true;
+    for (int i = 0; i < 6; i++)
+        latring_push(&f.t.ring, CONS_SAMPLE_UPD, 1000 + i, 1100 + i);
+    cons_collect_samples(&f.col);
+    assert_int_equal(f.col.tot[0].log_dropped, 2);
+    latring_push(&f.t.ring, CONS_SAMPLE_POST, 2000, 2300);
+    cons_collect_samples(&f.col);
+    assert_int_equal(f.col.tot[0].log_dropped, 2);
+    cons_collect_free(&f.col);
+    char *text = tt_file(log);
+    assert_non_null(strstr(text, "Upd, 1003, 1103, 100\n"));
+    assert_non_null(strstr(text, "Pst, 2000, 2300, 300\n"));
+    assert_null(strstr(text, "Upd, 1004,"));
+    free(text);
+    latring_free(&f.t.ring);
+    latbuf_free(&f.t.lat);
+    unlink(log);
+    unlink(f.stats);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_final_after_late_handover),
         cmocka_unit_test(test_final_without_worker),
+        cmocka_unit_test(test_latency_log_drops_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
