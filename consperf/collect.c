@@ -3,6 +3,7 @@
 #include "clk.h"
 #include "err.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +54,8 @@ void cons_collect_free(cons_collector *c)
     c->samples = NULL;
 }
 
-/* Moves a thread's raw latency samples to its latency log. */
+/* Moves a thread's raw latency samples to its latency log, and says on stderr how many the
+ * worker could not queue since the last time (ring full). */
 static void drain_samples(cons_collector *c, cons_thread *t, cons_totals *tot)
 {
     if (!t->has_ring)
@@ -66,21 +68,37 @@ static void drain_samples(cons_collector *c, cons_thread *t, cons_totals *tot)
                            (uint64_t)s->recv);
         }
     out_latlog_flush(&tot->latlog);
+    uint64_t dropped = latring_dropped(&t->ring);
+    if (dropped != tot->log_dropped) {
+        fprintf(stderr,
+                "Warning: %" PRIu64 " latency samples of thread %d were not written to %s "
+                "(more than %zu samples between two writes).\n",
+                dropped - tot->log_dropped, t->index + 1, tot->latlog.path,
+                (size_t)(t->ring.mask + 1));
+        tot->log_dropped = dropped;
+    }
+}
+
+void cons_collect_samples(cons_collector *c)
+{
+    for (int i = 0; i < c->run->thread_count; i++)
+        drain_samples(c, &c->run->threads[i], &c->tot[i]);
 }
 
 /* Takes a thread's latency set of the interval (or its last one) into the totals, and its
- * interval summaries into iv when iv is not NULL. */
-static void take_latency(cons_collector *c, cons_thread *t, cons_totals *tot, cons_interval *iv)
+ * interval summaries into iv when iv is not NULL. Returns false when the worker did not hand
+ * a set over in time. */
+static bool take_latency(cons_collector *c, cons_thread *t, cons_totals *tot, cons_interval *iv)
 {
     const lat *set = latbuf_collect(&t->lat, CONS_COLLECT_WAIT_NS);
     drain_samples(c, t, tot);
     if (!set)
-        return;
+        return false;
     for (int k = 0; k < CONS_LAT_KINDS; k++)
         if (set[k].count)
             lat_merge(&tot->l[k], &set[k]);
     if (!iv)
-        return;
+        return true;
     lat_summary(&set[CONS_LAT_UPD], &iv->lat);
     lat_summary(&set[CONS_LAT_SCH], &iv->lat_sched);
     lat_summary(&set[CONS_LAT_POST], &iv->post_lat);
@@ -88,6 +106,7 @@ static void take_latency(cons_collector *c, cons_thread *t, cons_totals *tot, co
     lat_summary(&set[CONS_LAT_GEN], &iv->genmsg_lat);
     lat_summary(&set[CONS_LAT_GEN_SCH], &iv->genmsg_sched);
     lat_summary(&set[CONS_LAT_DECODE], &iv->decode);
+    return true;
 }
 
 uint64_t cons_collect_images_end(const cons_run *run)
@@ -166,8 +185,15 @@ void cons_collect_interval(cons_collector *c, unsigned sec, bool display)
 
 void cons_collect_final(cons_collector *c)
 {
-    for (int i = 0; i < c->run->thread_count; i++)
-        take_latency(c, &c->run->threads[i], &c->tot[i], NULL);
+    /* One take is not always enough: when an interval's hand-over timed out and the worker
+     * acknowledged it afterwards, the first take returns the set it left then, and only the
+     * next one its last active set. A joined worker has closed its recorders, so this ends
+     * within two takes; one that never started answers nothing and is left after a timeout. */
+    for (int i = 0; i < c->run->thread_count; i++) {
+        cons_thread *t = &c->run->threads[i];
+        while (!latbuf_done(&t->lat) && take_latency(c, t, &c->tot[i], NULL))
+            ;
+    }
 }
 
 static void fill_thread(cons_thread *mt, const cons_totals *tot, cons_stats *s)

@@ -23,6 +23,7 @@ typedef struct cons_totals {
     bool image_shown;      /* its image retrieval line was printed */
     out_csv stats;         /* <statsFile><n>.csv */
     out_csv latlog;        /* <latencyFile><n>.csv (closed without -latencyFile) */
+    uint64_t log_dropped;  /* samples the worker could not queue for it, as last reported */
 } cons_totals;
 
 typedef struct cons_collector {
@@ -47,8 +48,14 @@ void cons_collect_free(cons_collector *c);
  * statistics rows, latency log rows. */
 void cons_collect_interval(cons_collector *c, unsigned sec, bool display);
 
-/* After the threads were joined: takes their last latency sets and samples (no output but
- * the latency log). */
+/* Writes the raw latency samples queued so far to the latency logs (-latencyFile), so that a
+ * worker's ring holds one second of samples rather than one interval. Reports on stderr the
+ * samples that did not fit. Call every second. */
+void cons_collect_samples(cons_collector *c);
+
+/* After the threads were joined: takes every latency set they have not handed over yet (the
+ * set of a hand-over that timed out, then the last active one) and their samples (no output
+ * but the latency log). */
 void cons_collect_final(cons_collector *c);
 
 /* The moment every thread with items had all its images (the latest of them), or 0. */

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "err.h"
+#include "tick.h"
 
 #include <limits.h>
 #include <string.h>
@@ -55,7 +56,7 @@ const opt_def cons_options[] = {
                  "One connection per entry, bound to: -1 (none), a CPU, or P:<n> C:<n> T:<n>"),
 
     OPT_SECTION_("Test:"),
-    OPT_INT_("-tickRate", C, tick_rate, 1, INT_MAX, "<ticks/sec>", "Ticks per second"),
+    OPT_INT_("-tickRate", C, tick_rate, 1, TICK_RATE_MAX, "<ticks/sec>", "Ticks per second"),
     OPT_INT_("-itemCount", C, item_count, 0, INT_MAX, "<count>", "Items to request in all"),
     OPT_INT_("-commonItemCount", C, common_item_count, 0, INT_MAX, "<count>",
              "Items requested by every connection when there are several"),

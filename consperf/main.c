@@ -37,7 +37,8 @@
 #define EXIT_FAILED 1
 #define EXIT_INVALID OPT_EXIT_INVALID
 
-/* Capacity of each thread's raw latency ring (-latencyFile): one interval of samples. */
+/* Capacity of each thread's raw latency ring (-latencyFile): the main thread empties it every
+ * second. */
 #define CONS_RING_SAMPLES (1u << 17)
 
 /* The IPv4 address of this host (host order), as the ETA tools take it for PostUserInfo:
@@ -169,6 +170,8 @@ static run_end main_loop(cons_collector *col, cons_run *run)
         if (++interval == (unsigned)cfg->write_stats_interval) {
             cons_collect_interval(col, sec, cfg->display_stats);
             interval = 0;
+        } else {
+            cons_collect_samples(col);
         }
         uint64_t images_end = cons_collect_images_end(run);
         if (images_end && cfg->snapshot) {

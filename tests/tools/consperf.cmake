@@ -6,6 +6,13 @@ foreach(t test_consperf_config test_consperf_report)
     target_include_directories(${t} PRIVATE ${CMAKE_SOURCE_DIR}/consperf ${CMAKE_CURRENT_SOURCE_DIR})
     list(APPEND tools_special ${t})
 endforeach()
+# ConsPerf: the main thread's statistics, compiled from the tool's collect.c.
+rwfperf_unit_test(test_consperf_collect SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_consperf_collect.c
+    ${CMAKE_SOURCE_DIR}/consperf/config.c ${CMAKE_SOURCE_DIR}/consperf/report.c
+    ${CMAKE_SOURCE_DIR}/consperf/collect.c LABELS tools consperf)
+target_include_directories(test_consperf_collect PRIVATE ${CMAKE_SOURCE_DIR}/consperf
+    ${CMAKE_CURRENT_SOURCE_DIR})
+list(APPEND tools_special test_consperf_collect)
 # ConsPerf: the payload decoder, compiled from the tool's decode.c.
 rwfperf_unit_test(test_consperf_decode SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_consperf_decode.c
     ${CMAKE_SOURCE_DIR}/consperf/decode.c LABELS tools consperf)
