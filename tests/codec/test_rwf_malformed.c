@@ -303,6 +303,30 @@ static void test_encoder_full_key_out_of_room(void **state)
     }
 }
 
+/* The field writers' fast path counts entries like the slow path: the 65536th field of a
+ * FieldList is refused, whichever writer adds it, instead of wrapping the count to 0. */
+static void test_encoder_field_count_limit(void **state)
+{
+    (void)state;
+    size_t cap = 3 + 65537 * 12;
+    uint8_t *buf = malloc(cap);
+    rwf_enc e;
+    rwf_real r = {.value = 1, .hint = RWF_RH_EXPONENT0};
+    rwf_enc_init(&e, buf, cap);
+    assert_int_equal(rwf_enc_fl_begin_std(&e), RWF_OK);
+    for (unsigned i = 0; i < 65535; i++)
+        assert_int_equal(rwf_enc_fl_blank(&e, 1), RWF_OK);
+    assert_int_equal(rwf_enc_fl_blank(&e, 2), RWF_E_INVALID);
+    assert_non_null(strstr(err_msg(), "more than 65535"));
+
+    rwf_enc_init(&e, buf, cap);
+    assert_int_equal(rwf_enc_fl_begin_std(&e), RWF_OK);
+    for (unsigned i = 0; i < 65535; i++)
+        assert_int_equal(rwf_enc_fl_real(&e, 6, &r), RWF_OK);
+    assert_int_equal(rwf_enc_fl_uint(&e, 7, 1), RWF_E_INVALID);
+    free(buf);
+}
+
 static void test_encoder_misuse(void **state)
 {
     (void)state;
@@ -401,6 +425,7 @@ int main(void)
         cmocka_unit_test(test_encoder_out_of_room),
         cmocka_unit_test(test_encoder_misuse),
         cmocka_unit_test(test_encoder_full_key_out_of_room),
+        cmocka_unit_test(test_encoder_field_count_limit),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
