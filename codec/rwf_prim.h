@@ -765,8 +765,10 @@ static inline int rwf_qos_valid(const rwf_qos *q)
 /* Numeric text -> Real with ETA's hint rules (wire.md §4.6): decimal digits are all kept
  * ("9000.00" -> 900000 hint EXPONENT_2), integer trailing zeros fold into the exponent
  * ("1266750" -> 126675 hint EXPONENT1, up to 7 zeros), "n/d" and "w n/d" give fraction hints,
- * "Inf"/"-Inf"/"NaN", leading spaces skipped, "" / spaces / "+0" blank. Returns RWF_OK,
- * RWF_BLANK (r->blank set) or RWF_E_INVALID with err text naming the text. */
+ * "Inf"/"-Inf"/"NaN" (whole words), leading spaces skipped, "" / spaces / a lone sign / "+0"
+ * blank. The mantissa takes the full int64 range (INT64_MIN included); text without a digit
+ * or with anything after the number but spaces is invalid. Returns RWF_OK, RWF_BLANK
+ * (r->blank set) or RWF_E_INVALID with err text naming the text. */
 int rwf_real_from_str(rwf_real *r, const char *s, size_t len);
 
 /* Real -> text ("2848.560000", "39100330", "12 3/4", "Inf", "" for blank), NUL-terminated.
