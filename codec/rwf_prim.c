@@ -1125,23 +1125,37 @@ int rwf_date_to_str(const rwf_date *d, char *buf, size_t cap)
     return n;
 }
 
+/* 1 when p (NUL-terminated) is the end of a time: nothing, "Z", or a UTC offset "+hh",
+ * "+hhmm" or "+hh:mm" (or with '-'). The zone is checked, not applied. */
+static int time_tail(const char *p)
+{
+    if (*p == 'Z')
+        return p[1] == '\0';
+    if (*p != '+' && *p != '-')
+        return *p == '\0';
+    p++;
+    if (!digit(p[0]) || !digit(p[1]))
+        return 0;
+    p += 2;
+    if (*p == ':')
+        p++;
+    else if (*p == '\0')
+        return 1;
+    return digit(p[0]) && digit(p[1]) && p[2] == '\0';
+}
+
 /* Sub-second digits after '.' or ',': up to 9, filling ms, us, ns from the left. */
 static int time_fraction(const char *p, rwf_time *t)
 {
     long part[3] = {0, 0, 0};
     for (int i = 0; i < 9 && digit(*p); i++, p++)
         part[i / 3] += (*p - '0') * (i % 3 == 0 ? 100 : i % 3 == 1 ? 10 : 1);
-    if (*p != '\0' && *p != 'Z' && *p != '+' && *p != '-')
+    if (!time_tail(p))
         return 0;
     t->millisecond = (uint16_t)part[0];
     t->microsecond = (uint16_t)part[1];
     t->nanosecond = (uint16_t)part[2];
     return 1;
-}
-
-static int time_tail(char c)
-{
-    return c == '\0' || c == 'Z' || c == '+' || c == '-';
 }
 
 static int set_time(rwf_time *t, long h, long m, long sec, long ms, long us, long ns, const char *s,
@@ -1175,11 +1189,11 @@ int rwf_time_from_str(rwf_time *t, const char *s, size_t len)
         p++;
         if (take_digits(&p, 3, &v[1]) != 2)
             return invalid_text("time", s, len);
-        if (time_tail(*p))
+        if (time_tail(p))
             return set_time(t, v[0], v[1], 0, 0, 0, 0, s, len);
         if (*p++ != ':' || take_digits(&p, 3, &v[2]) != 2)
             return invalid_text("time", s, len);
-        if (time_tail(*p))
+        if (time_tail(p))
             return set_time(t, v[0], v[1], v[2], 0, 0, 0, s, len);
         if (*p == '.' || *p == ',') {
             if (!time_fraction(p + 1, t) || p[1] == '\0')
@@ -1197,7 +1211,7 @@ int rwf_time_from_str(rwf_time *t, const char *s, size_t len)
         }
         return invalid_text("time", s, len);
     }
-    if ((n == 4 || n == 6) && (time_tail(*p) || (n == 6 && (*p == '.' || *p == ',')))) {
+    if ((n == 4 || n == 6) && (time_tail(p) || (n == 6 && (*p == '.' || *p == ',')))) {
         const char *q = tmp; /* hhmm or hhmmss[.fffffffff] */
         long h = (q[0] - '0') * 10 + (q[1] - '0'), m = (q[2] - '0') * 10 + (q[3] - '0');
         long sec = n == 6 ? (q[4] - '0') * 10 + (q[5] - '0') : 0;

@@ -785,7 +785,9 @@ int rwf_date_from_str(rwf_date *d, const char *s, size_t len);
 
 /* Time text: "15:52:12:000:000:000" (hh:mm[:ss[:mmm[:uuu[:nnn]]]]), "15:52:12.123456789",
  * "155212", "1552", and the lenient form with leading spaces and ':'/space separators
- * (" 21:00:01:000"). "" or spaces is blank. Returns RWF_OK, RWF_BLANK or RWF_E_INVALID. */
+ * (" 21:00:01:000"). The strict forms may end with a zone, "Z", "+hh", "+hhmm" or "+hh:mm"
+ * (or '-'), which is checked and ignored; anything else after the time is invalid. "" or
+ * spaces is blank. Returns RWF_OK, RWF_BLANK or RWF_E_INVALID. */
 int rwf_time_from_str(rwf_time *t, const char *s, size_t len);
 
 /* DateTime text: "<date> <time>" with the forms above, or ISO "2005-11-15T15:52:12". */

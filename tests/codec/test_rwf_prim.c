@@ -500,6 +500,17 @@ static void test_date_time_text(void **state)
     time_text("15:52:12:12", RWF_E_INVALID, 0, 0, 0, 0, 0, 0);
     time_text("15:52x", RWF_E_INVALID, 0, 0, 0, 0, 0, 0);
     time_text(" 15", RWF_E_INVALID, 0, 0, 0, 0, 0, 0);
+    /* A zone suffix is a zone or nothing: "Z", "+hh", "+hhmm", "+hh:mm". */
+    time_text("15:52:12Z", RWF_OK, 15, 52, 12, 0, 0, 0);
+    time_text("15:52:12+05:30", RWF_OK, 15, 52, 12, 0, 0, 0);
+    time_text("155212-0500", RWF_OK, 15, 52, 12, 0, 0, 0);
+    time_text("15:52-01", RWF_OK, 15, 52, 0, 0, 0, 0);
+    time_text("15:52:12.5+01:00", RWF_OK, 15, 52, 12, 500, 0, 0);
+    time_text("15:52+junk", RWF_E_INVALID, 0, 0, 0, 0, 0, 0);
+    time_text("15:52:12Zulu", RWF_E_INVALID, 0, 0, 0, 0, 0, 0);
+    time_text("155212-", RWF_E_INVALID, 0, 0, 0, 0, 0, 0);
+    time_text("15:52:12.5-1", RWF_E_INVALID, 0, 0, 0, 0, 0, 0);
+    time_text("15:52:12+05:3", RWF_E_INVALID, 0, 0, 0, 0, 0, 0);
 
     rwf_datetime dt;
     const char *s = "11/15/2005 15:52:12:000";
