@@ -1238,6 +1238,8 @@ int rwf_time_from_str(rwf_time *t, const char *s, size_t len)
             break;
         if (take_digits(&p, 6, &v[parts]) == 0)
             break;
+        if (digit(*p)) /* a part of more than 6 digits is not two parts */
+            return invalid_text("time", s, len);
         parts++;
         while (*p == ':' || *p == ' ')
             p++;

@@ -507,6 +507,9 @@ static void test_date_time_text(void **state)
     time_text("15:52-01", RWF_OK, 15, 52, 0, 0, 0, 0);
     time_text("15:52:12.5+01:00", RWF_OK, 15, 52, 12, 500, 0, 0);
     time_text("15:52+junk", RWF_E_INVALID, 0, 0, 0, 0, 0, 0);
+    time_text("0000001", RWF_E_INVALID, 0, 0, 0, 0, 0, 0);
+    time_text(" 21 0000001", RWF_E_INVALID, 0, 0, 0, 0, 0, 0);
+    time_text(" 21 00 01 000", RWF_OK, 21, 0, 1, 0, 0, 0);
     time_text("15:52:12Zulu", RWF_E_INVALID, 0, 0, 0, 0, 0, 0);
     time_text("155212-", RWF_E_INVALID, 0, 0, 0, 0, 0, 0);
     time_text("15:52:12.5-1", RWF_E_INVALID, 0, 0, 0, 0, 0, 0);
