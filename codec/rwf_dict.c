@@ -759,6 +759,10 @@ static int parse_fields(rwf_dict *d, const char *name, const char *text, size_t 
 
 int rwf_dict_parse_fields(rwf_dict *d, const char *name, const char *text, size_t len)
 {
+    if (len >= UINT32_MAX) { /* a view's length is 32 bits: the copy would be cut short */
+        err_set("%s: %zu bytes is too large for a dictionary", name, len);
+        return RWF_E_INVALID;
+    }
     rwf_buf copy = rwf_dict_strdup(d, rwf_buf_make(text, len));
     if (len && !copy.data) {
         err_set("%s: out of memory", name);
@@ -919,6 +923,10 @@ static int parse_enums(rwf_dict *d, const char *name, const char *text, size_t l
 
 int rwf_dict_parse_enums(rwf_dict *d, const char *name, const char *text, size_t len)
 {
+    if (len >= UINT32_MAX) { /* a view's length is 32 bits: the copy would be cut short */
+        err_set("%s: %zu bytes is too large for a dictionary", name, len);
+        return RWF_E_INVALID;
+    }
     rwf_buf copy = rwf_dict_strdup(d, rwf_buf_make(text, len));
     if (len && !copy.data) {
         err_set("%s: out of memory", name);
