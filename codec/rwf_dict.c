@@ -369,7 +369,8 @@ static int add_table(rwf_dict *d, const int16_t *fids, const rwf_buf *acronyms, 
         max = v[i].value;
     }
     uint16_t *direct = NULL;
-    if ((uint32_t)max + 1 <= 4 * count + 256) {
+    /* direct holds index + 1 in 16 bits: a table of 65535 values or more is searched */
+    if ((uint32_t)max + 1 <= 4 * count + 256 && count < 0xFFFF) {
         direct = arena_alloc(d, ((size_t)max + 1) * sizeof(uint16_t), 2);
         if (!direct) {
             err_set("out of memory for an enum table");
