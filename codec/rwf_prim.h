@@ -525,7 +525,8 @@ static inline uint8_t *rwf_put_qos(uint8_t *p, const rwf_qos *q)
 }
 
 /* State as a primitive: u15rb length (3 + textLen, + 1 if textLen > 0x80 — ETA's quirk),
- * state byte, code, text buf15. Needs 6 + text.len bytes of room; text.len <= 0x7FFF. */
+ * state byte, code, text buf15. Needs 6 + text.len bytes of room; text.len <= 0x7FFB, so
+ * that the length fits its u15rb (rwf_put_value checks this). */
 static inline uint8_t *rwf_put_state(uint8_t *p, const rwf_state *s)
 {
     uint16_t len = (uint16_t)(3 + s->text.len + (s->text.len > 0x80 ? 1 : 0));
