@@ -369,7 +369,8 @@ static int add_table(rwf_dict *d, const int16_t *fids, const rwf_buf *acronyms, 
         max = v[i].value;
     }
     uint16_t *direct = NULL;
-    if ((uint32_t)max + 1 <= 4 * count + 256) {
+    /* direct holds index + 1 in 16 bits: a table of 65535 values or more is searched */
+    if ((uint32_t)max + 1 <= 4 * count + 256 && count < 0xFFFF) {
         direct = arena_alloc(d, ((size_t)max + 1) * sizeof(uint16_t), 2);
         if (!direct) {
             err_set("out of memory for an enum table");
@@ -759,6 +760,10 @@ static int parse_fields(rwf_dict *d, const char *name, const char *text, size_t 
 
 int rwf_dict_parse_fields(rwf_dict *d, const char *name, const char *text, size_t len)
 {
+    if (len >= UINT32_MAX) { /* a view's length is 32 bits: the copy would be cut short */
+        err_set("%s: %zu bytes is too large for a dictionary", name, len);
+        return RWF_E_INVALID;
+    }
     rwf_buf copy = rwf_dict_strdup(d, rwf_buf_make(text, len));
     if (len && !copy.data) {
         err_set("%s: out of memory", name);
@@ -919,6 +924,10 @@ static int parse_enums(rwf_dict *d, const char *name, const char *text, size_t l
 
 int rwf_dict_parse_enums(rwf_dict *d, const char *name, const char *text, size_t len)
 {
+    if (len >= UINT32_MAX) { /* a view's length is 32 bits: the copy would be cut short */
+        err_set("%s: %zu bytes is too large for a dictionary", name, len);
+        return RWF_E_INVALID;
+    }
     rwf_buf copy = rwf_dict_strdup(d, rwf_buf_make(text, len));
     if (len && !copy.data) {
         err_set("%s: out of memory", name);

@@ -102,7 +102,8 @@ void rwf_dict_free(rwf_dict *d);
 int rwf_dict_load_fields(rwf_dict *d, const char *path);
 int rwf_dict_load_enums(rwf_dict *d, const char *path);
 
-/* The same from text in memory (copied); name is used in error text. */
+/* The same from text in memory (copied; less than 4 GiB, else RWF_E_INVALID); name is used
+ * in error text. */
 int rwf_dict_parse_fields(rwf_dict *d, const char *name, const char *text, size_t len);
 int rwf_dict_parse_enums(rwf_dict *d, const char *name, const char *text, size_t len);
 

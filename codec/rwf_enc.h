@@ -169,11 +169,12 @@ static inline rwf_enc_frame *rwf_enc_top(rwf_enc *e)
 }
 
 /* 1 when the fast path of the rwf_enc_fl_<type> writers below may write a field of at most
- * need bytes: a standard-data FieldList expects entries, no error is pending, need bytes fit. */
+ * need bytes: a standard-data FieldList expects entries and holds fewer than 65535, no error
+ * is pending, need bytes fit. Otherwise the slow path sets the error. */
 static inline int rwf_enc_fl_fast(rwf_enc *e, size_t need)
 {
     rwf_enc_frame *f = rwf_enc_top(e);
-    return f->state == RWF_ES_ENTRIES && f->kind == RWF_DT_FIELD_LIST &&
+    return f->state == RWF_ES_ENTRIES && f->kind == RWF_DT_FIELD_LIST && f->count < 0xFFFF &&
            (size_t)(e->end - e->pos) >= need && !e->err;
 }
 

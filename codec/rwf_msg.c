@@ -548,7 +548,9 @@ static int put_key(rwf_enc *e, const rwf_key *k, int in_place_ok, uint8_t **len_
     if (k->name.len > 0xFF)
         return rwf_enc_err(e, RWF_E_INVALID, "key name of %u bytes is too long (at most 255)",
                            (unsigned)k->name.len);
-    if (!room(e, 16 + (size_t)k->name.len))
+    /* length 2, flags 2, serviceId 3, name 1 + len, nameType 1, filter 4, identifier 4,
+     * attribute type 1 */
+    if (!room(e, 18 + (size_t)k->name.len))
         return e->err;
     *len_at = e->pos;
     e->pos += 2;

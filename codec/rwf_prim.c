@@ -712,10 +712,10 @@ static uint8_t fraction_hint(int64_t den)
 }
 
 /* Reads decimal digits into *v while they fit in max; returns the position after them. */
-static const char *read_digits(const char *p, const char *end, int64_t max, int64_t *v, int *any)
+static const char *read_digits(const char *p, const char *end, uint64_t max, uint64_t *v, int *any)
 {
     while (p < end && digit(*p)) {
-        int d = *p - '0';
+        unsigned d = (unsigned)(*p - '0');
         if (*v > (max - d) / 10)
             break;
         *v = *v * 10 + d;
@@ -725,10 +725,24 @@ static const char *read_digits(const char *p, const char *end, int64_t max, int6
     return p;
 }
 
+/* 1 when [p, end) holds only spaces. */
+static int only_spaces(const char *p, const char *end)
+{
+    while (p < end && *p == ' ')
+        p++;
+    return p == end;
+}
+
+/* The mantissa of magnitude mag (at most 2^63 when neg, INT64_MAX otherwise). */
+static int64_t signed_mantissa(uint64_t mag, int neg)
+{
+    return neg && mag ? -(int64_t)(mag - 1) - 1 : (int64_t)mag;
+}
+
 int rwf_real_from_str(rwf_real *r, const char *s, size_t len)
 {
     const char *p = s, *end = s + len;
-    int64_t value = 0, tz_value = 0;
+    uint64_t value = 0, tz_value = 0, lim;
     int tz_count = 0, seen = 0, neg = 0, plus_zero = 0; /* seen: 0 none, 1 zeros, 2 non-zero */
 
     r->value = 0;
@@ -743,28 +757,29 @@ int rwf_real_from_str(rwf_real *r, const char *s, size_t len)
             return RWF_BLANK;
         plus_zero = 1;
     }
-    if (end - p >= 3 && strncasecmp(p, "Inf", 3) == 0) {
-        r->hint = RWF_RH_INFINITY;
-        r->blank = 0;
-        return RWF_OK;
-    }
-    if (end - p >= 4 && strncasecmp(p, "-Inf", 4) == 0) {
-        r->hint = RWF_RH_NEG_INFINITY;
-        r->blank = 0;
-        return RWF_OK;
-    }
-    if (end - p >= 3 && strncasecmp(p, "NaN", 3) == 0) {
-        r->hint = RWF_RH_NOT_A_NUMBER;
-        r->blank = 0;
-        return RWF_OK;
+    static const struct {
+        const char *word;
+        uint8_t hint;
+    } special[] = {
+        {"Inf", RWF_RH_INFINITY}, {"-Inf", RWF_RH_NEG_INFINITY}, {"NaN", RWF_RH_NOT_A_NUMBER}};
+    for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++) {
+        size_t n = strlen(special[i].word);
+        if ((size_t)(end - p) >= n && strncasecmp(p, special[i].word, n) == 0) {
+            if (!only_spaces(p + n, end))
+                return invalid_text("number", s, len);
+            r->hint = special[i].hint;
+            r->blank = 0;
+            return RWF_OK;
+        }
     }
     if (*p == '-' || *p == '+')
         neg = *p++ == '-';
+    lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
 
     /* Integer part, remembering the value before a run of trailing zeros. */
     while (p < end && digit(*p)) {
-        int d = *p - '0';
-        if (value > (INT64_MAX - d) / 10)
+        unsigned d = (unsigned)(*p - '0');
+        if (value > (lim - d) / 10)
             break;
         if (d == 0) {
             if (tz_count == 0)
@@ -784,49 +799,53 @@ int rwf_real_from_str(rwf_real *r, const char *s, size_t len)
     if (p < end && *p == '.') {
         const char *dec = ++p;
         int any = 0;
-        p = read_digits(p, end, INT64_MAX, &value, &any);
+        p = read_digits(p, end, lim, &value, &any);
         int exponent = (int)(p - dec);
         while (p < end && *p == '0') /* digits that no longer fit must be zeros */
             p++;
-        if (p != end || exponent > 14)
+        if (p != end || exponent > 14 || (!seen && !any))
             return invalid_text("number", s, len);
         if (value == 0 && plus_zero)
             return RWF_BLANK;
         r->hint = (uint8_t)(RWF_RH_EXPONENT0 - exponent);
-        r->value = neg ? -value : value;
+        r->value = signed_mantissa(value, neg);
         r->blank = 0;
         return RWF_OK;
     }
     if (p < end && *p == ' ') { /* "12 3/4" or trailing spaces */
         while (p < end && *p == ' ')
             p++;
+        if (!seen)
+            return p == end ? RWF_BLANK : invalid_text("number", s, len); /* a lone sign */
         if (p == end) {
             r->hint = RWF_RH_EXPONENT0;
-            r->value = neg ? -value : value;
+            r->value = signed_mantissa(value, neg);
             r->blank = 0;
             return RWF_OK;
         }
-        int64_t num = 0, den = 0;
+        uint64_t num = 0, den = 0;
         int any = 0;
         p = read_digits(p, end, INT32_MAX, &num, &any);
         if (!any || p == end || *p != '/')
             return invalid_text("number", s, len);
         any = 0;
         p = read_digits(p + 1, end, INT32_MAX, &den, &any);
-        if (p != end || !(r->hint = fraction_hint(den)) || value > (INT64_MAX - num) / den)
+        if (p != end || !(r->hint = fraction_hint((int64_t)den)) || value > (lim - num) / den)
             return invalid_text("number", s, len);
         value = value * den + num;
-        r->value = neg ? -value : value;
+        r->value = signed_mantissa(value, neg);
         r->blank = 0;
         return RWF_OK;
     }
     if (p < end && *p == '/') {
-        int64_t den = 0;
+        uint64_t den = 0;
         int any = 0;
-        p = read_digits(p + 1, end, INT32_MAX, &den, &any);
-        if (p != end || !(r->hint = fraction_hint(den)))
+        if (!seen)
             return invalid_text("number", s, len);
-        r->value = neg ? -value : value;
+        p = read_digits(p + 1, end, INT32_MAX, &den, &any);
+        if (p != end || !(r->hint = fraction_hint((int64_t)den)))
+            return invalid_text("number", s, len);
+        r->value = signed_mantissa(value, neg);
         r->blank = 0;
         return RWF_OK;
     }
@@ -845,17 +864,17 @@ int rwf_real_from_str(rwf_real *r, const char *s, size_t len)
         }
         r->blank = 0;
         if (tz_count > 0) {
-            while (tz_count > 7 && tz_value <= INT64_MAX / 10) {
+            while (tz_count > 7 && tz_value <= lim / 10) {
                 tz_value *= 10;
                 tz_count--;
             }
             if (tz_count > 7)
                 return invalid_text("number", s, len);
             r->hint = (uint8_t)(RWF_RH_EXPONENT0 + tz_count);
-            r->value = neg ? -tz_value : tz_value;
+            r->value = signed_mantissa(tz_value, neg);
         } else {
             r->hint = RWF_RH_EXPONENT0;
-            r->value = neg ? -value : value;
+            r->value = signed_mantissa(value, neg);
             if (value == 0 && plus_zero) {
                 r->blank = 1;
                 return RWF_BLANK;
@@ -1106,23 +1125,37 @@ int rwf_date_to_str(const rwf_date *d, char *buf, size_t cap)
     return n;
 }
 
+/* 1 when p (NUL-terminated) is the end of a time: nothing, "Z", or a UTC offset "+hh",
+ * "+hhmm" or "+hh:mm" (or with '-'). The zone is checked, not applied. */
+static int time_tail(const char *p)
+{
+    if (*p == 'Z')
+        return p[1] == '\0';
+    if (*p != '+' && *p != '-')
+        return *p == '\0';
+    p++;
+    if (!digit(p[0]) || !digit(p[1]))
+        return 0;
+    p += 2;
+    if (*p == ':')
+        p++;
+    else if (*p == '\0')
+        return 1;
+    return digit(p[0]) && digit(p[1]) && p[2] == '\0';
+}
+
 /* Sub-second digits after '.' or ',': up to 9, filling ms, us, ns from the left. */
 static int time_fraction(const char *p, rwf_time *t)
 {
     long part[3] = {0, 0, 0};
     for (int i = 0; i < 9 && digit(*p); i++, p++)
         part[i / 3] += (*p - '0') * (i % 3 == 0 ? 100 : i % 3 == 1 ? 10 : 1);
-    if (*p != '\0' && *p != 'Z' && *p != '+' && *p != '-')
+    if (!time_tail(p))
         return 0;
     t->millisecond = (uint16_t)part[0];
     t->microsecond = (uint16_t)part[1];
     t->nanosecond = (uint16_t)part[2];
     return 1;
-}
-
-static int time_tail(char c)
-{
-    return c == '\0' || c == 'Z' || c == '+' || c == '-';
 }
 
 static int set_time(rwf_time *t, long h, long m, long sec, long ms, long us, long ns, const char *s,
@@ -1156,11 +1189,11 @@ int rwf_time_from_str(rwf_time *t, const char *s, size_t len)
         p++;
         if (take_digits(&p, 3, &v[1]) != 2)
             return invalid_text("time", s, len);
-        if (time_tail(*p))
+        if (time_tail(p))
             return set_time(t, v[0], v[1], 0, 0, 0, 0, s, len);
         if (*p++ != ':' || take_digits(&p, 3, &v[2]) != 2)
             return invalid_text("time", s, len);
-        if (time_tail(*p))
+        if (time_tail(p))
             return set_time(t, v[0], v[1], v[2], 0, 0, 0, s, len);
         if (*p == '.' || *p == ',') {
             if (!time_fraction(p + 1, t) || p[1] == '\0')
@@ -1178,7 +1211,7 @@ int rwf_time_from_str(rwf_time *t, const char *s, size_t len)
         }
         return invalid_text("time", s, len);
     }
-    if ((n == 4 || n == 6) && (time_tail(*p) || (n == 6 && (*p == '.' || *p == ',')))) {
+    if ((n == 4 || n == 6) && (time_tail(p) || (n == 6 && (*p == '.' || *p == ',')))) {
         const char *q = tmp; /* hhmm or hhmmss[.fffffffff] */
         long h = (q[0] - '0') * 10 + (q[1] - '0'), m = (q[2] - '0') * 10 + (q[3] - '0');
         long sec = n == 6 ? (q[4] - '0') * 10 + (q[5] - '0') : 0;
@@ -1205,6 +1238,8 @@ int rwf_time_from_str(rwf_time *t, const char *s, size_t len)
             break;
         if (take_digits(&p, 6, &v[parts]) == 0)
             break;
+        if (digit(*p)) /* a part of more than 6 digits is not two parts */
+            return invalid_text("time", s, len);
         parts++;
         while (*p == ':' || *p == ' ')
             p++;

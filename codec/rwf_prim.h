@@ -525,7 +525,8 @@ static inline uint8_t *rwf_put_qos(uint8_t *p, const rwf_qos *q)
 }
 
 /* State as a primitive: u15rb length (3 + textLen, + 1 if textLen > 0x80 — ETA's quirk),
- * state byte, code, text buf15. Needs 6 + text.len bytes of room; text.len <= 0x7FFF. */
+ * state byte, code, text buf15. Needs 6 + text.len bytes of room; text.len <= 0x7FFB, so
+ * that the length fits its u15rb (rwf_put_value checks this). */
 static inline uint8_t *rwf_put_state(uint8_t *p, const rwf_state *s)
 {
     uint16_t len = (uint16_t)(3 + s->text.len + (s->text.len > 0x80 ? 1 : 0));
@@ -765,8 +766,10 @@ static inline int rwf_qos_valid(const rwf_qos *q)
 /* Numeric text -> Real with ETA's hint rules (wire.md §4.6): decimal digits are all kept
  * ("9000.00" -> 900000 hint EXPONENT_2), integer trailing zeros fold into the exponent
  * ("1266750" -> 126675 hint EXPONENT1, up to 7 zeros), "n/d" and "w n/d" give fraction hints,
- * "Inf"/"-Inf"/"NaN", leading spaces skipped, "" / spaces / "+0" blank. Returns RWF_OK,
- * RWF_BLANK (r->blank set) or RWF_E_INVALID with err text naming the text. */
+ * "Inf"/"-Inf"/"NaN" (whole words), leading spaces skipped, "" / spaces / a lone sign / "+0"
+ * blank. The mantissa takes the full int64 range (INT64_MIN included); text without a digit
+ * or with anything after the number but spaces is invalid. Returns RWF_OK, RWF_BLANK
+ * (r->blank set) or RWF_E_INVALID with err text naming the text. */
 int rwf_real_from_str(rwf_real *r, const char *s, size_t len);
 
 /* Real -> text ("2848.560000", "39100330", "12 3/4", "Inf", "" for blank), NUL-terminated.
@@ -783,7 +786,9 @@ int rwf_date_from_str(rwf_date *d, const char *s, size_t len);
 
 /* Time text: "15:52:12:000:000:000" (hh:mm[:ss[:mmm[:uuu[:nnn]]]]), "15:52:12.123456789",
  * "155212", "1552", and the lenient form with leading spaces and ':'/space separators
- * (" 21:00:01:000"). "" or spaces is blank. Returns RWF_OK, RWF_BLANK or RWF_E_INVALID. */
+ * (" 21:00:01:000"). The strict forms may end with a zone, "Z", "+hh", "+hhmm" or "+hh:mm"
+ * (or '-'), which is checked and ignored; anything else after the time is invalid. "" or
+ * spaces is blank. Returns RWF_OK, RWF_BLANK or RWF_E_INVALID. */
 int rwf_time_from_str(rwf_time *t, const char *s, size_t len);
 
 /* DateTime text: "<date> <time>" with the forms above, or ISO "2005-11-15T15:52:12". */

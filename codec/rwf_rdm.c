@@ -217,8 +217,11 @@ static void el_uint_array(rwf_enc *e, rwf_buf name, const uint64_t *v, unsigned 
     rwf_enc_array_end(e);
 }
 
+/* n is cut at RWF_SVC_MAX_LIST, the size of the service's lists. */
 static void el_ascii_array(rwf_enc *e, rwf_buf name, const rwf_buf *v, unsigned n)
 {
+    if (n > RWF_SVC_MAX_LIST)
+        n = RWF_SVC_MAX_LIST;
     rwf_enc_el_entry(e, name, RWF_DT_ARRAY);
     rwf_enc_array_begin(e, RWF_DT_ASCII_STRING, 0);
     for (unsigned i = 0; i < n; i++)

@@ -148,7 +148,7 @@ typedef struct rwf_directory {
 
 /* Directory refresh: Refresh, HAS_MSG_KEY [|SOLICITED] | REFRESH_COMPLETE [|CLEAR_CACHE], Map
  * (UINT service id -> FilterList of ElementLists): Info, State, Load entries as the services
- * say, elements in the ETA encoder's order. */
+ * say, elements in the ETA encoder's order. List counts above RWF_SVC_MAX_LIST are cut to it. */
 int rwf_rdm_directory_refresh(rwf_enc *e, const rwf_directory *d);
 
 /* Fills services[0..max) from a Directory Refresh or Update (*count = services found, at most

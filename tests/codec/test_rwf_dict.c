@@ -220,6 +220,21 @@ static void test_files(void **state)
     assert_int_equal(rwf_dict_add_enum_table(d, fids, NULL, 1, vals, 2), RWF_OK);
     assert_true(rwf_buf_eq_cstr(rwf_dict_enum(d, 3903, 7)->display, "seven"));
     assert_true(rwf_buf_eq_cstr(rwf_dict_enum(d, 3903, 2)->display, "two"));
+
+    /* A table with every 16-bit value: each one is found, the last included. */
+    rwf_enum_value *all = calloc(65536, sizeof(*all));
+    for (uint32_t v = 0; v < 65536; v++) {
+        all[v].value = (uint16_t)(65535 - v);
+        all[v].display = v & 1 ? RWF_STR("odd") : RWF_STR("even");
+    }
+    int16_t full_fid[] = {3904};
+    assert_int_equal(rwf_dict_add_enum_table(d, full_fid, NULL, 1, all, 65536), RWF_OK);
+    free(all);
+    for (uint32_t v = 0; v < 65536; v++) {
+        const rwf_enum_value *ev = rwf_dict_enum(d, 3904, (uint16_t)v);
+        if (!ev || ev->value != v)
+            fail_msg("value %u of a full table not found", v);
+    }
     rwf_dict_free(d);
 }
 

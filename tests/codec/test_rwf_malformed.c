@@ -272,6 +272,61 @@ static void test_encoder_out_of_room(void **state)
     }
 }
 
+/* A msgKey with every member present and a 3-byte service id: the encoder must count the
+ * key's largest form (length, flags, service id, name, name type, filter, identifier,
+ * attribute type) before writing it, never writing past the buffer. */
+static void test_encoder_full_key_out_of_room(void **state)
+{
+    (void)state;
+    rwf_msg m = {.msg_class = RWF_MC_REQUEST,
+                 .domain = RWF_DMT_MARKET_PRICE,
+                 .container_type = RWF_DT_NO_DATA,
+                 .stream_id = 5};
+    m.key.flags = RWF_MKF_HAS_SERVICE_ID | RWF_MKF_HAS_NAME | RWF_MKF_HAS_NAME_TYPE |
+                  RWF_MKF_HAS_FILTER | RWF_MKF_HAS_IDENTIFIER | RWF_MKF_HAS_ATTRIB;
+    m.key.service_id = 0xFFFF;
+    m.key.name = RWF_STR("TRI.N");
+    m.key.name_type = 1;
+    m.key.filter = 7;
+    m.key.identifier = -1;
+    m.key.attrib_type = RWF_DT_NO_DATA;
+    uint8_t full[256];
+    size_t need, len;
+    assert_int_equal(rwf_msg_encode(&m, full, sizeof(full), &need), RWF_OK);
+    for (size_t cap = 0; cap < need; cap++) {
+        uint8_t *buf = malloc(cap + 16);
+        memset(buf, 0xA5, cap + 16);
+        assert_int_equal(rwf_msg_encode(&m, buf, cap, &len), RWF_E_NOSPACE);
+        for (size_t i = cap; i < cap + 16; i++)
+            assert_int_equal(buf[i], 0xA5);
+        free(buf);
+    }
+}
+
+/* The field writers' fast path counts entries like the slow path: the 65536th field of a
+ * FieldList is refused, whichever writer adds it, instead of wrapping the count to 0. */
+static void test_encoder_field_count_limit(void **state)
+{
+    (void)state;
+    size_t cap = 3 + 65537 * 12;
+    uint8_t *buf = malloc(cap);
+    rwf_enc e;
+    rwf_real r = {.value = 1, .hint = RWF_RH_EXPONENT0};
+    rwf_enc_init(&e, buf, cap);
+    assert_int_equal(rwf_enc_fl_begin_std(&e), RWF_OK);
+    for (unsigned i = 0; i < 65535; i++)
+        assert_int_equal(rwf_enc_fl_blank(&e, 1), RWF_OK);
+    assert_int_equal(rwf_enc_fl_blank(&e, 2), RWF_E_INVALID);
+    assert_non_null(strstr(err_msg(), "more than 65535"));
+
+    rwf_enc_init(&e, buf, cap);
+    assert_int_equal(rwf_enc_fl_begin_std(&e), RWF_OK);
+    for (unsigned i = 0; i < 65535; i++)
+        assert_int_equal(rwf_enc_fl_real(&e, 6, &r), RWF_OK);
+    assert_int_equal(rwf_enc_fl_uint(&e, 7, 1), RWF_E_INVALID);
+    free(buf);
+}
+
 static void test_encoder_misuse(void **state)
 {
     (void)state;
@@ -362,10 +417,15 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_truncated_everywhere), cmocka_unit_test(test_every_byte_overwritten),
-        cmocka_unit_test(test_oversized_lengths),    cmocka_unit_test(test_unknown_container_types),
-        cmocka_unit_test(test_primitive_lengths),    cmocka_unit_test(test_encoder_out_of_room),
+        cmocka_unit_test(test_truncated_everywhere),
+        cmocka_unit_test(test_every_byte_overwritten),
+        cmocka_unit_test(test_oversized_lengths),
+        cmocka_unit_test(test_unknown_container_types),
+        cmocka_unit_test(test_primitive_lengths),
+        cmocka_unit_test(test_encoder_out_of_room),
         cmocka_unit_test(test_encoder_misuse),
+        cmocka_unit_test(test_encoder_full_key_out_of_room),
+        cmocka_unit_test(test_encoder_field_count_limit),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

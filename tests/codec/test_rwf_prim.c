@@ -392,6 +392,24 @@ static void test_real_text(void **state)
     real_text("0.000000000000001", RWF_E_INVALID, 0, 0); /* 15 decimals */
     real_text("abc", RWF_E_INVALID, 0, 0);
     assert_non_null(strstr(err_msg(), "\"abc\""));
+    /* The 64-bit extremes, as rwf_real_to_str writes them. */
+    real_text("9223372036854775807", RWF_OK, INT64_MAX, RWF_RH_EXPONENT0);
+    real_text("-9223372036854775808", RWF_OK, INT64_MIN, RWF_RH_EXPONENT0);
+    real_text("-92233720368547758.08", RWF_OK, INT64_MIN, RWF_RH_EXPONENT_2);
+    real_text("-92233720368547758080", RWF_OK, INT64_MIN, RWF_RH_EXPONENT1);
+    real_text("9223372036854775808", RWF_E_INVALID, 0, 0);
+    real_text("-9223372036854775809", RWF_E_INVALID, 0, 0);
+    /* Inf/NaN are whole words; text without a digit is not a number. */
+    real_text("Inf  ", RWF_OK, 0, RWF_RH_INFINITY);
+    real_text("Infinity", RWF_E_INVALID, 0, 0);
+    real_text("NaN1", RWF_E_INVALID, 0, 0);
+    real_text("-Inf-Inf", RWF_E_INVALID, 0, 0);
+    real_text(".", RWF_E_INVALID, 0, 0);
+    real_text("-.", RWF_E_INVALID, 0, 0);
+    real_text("/4", RWF_E_INVALID, 0, 0);
+    real_text("- 3/4", RWF_E_INVALID, 0, 0);
+    real_text(".5", RWF_OK, 5, RWF_RH_EXPONENT_1);
+    real_text("5.", RWF_OK, 5, RWF_RH_EXPONENT0);
 
     char s[64];
     static const struct {
@@ -404,11 +422,16 @@ static void test_real_text(void **state)
                {1, RWF_RH_EXPONENT_2, "0.01"},
                {51, RWF_RH_FRACTION_4, "12 3/4"},
                {3, RWF_RH_FRACTION_4, "3/4"},
-               {0, RWF_RH_INFINITY, "Inf"}};
+               {0, RWF_RH_INFINITY, "Inf"},
+               {INT64_MIN, RWF_RH_EXPONENT0, "-9223372036854775808"},
+               {INT64_MIN, RWF_RH_EXPONENT_14, "-92233.72036854775808"}};
     for (size_t i = 0; i < sizeof(out) / sizeof(out[0]); i++) {
         rwf_real r = {.value = out[i].v, .hint = out[i].h};
         assert_int_equal(rwf_real_to_str(&r, s, sizeof(s)), (int)strlen(out[i].text));
         assert_string_equal(s, out[i].text);
+        rwf_real back;
+        assert_int_equal(rwf_real_from_str(&back, s, strlen(s)), RWF_OK);
+        assert_true(back.value == out[i].v && back.hint == out[i].h);
     }
     rwf_real r = {.value = 1, .hint = 14};
     assert_int_equal(rwf_real_to_str(&r, s, 1), RWF_E_NOSPACE);
@@ -477,6 +500,20 @@ static void test_date_time_text(void **state)
     time_text("15:52:12:12", RWF_E_INVALID, 0, 0, 0, 0, 0, 0);
     time_text("15:52x", RWF_E_INVALID, 0, 0, 0, 0, 0, 0);
     time_text(" 15", RWF_E_INVALID, 0, 0, 0, 0, 0, 0);
+    /* A zone suffix is a zone or nothing: "Z", "+hh", "+hhmm", "+hh:mm". */
+    time_text("15:52:12Z", RWF_OK, 15, 52, 12, 0, 0, 0);
+    time_text("15:52:12+05:30", RWF_OK, 15, 52, 12, 0, 0, 0);
+    time_text("155212-0500", RWF_OK, 15, 52, 12, 0, 0, 0);
+    time_text("15:52-01", RWF_OK, 15, 52, 0, 0, 0, 0);
+    time_text("15:52:12.5+01:00", RWF_OK, 15, 52, 12, 500, 0, 0);
+    time_text("15:52+junk", RWF_E_INVALID, 0, 0, 0, 0, 0, 0);
+    time_text("0000001", RWF_E_INVALID, 0, 0, 0, 0, 0, 0);
+    time_text(" 21 0000001", RWF_E_INVALID, 0, 0, 0, 0, 0, 0);
+    time_text(" 21 00 01 000", RWF_OK, 21, 0, 1, 0, 0, 0);
+    time_text("15:52:12Zulu", RWF_E_INVALID, 0, 0, 0, 0, 0, 0);
+    time_text("155212-", RWF_E_INVALID, 0, 0, 0, 0, 0, 0);
+    time_text("15:52:12.5-1", RWF_E_INVALID, 0, 0, 0, 0, 0, 0);
+    time_text("15:52:12+05:3", RWF_E_INVALID, 0, 0, 0, 0, 0, 0);
 
     rwf_datetime dt;
     const char *s = "11/15/2005 15:52:12:000";

@@ -220,6 +220,42 @@ static void test_directory(void **state)
     assert_int_equal(count, 1); /* at most max */
 }
 
+/* Dictionary lists are cut at RWF_SVC_MAX_LIST items like the other service lists: a count
+ * past the array encodes the same bytes as a full array, never reading beyond it. */
+static void test_directory_list_limits(void **state)
+{
+    (void)state;
+    static const char *const names[RWF_SVC_MAX_LIST] = {"D0",  "D1",  "D2",  "D3", "D4",  "D5",
+                                                        "D6",  "D7",  "D8",  "D9", "D10", "D11",
+                                                        "D12", "D13", "D14", "D15"};
+    rwf_service *svc = calloc(1, sizeof(*svc));
+    svc->id = 1;
+    svc->flags =
+        RWF_SVC_HAS_INFO | RWF_SVC_HAS_NAME | RWF_SVC_HAS_DICTS_PROVIDED | RWF_SVC_HAS_DICTS_USED;
+    svc->name = RWF_STR("FEED");
+    for (unsigned i = 0; i < RWF_SVC_MAX_LIST; i++)
+        svc->dicts_provided[i] = svc->dicts_used[i] = rwf_buf_cstr(names[i]);
+    svc->dicts_provided_count = svc->dicts_used_count = RWF_SVC_MAX_LIST;
+    rwf_directory dir = {.stream_id = 2, .filter = 7, .services = svc, .service_count = 1};
+    rwf_enc e;
+    rwf_enc_init(&e, want, sizeof(want));
+    rwf_rdm_directory_refresh(&e, &dir);
+    size_t full = finish(&e);
+
+    svc->dicts_provided_count = svc->dicts_used_count = 1000;
+    rwf_enc_init(&e, got, sizeof(got));
+    rwf_rdm_directory_refresh(&e, &dir);
+    ts_assert_bytes_equal(got, finish(&e), want, full);
+
+    rwf_msg m = decode_got(full);
+    rwf_service out[1];
+    unsigned count;
+    assert_int_equal(rwf_rdm_directory_decode(&m, out, 1, &count), RWF_OK);
+    assert_int_equal(out[0].dicts_used_count, RWF_SVC_MAX_LIST);
+    assert_true(rwf_buf_eq_cstr(out[0].dicts_used[15], "D15"));
+    free(svc);
+}
+
 static void test_dictionary_request_and_reject(void **state)
 {
     (void)state;
@@ -451,6 +487,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_login),
         cmocka_unit_test(test_directory),
+        cmocka_unit_test(test_directory_list_limits),
         cmocka_unit_test(test_dictionary_request_and_reject),
         cmocka_unit_test(test_dictionary_round_trip),
         cmocka_unit_test(test_field_part_layout),
