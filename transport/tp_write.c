@@ -86,6 +86,21 @@ static int out_reserve(tp_channel *ch, size_t need)
     return TP_ENOBUFS;
 }
 
+static int run_deferred(tp_channel *ch);
+
+/* Sends once, then queues deferred messages into the room the send freed, so that the
+ * result (bytes queued, or TP_EFAIL) is never 0 while a deferred message still waits:
+ * a caller that flushes until 0 does not strand it. */
+static int flush_refill(tp_channel *ch)
+{
+    int q = tp_out_flush(ch);
+    if (q < 0 || !ch->n_deferred || ch->direct.busy)
+        return q;
+    if (run_deferred(ch) < 0)
+        return TP_EFAIL;
+    return clamp_int(ch->out_tail - ch->out_head);
+}
+
 /* After a frame was queued: flush if asked to (direct write on an empty queue) or if the
  * high-water mark is reached (and the socket was not found full since less than one more
  * high-water mark was queued). Returns the bytes still queued or TP_EFAIL. */
@@ -94,7 +109,7 @@ static int __attribute__((noinline)) after_commit(tp_channel *ch, size_t before,
     size_t q = ch->out_tail - ch->out_head;
     if (((flags & TP_WRITE_DIRECT) && before == 0) ||
         (q >= ch->hwm && (!ch->blocked_at || q >= ch->blocked_at + ch->hwm)))
-        return tp_out_flush(ch);
+        return flush_refill(ch);
     return clamp_int(q);
 }
 
@@ -479,7 +494,7 @@ int tp_flush(tp_channel *ch)
         return state_err(ch);
     if (ch->n_deferred && run_deferred(ch) < 0)
         return TP_EFAIL;
-    return tp_out_flush(ch);
+    return flush_refill(ch);
 }
 
 int tp_ping(tp_channel *ch)
