@@ -550,6 +550,33 @@ static void write_direct_then_big(tp_channel *c, const uint8_t *big, uint32_t bi
     assert_true(tp_write(c, a, 0) > 0);
 }
 
+/* With the largest maximum fragment size (65535) every frame still fits the 16-bit length
+ * field: messages around the limit arrive intact, plain and compressed, both ways. */
+static void test_max_fragment_size_65535(void **state)
+{
+    (void)state;
+    for (int comp = TP_COMP_NONE; comp <= TP_COMP_LZ4; comp++) {
+        tp_opts so, co;
+        tu_opts(&so);
+        tu_opts(&co);
+        so.max_fragment_size = 65535;
+        so.compression = (tp_comp)comp;
+        co.compression = (tp_comp)comp;
+        tu_pair p;
+        tu_connect(&p, &so, &co);
+        tp_info info;
+        assert_int_equal(tp_get_info(p.c, &info), 0);
+        uint32_t sizes[] = {info.max_user_msg_size - 1, info.max_user_msg_size,
+                            info.max_user_msg_size + 1, 65535, 140000};
+        for (unsigned i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+            tu_transfer(p.c, p.s, sizes[i], i, 0);
+            tu_transfer(p.s, p.c, sizes[i], i + 1, 1);
+        }
+        assert_true(info.max_user_msg_size + 3 <= 0xFFFF);
+        tu_close(&p);
+    }
+}
+
 /* A message written after a deferred one that did not fit the output area goes on the wire
  * after it, not ahead of it. */
 static void test_deferred_order(void **state)
@@ -636,6 +663,7 @@ int main(void)
         cmocka_unit_test(test_several_buffers),
         cmocka_unit_test(test_peer_closes_mid_message),
         cmocka_unit_test(test_deferred_order),
+        cmocka_unit_test(test_max_fragment_size_65535),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
