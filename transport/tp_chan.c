@@ -458,6 +458,10 @@ int tp_init_wait(tp_channel *ch, int timeout_ms)
 int tp_chan_activate(tp_channel *ch)
 {
     uint32_t mu = ch->max_user;
+    /* a frame's length, its 3-byte header included, is 16 bits: with a negotiated maximum
+     * above 65532 (the ack field allows 65535) an unfragmented message could not be framed */
+    if (mu > 0xFFFF - 3)
+        mu = ch->max_user = 0xFFFF - 3;
     ch->frag_id_bytes = ch->gen >= 13 ? 2 : 1;
     ch->frag_id_max = ch->gen >= 13 ? 0xFFFF : 0xFF;
     ch->next_frag_id = 1;

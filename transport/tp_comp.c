@@ -40,7 +40,9 @@ int tp_comp_start(tp_channel *ch)
         ch->zin_ok = 1;
     }
     if (ch->comp_in) {
-        ch->dec_cap = ch->max_user + 64;
+        /* a peer may send up to the 65535 the ack allowed, though we write at most 65532 */
+        uint32_t lim = ch->max_user >= 0xFFFF - 3 ? 0xFFFF : ch->max_user;
+        ch->dec_cap = lim + 64;
         ch->dec = malloc(ch->dec_cap);
         if (ch->comp_in == TP_COMP_LZ4) {
             ch->lz_cap = 2 * 65536;

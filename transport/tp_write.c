@@ -86,6 +86,21 @@ static int out_reserve(tp_channel *ch, size_t need)
     return TP_ENOBUFS;
 }
 
+static int run_deferred(tp_channel *ch);
+
+/* Sends once, then queues deferred messages into the room the send freed, so that the
+ * result (bytes queued, or TP_EFAIL) is never 0 while a deferred message still waits:
+ * a caller that flushes until 0 does not strand it. */
+static int flush_refill(tp_channel *ch)
+{
+    int q = tp_out_flush(ch);
+    if (q < 0 || !ch->n_deferred || ch->direct.busy)
+        return q;
+    if (run_deferred(ch) < 0)
+        return TP_EFAIL;
+    return clamp_int(ch->out_tail - ch->out_head);
+}
+
 /* After a frame was queued: flush if asked to (direct write on an empty queue) or if the
  * high-water mark is reached (and the socket was not found full since less than one more
  * high-water mark was queued). Returns the bytes still queued or TP_EFAIL. */
@@ -94,7 +109,7 @@ static int __attribute__((noinline)) after_commit(tp_channel *ch, size_t before,
     size_t q = ch->out_tail - ch->out_head;
     if (((flags & TP_WRITE_DIRECT) && before == 0) ||
         (q >= ch->hwm && (!ch->blocked_at || q >= ch->blocked_at + ch->hwm)))
-        return tp_out_flush(ch);
+        return flush_refill(ch);
     return clamp_int(q);
 }
 
@@ -233,8 +248,8 @@ int tp_get_buffer(tp_channel *ch, uint32_t size, bool packed, tp_buf **out)
 {
     /* the common case: an open direct buffer in the output area, room at its tail */
     uint32_t pay = size + (packed ? 2u : 0u);
-    if (TP_LIKELY(ch->wr_fast && !ch->direct.busy && pay <= ch->max_user && pay >= size &&
-                  ch->out_cap - ch->out_tail >= (size_t)pay + 3)) {
+    if (TP_LIKELY(ch->wr_fast && !ch->direct.busy && !ch->n_deferred && pay <= ch->max_user &&
+                  pay >= size && ch->out_cap - ch->out_tail >= (size_t)pay + 3)) {
         tp_buf *b = &ch->direct;
         b->pay = ch->out + ch->out_tail + 3;
         b->pay_cap = pay;
@@ -257,6 +272,18 @@ get_slow(tp_channel *ch, uint32_t size, bool packed, tp_buf **out)
         return tp_shm_get_buffer(ch, size, packed, out);
     if (TP_UNLIKELY(ch->state != TP_STATE_ACTIVE))
         return state_err(ch);
+    if (ch->n_deferred && !ch->direct.busy) {
+        /* messages written earlier still wait for room: a new one must not overtake them */
+        if (run_deferred(ch) < 0)
+            return TP_EFAIL;
+        if (ch->n_deferred) {
+            ch->st.no_buffers++;
+            err_set("output buffers exhausted: %u earlier message(s) still wait for room, %zu "
+                    "bytes queued",
+                    ch->n_deferred, ch->out_tail - ch->out_head);
+            return TP_ENOBUFS;
+        }
+    }
     uint64_t pay = (uint64_t)size + (packed ? 2 : 0);
     if (!ch->direct.busy && !ch->comp_out && pay <= ch->max_user) {
         size_t need = (size_t)pay + 3;
@@ -400,8 +427,11 @@ static int write_slow(tp_channel *ch, tp_buf *b, unsigned flags)
         b->len = plen;
     }
     b->deferred_flags = (b->deferred_flags & (BF_FINAL | BF_PACKED)) | (flags & 0xFF);
-    if (ch->direct.busy) {
-        /* the open direct buffer owns the tail: this one goes right after it */
+    if (ch->n_deferred && !ch->direct.busy && run_deferred(ch) < 0)
+        return TP_EFAIL;
+    if (ch->direct.busy || ch->n_deferred) {
+        /* the open direct buffer owns the tail, or earlier messages still wait for room:
+         * this one goes after them */
         b->deferred = 1;
         ch->deferred[ch->n_deferred++] = b->slot;
         return clamp_int(ch->out_tail - ch->out_head);
@@ -464,7 +494,7 @@ int tp_flush(tp_channel *ch)
         return state_err(ch);
     if (ch->n_deferred && run_deferred(ch) < 0)
         return TP_EFAIL;
-    return tp_out_flush(ch);
+    return flush_refill(ch);
 }
 
 int tp_ping(tp_channel *ch)

@@ -509,6 +509,116 @@ static void test_several_buffers(void **state)
     tu_close(&p);
 }
 
+/* Messages expected in order on one channel. */
+typedef struct expect_seq {
+    const uint8_t *data[4];
+    uint32_t len[4];
+    int n, got;
+} expect_seq;
+
+/* Reads what r has without waiting; each message must be the next one of *e. */
+static void take_available(tp_channel *r, expect_seq *e)
+{
+    for (;;) {
+        tp_msg m;
+        int rc = tp_read(r, &m);
+        if (rc < 0)
+            fail_msg("tp_read: %s", err_msg());
+        if (rc == 0)
+            return;
+        if (rc & TP_READ_MSG) {
+            if (e->got >= e->n)
+                fail_msg("unexpected message of %u bytes", m.len);
+            ts_assert_bytes_equal(m.data, m.len, e->data[e->got], e->len[e->got]);
+            e->got++;
+        }
+    }
+}
+
+/* Opens a direct buffer A, then a staged one S too large for the output area, writes S
+ * (deferred behind A) then A: A is queued and only part of S fits. */
+static void write_direct_then_big(tp_channel *c, const uint8_t *big, uint32_t big_len)
+{
+    tp_buf *a, *s;
+    assert_int_equal(tp_get_buffer(c, 10, false, &a), 0);
+    assert_int_equal(tp_get_buffer(c, big_len, false, &s), 0);
+    memcpy(s->data, big, big_len);
+    s->len = big_len;
+    assert_true(tp_write(c, s, 0) >= 0);
+    memcpy(a->data, "A", 1);
+    a->len = 1;
+    assert_true(tp_write(c, a, 0) > 0);
+}
+
+/* With the largest maximum fragment size (65535) every frame still fits the 16-bit length
+ * field: messages around the limit arrive intact, plain and compressed, both ways. */
+static void test_max_fragment_size_65535(void **state)
+{
+    (void)state;
+    for (int comp = TP_COMP_NONE; comp <= TP_COMP_LZ4; comp++) {
+        tp_opts so, co;
+        tu_opts(&so);
+        tu_opts(&co);
+        so.max_fragment_size = 65535;
+        so.compression = (tp_comp)comp;
+        co.compression = (tp_comp)comp;
+        tu_pair p;
+        tu_connect(&p, &so, &co);
+        tp_info info;
+        assert_int_equal(tp_get_info(p.c, &info), 0);
+        uint32_t sizes[] = {info.max_user_msg_size - 1, info.max_user_msg_size,
+                            info.max_user_msg_size + 1, 65535, 140000};
+        for (unsigned i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+            tu_transfer(p.c, p.s, sizes[i], i, 0);
+            tu_transfer(p.s, p.c, sizes[i], i + 1, 1);
+        }
+        assert_true(info.max_user_msg_size + 3 <= 0xFFFF);
+        tu_close(&p);
+    }
+}
+
+/* A message written after a deferred one that did not fit the output area goes on the wire
+ * after it, not ahead of it. */
+static void test_deferred_order(void **state)
+{
+    (void)state;
+    tp_opts so, co;
+    tu_opts(&so);
+    tu_opts(&co);
+    co.guaranteed_output_buffers = 2;
+    co.sndbuf = 4096;
+    so.rcvbuf = 4096;
+    tu_pair p;
+    tu_connect(&p, &so, &co);
+    enum { BIG = 200000 };
+    uint8_t *big = malloc(BIG);
+    assert_non_null(big);
+    tu_pattern(big, BIG, 7);
+    expect_seq e = {
+        .data = {(const uint8_t *)"A", big, (const uint8_t *)"C"}, .len = {1, BIG, 1}, .n = 3};
+    write_direct_then_big(p.c, big, BIG);
+    tp_buf *c;
+    int rc;
+    uint64_t end = tu_now_ms() + 10000;
+    while ((rc = tp_get_buffer(p.c, 10, false, &c)) == TP_ENOBUFS) {
+        assert_true(tu_now_ms() < end);
+        assert_true(tp_flush(p.c) >= 0);
+        take_available(p.s, &e);
+    }
+    assert_int_equal(rc, 0);
+    memcpy(c->data, "C", 1);
+    c->len = 1;
+    assert_true(tp_write(p.c, c, 0) >= 0);
+    while (e.got < 3) {
+        assert_true(tu_now_ms() < end);
+        assert_true(tp_flush(p.c) >= 0);
+        take_available(p.s, &e);
+        poll(&(struct pollfd){.fd = tp_fd(p.s), .events = POLLIN}, 1, 1);
+    }
+    free(big);
+    tu_close(&p);
+}
+
 /* The peer closes in the middle of a fragmented message: the reader says so. */
 static void test_peer_closes_mid_message(void **state)
 {
@@ -552,6 +662,8 @@ int main(void)
         cmocka_unit_test(test_nak),
         cmocka_unit_test(test_several_buffers),
         cmocka_unit_test(test_peer_closes_mid_message),
+        cmocka_unit_test(test_deferred_order),
+        cmocka_unit_test(test_max_fragment_size_65535),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

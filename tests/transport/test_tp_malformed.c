@@ -25,8 +25,8 @@ static void drain(int fd)
         ;
 }
 
-/* Our client, active after a valid v<gen> ConnectAck (compression comp, max user 6144). */
-static peer client_after_ack(int gen, int comp)
+/* Our client, active after a valid v<gen> ConnectAck (compression comp, max user mu). */
+static peer client_after_ack_mu(int gen, int comp, uint16_t mu)
 {
     peer p;
     int sv[2];
@@ -51,7 +51,7 @@ static peer client_after_ack(int gen, int comp)
     }
     tp_ripc_ack a = {.gen = (uint8_t)gen,
                      .flags = 1,
-                     .max_user = 6144,
+                     .max_user = mu,
                      .session_flags = 3,
                      .ping_timeout = 60,
                      .rwf_major = 14,
@@ -67,6 +67,11 @@ static peer client_after_ack(int gen, int comp)
     assert_int_equal(tp_init_wait(p.ch, 5000), TP_ACTIVE);
     drain(p.fd);
     return p;
+}
+
+static peer client_after_ack(int gen, int comp)
+{
+    return client_after_ack_mu(gen, comp, 6144);
 }
 
 static void feed(peer *p, const uint8_t *b, size_t n)
@@ -332,6 +337,25 @@ static void test_lz4(void **state)
     done(&q);
 }
 
+/* A server that acked the largest maximum (65535) may send compressed messages of that
+ * size, although ours writes at most 65532 per frame: they are accepted. */
+static void test_lz4_largest_message(void **state)
+{
+    (void)state;
+    peer p = client_after_ack_mu(14, TP_COMP_LZ4, 65535);
+    static uint8_t msg[65535];
+    for (size_t i = 0; i < sizeof(msg); i++)
+        msg[i] = (uint8_t)(i % 7);
+    static uint8_t f[3 + LZ4_COMPRESSBOUND(65535)];
+    int cl = LZ4_compress_default((const char *)msg, (char *)f + 3, sizeof(msg),
+                                  LZ4_COMPRESSBOUND(65535));
+    assert_true(cl > 0 && cl + 3 <= 0xFFFF);
+    f[0] = (uint8_t)((cl + 3) >> 8), f[1] = (uint8_t)(cl + 3), f[2] = 0x04;
+    feed(&p, f, (size_t)cl + 3);
+    expect_msg(&p, msg, sizeof(msg));
+    done(&p);
+}
+
 /* Server side: our server adopting one end of a socketpair, fed by the test. */
 static void bad_server(const uint8_t *b, size_t n, int eof, const char *why)
 {
@@ -443,6 +467,7 @@ int main(void)
         cmocka_unit_test(test_unusual_but_valid),
         cmocka_unit_test(test_zlib),
         cmocka_unit_test(test_lz4),
+        cmocka_unit_test(test_lz4_largest_message),
         cmocka_unit_test(test_server_handshake),
         cmocka_unit_test(test_server_survives),
     };
