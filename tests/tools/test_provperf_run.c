@@ -636,6 +636,8 @@ static void test_disconnect_and_sigint(void **state)
     assert_non_null(strstr(out, "--- OVERALL SUMMARY ---"));
     assert_non_null(strstr(out, "Exiting."));
     assert_non_null(strstr(out, "UpdRate: "));
+    /* A consumer that left is reported in the ETA provider's words. */
+    assert_non_null(strstr(out, "Channel Closed: RSSL_RET_FAILURE("));
     free(out);
     char *sum = pvt_file(&p, "ProvSummary.out");
     assert_non_null(strstr(sum, "--- TEST INPUTS ---"));
