@@ -139,9 +139,10 @@ int pv_burst_tick(pv_sess *s, const pv_feed *f, const pv_rates *r, pv_stats *st,
         return 0;
     int rc = 0;
     pv_items *items = &s->items;
+    /* Publishing starts with the first update or generic-message burst. */
+    if (!s->pub_ns && (r->updates || r->generics) && items->update.count)
+        s->pub_ns = clk_ns();
     if (r->updates && items->update.count) {
-        if (!s->pub_ns)
-            s->pub_ns = clk_ns();
         int64_t pos = r->upd_lat ? lra_at(r->upd_lat, t->second, t->index) : LRA_NONE;
         rc = pv_burst_updates(s, f, st, tick_burst(t, r->updates), pos, tick_deadline(t));
     }
