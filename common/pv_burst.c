@@ -155,6 +155,10 @@ int pv_burst_tick(pv_sess *s, const pv_feed *f, const pv_rates *r, pv_stats *st,
     if (rc == TP_EFAIL)
         return rc;
     int q = pv_out_close(&s->out);
+    if (q == TP_ENOBUFS) { /* the open packed buffer was refused and dropped: keep the channel */
+        rc = TP_ENOBUFS;
+        q = (int)pv_out_queued(&s->out);
+    }
     if (q > 0)
         q = pv_out_flush(&s->out);
     if (q < 0)

@@ -567,6 +567,8 @@ static int send_burst(tperf_worker *w, int i, const tick *t)
             in_buf++;
             if (in_buf == pack || k + 1 == n) {
                 rc = tp_write(s->ch, b, w->write_flags);
+                if (rc < 0 && rc != TP_EFAIL)
+                    tp_release(s->ch, b); /* refused: still ours */
                 b = NULL;
             } else {
                 rc = tp_pack(s->ch, b);
