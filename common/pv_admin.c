@@ -63,3 +63,11 @@ int pv_admin_print_channel(tp_channel *ch, FILE *out)
             info.component[0] ? info.component : "(No component info)");
     return 0;
 }
+
+void pv_admin_print_closed(const char *why, FILE *out)
+{
+    if (why)
+        fprintf(out, "Channel Closed: RSSL_RET_FAILURE(%s)\n", why);
+    else
+        fprintf(out, "Channel Closed.\n");
+}

@@ -139,9 +139,10 @@ int pv_burst_tick(pv_sess *s, const pv_feed *f, const pv_rates *r, pv_stats *st,
         return 0;
     int rc = 0;
     pv_items *items = &s->items;
+    /* Publishing starts with the first update or generic-message burst. */
+    if (!s->pub_ns && (r->updates || r->generics) && items->update.count)
+        s->pub_ns = clk_ns();
     if (r->updates && items->update.count) {
-        if (!s->pub_ns)
-            s->pub_ns = clk_ns();
         int64_t pos = r->upd_lat ? lra_at(r->upd_lat, t->second, t->index) : LRA_NONE;
         rc = pv_burst_updates(s, f, st, tick_burst(t, r->updates), pos, tick_deadline(t));
     }
@@ -154,6 +155,10 @@ int pv_burst_tick(pv_sess *s, const pv_feed *f, const pv_rates *r, pv_stats *st,
     if (rc == TP_EFAIL)
         return rc;
     int q = pv_out_close(&s->out);
+    if (q == TP_ENOBUFS) { /* the open packed buffer was refused and dropped: keep the channel */
+        rc = TP_ENOBUFS;
+        q = (int)pv_out_queued(&s->out);
+    }
     if (q > 0)
         q = pv_out_flush(&s->out);
     if (q < 0)

@@ -69,7 +69,7 @@ typedef struct pv_sess {
     pv_out out;
     pv_items items;
     int64_t active_ns; /* when the channel became active; bursts of earlier ticks skip it */
-    int64_t pub_ns;    /* when its first update burst went out; 0 = none yet */
+    int64_t pub_ns;    /* when its first update or generic burst went out; 0 = none yet */
     bool want_write;   /* output is queued: flush when the socket is writable */
     bool write_armed;  /* the owner waits for writability (its business) */
     bool more_input;   /* complete input is buffered in the channel, not yet read */

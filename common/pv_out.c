@@ -22,7 +22,8 @@ void pv_out_init(pv_out *o, tp_channel *ch, uint32_t max_pack, uint32_t pack_siz
 }
 
 /* Writes buffer b; a fragmented message that does not fit the output area is pushed through
- * by flushing and waiting for the socket (the ETA provider loops the same way). */
+ * by flushing and waiting for the socket (the ETA provider loops the same way). Whatever the
+ * result, b is no longer the caller's: written, or given back when refused. */
 static int write_buf(pv_out *o, tp_buf *b)
 {
     int rc = tp_write(o->ch, b, o->write_flags);
@@ -46,6 +47,8 @@ static int write_buf(pv_out *o, tp_buf *b)
     }
     if (rc >= 0)
         o->frames++;
+    else if (rc != TP_EFAIL)
+        tp_release(o->ch, b); /* refused (no room, bad length): b is still ours; drop it */
     return rc;
 }
 

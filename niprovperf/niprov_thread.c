@@ -75,7 +75,7 @@ static bool connect_loop(niprov_thread *th)
             return true;
         }
         if (rc < 0)
-            printf("Channel Closed: %s\n", err_msg());
+            pv_admin_print_closed(err_msg(), stdout);
         tp_close(ch);
         pause_second();
     }
@@ -263,7 +263,7 @@ static void *thread_main(void *arg)
         return NULL;
     }
     if (activate(th) != 0) {
-        printf("Channel Closed: %s\n", err_msg());
+        pv_admin_print_closed(err_msg(), stdout);
         niprov_app_fail(app);
         goto out;
     }
@@ -301,7 +301,7 @@ static void *thread_main(void *arg)
     }
     if (!sig_stop_requested()) {
         /* The channel was lost (or the ADH ended the login): the test cannot go on. */
-        printf("Channel Closed: %s\n", err_msg());
+        pv_admin_print_closed(err_msg(), stdout);
         niprov_app_fail(app);
     }
 out:

@@ -267,8 +267,9 @@ int main(int argc, char **argv)
     for (int i = 0; bound && i < app.n_threads; i++)
         if (prov_thread_start(&app.threads[i]) != 0)
             prov_app_fail(&app, "%s", err_msg());
-    if (!app.failed)
-        main_loop(&app, &col);
+    /* A failure so far (bind, a thread's start) has requested the stop: the loop does not run.
+     * app.failed is not read here: a started thread may be writing it. */
+    main_loop(&app, &col);
 
     printf("\nShutting down.\n\n");
     for (int i = 0; i < app.n_threads; i++)

@@ -96,10 +96,7 @@ static uint32_t poll_to_epoll(short e)
 static void close_session(prov_thread *th, pv_sess *s, const char *why)
 {
     int64_t now = clk_ns();
-    if (why)
-        printf("Channel Closed: %s\n", why);
-    else
-        printf("Channel Closed.\n");
+    pv_admin_print_closed(why, stdout);
     fflush(stdout);
     if (s->active_ns)
         pv_stats_closed(&th->stats, s->pub_ns, now);
@@ -135,7 +132,7 @@ static void adopt(prov_thread *th, tp_channel *ch)
         free(s);
         tp_close(ch);
         atomic_fetch_sub_explicit(&th->conn_count, 1, memory_order_relaxed);
-        printf("Channel Closed: out of memory adopting a channel\n");
+        pv_admin_print_closed("out of memory adopting a channel", stdout);
         return;
     }
     s->ch = ch;

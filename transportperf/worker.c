@@ -96,6 +96,8 @@ void worker_free(tperf_worker *w)
         free(w->sess[i]);
     }
     free(w->sess);
+    free(w->pfds);
+    free(w->pidx);
     for (int i = 0; i < w->n_incoming; i++)
         tp_close(w->incoming[i]);
     free(w->incoming);
@@ -151,6 +153,15 @@ static tperf_session *session_add(tperf_worker *w, tp_channel *ch)
         if (!m)
             return NULL;
         w->sess = m;
+        /* The poll set grows here, with the sessions, so that a pass allocates nothing. */
+        struct pollfd *f = realloc(w->pfds, (size_t)cap * sizeof(*f));
+        if (!f)
+            return NULL;
+        w->pfds = f;
+        int *x = realloc(w->pidx, (size_t)cap * sizeof(*x));
+        if (!x)
+            return NULL;
+        w->pidx = x;
         w->cap_sess = cap;
     }
     tperf_session *s = calloc(1, sizeof(*s));
@@ -556,6 +567,8 @@ static int send_burst(tperf_worker *w, int i, const tick *t)
             in_buf++;
             if (in_buf == pack || k + 1 == n) {
                 rc = tp_write(s->ch, b, w->write_flags);
+                if (rc < 0 && rc != TP_EFAIL)
+                    tp_release(s->ch, b); /* refused: still ours */
                 b = NULL;
             } else {
                 rc = tp_pack(s->ch, b);
@@ -618,26 +631,12 @@ static void on_tick(tperf_worker *w, const tick *t, int64_t now)
  * waiting when it has passed. shm_nap is the shared-memory reader's pause, adapted here. */
 static void io_pass(tperf_worker *w, int64_t until, int64_t *shm_nap)
 {
-    enum { STATIC_FDS = 64 };
-    struct pollfd fds_s[STATIC_FDS];
-    int idx_s[STATIC_FDS];
-    struct pollfd *fds = fds_s;
-    int *idx = idx_s;
+    struct pollfd *fds = w->pfds; /* room for every session (session_add) */
+    int *idx = w->pidx;
     const bool busy = w->cfg->busy_read;
     int n = 0, shm_readers = 0;
 
-    if (w->n_sess > STATIC_FDS) {
-        fds = malloc((size_t)w->n_sess * sizeof(*fds));
-        idx = malloc((size_t)w->n_sess * sizeof(*idx));
-        if (!fds || !idx) {
-            free(fds != fds_s ? fds : NULL);
-            free(idx != idx_s ? idx : NULL);
-            fds = fds_s;
-            idx = idx_s;
-        }
-    }
-    int cap = fds == fds_s ? STATIC_FDS : w->n_sess;
-    for (int i = 0; i < w->n_sess && n < cap; i++) {
+    for (int i = 0; i < w->n_sess; i++) {
         tperf_session *s = w->sess[i];
         if (s->shm && s->active) {
             shm_readers += w->cfg->app_type == TPERF_CLIENT;
@@ -712,10 +711,6 @@ static void io_pass(tperf_worker *w, int64_t until, int64_t *shm_nap)
         else
             *shm_nap =
                 *shm_nap ? (*shm_nap * 2 > SHM_NAP_MAX_NS ? SHM_NAP_MAX_NS : *shm_nap * 2) : 1000;
-    }
-    if (fds != fds_s) {
-        free(fds);
-        free(idx);
     }
 }
 

@@ -39,6 +39,7 @@
 #include "tick.h"
 #include "tp.h"
 
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -99,6 +100,8 @@ typedef struct tperf_worker {
     /* ---- worker only; the main thread reads them after join ---- */
     tperf_session **sess;
     int n_sess, cap_sess;
+    struct pollfd *pfds;   /* the poll set of a pass, cap_sess entries (grown with sess) */
+    int *pidx;             /* the session index of each pfds entry */
     int64_t connect_ns;    /* first activation */
     int64_t disconnect_ns; /* last close */
     double conn_secs;      /* seconds of sending, summed over connections */

@@ -213,7 +213,7 @@ static void test_retry_then_loss(void **state)
     tp_server_close(srv);
     assert_int_equal(pvt_wait(&p, 10000), 1);
     char *out = pvt_output(&p);
-    assert_non_null(strstr(out, "Channel Closed"));
+    assert_non_null(strstr(out, "Channel Closed: RSSL_RET_FAILURE("));
     assert_non_null(strstr(out, "TEST FAILED. An error occurred during this test.\n"));
     assert_non_null(strstr(out, "Exiting."));
     free(out);

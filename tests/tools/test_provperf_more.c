@@ -358,13 +358,73 @@ static void test_market_by_order(void **state)
     pvt_remove(&p);
 }
 
+/* ---- out of output buffers -------------------------------------------------------------------
+ */
+
+/* A consumer that stops reading: the provider runs out of output buffers, counts the updates
+ * it could not send, keeps the channel, and goes on once the consumer reads again. */
+static void test_out_of_buffers(void **state)
+{
+    (void)state;
+    const char *dir = pvt_workdir("outofbufs", 0);
+    const char *const a[] = {"-tickRate",
+                             "100",
+                             "-updateRate",
+                             "200000",
+                             "-outputBufs",
+                             "4",
+                             "-maxOutputBufs",
+                             "4",
+                             "-sendBufSize",
+                             "8192",
+                             "-writeStatsInterval",
+                             "1",
+                             NULL};
+    pvt_proc p;
+    int port = start_in(&p, dir, a);
+    tp_opts o;
+    tp_opts_init(&o);
+    o.rcvbuf = 8192;
+    tp_channel *ch = pvt_connect(port, &o);
+    login(ch);
+    for (int i = 0; i < 10; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "RDT%d", i + 1);
+        request(ch, 5 + i, name, RWF_DMT_MARKET_PRICE);
+    }
+    static uint8_t buf[8192];
+    pvt_expect(ch, buf, sizeof(buf), RWF_MC_UPDATE, 14, 5000, NULL);
+    /* Stop reading until the provider says it dropped updates. */
+    char *out = pvt_wait_for(&p, "updates due to lack of output buffers.", 10000);
+    assert_null(strstr(out, "Channel Closed"));
+    free(out);
+    /* Read again: updates flow on the same channel. */
+    int updates = 0;
+    int64_t end = pvt_ms() + 3000;
+    while (pvt_ms() < end && updates < 1000) {
+        int n = pvt_recv(ch, buf, sizeof(buf), 200);
+        assert_true(n >= 0);
+        if (n > 0 && buf[2] == RWF_MC_UPDATE)
+            updates++;
+    }
+    assert_int_equal(updates, 1000);
+    out = pvt_output(&p);
+    assert_null(strstr(out, "Channel Closed"));
+    free(out);
+    tp_close(ch);
+    assert_int_equal(pvt_stop(&p, SIGINT, 10000), 0);
+    char *sum = pvt_file(&p, "ProvSummary.out");
+    assert_non_null(strstr(sum, "  Updates stopped for lack of output buffers: "));
+    free(sum);
+    pvt_remove(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pings),
-        cmocka_unit_test(test_exit_paths),
-        cmocka_unit_test(test_options),
-        cmocka_unit_test(test_market_by_order),
+        cmocka_unit_test(test_pings),          cmocka_unit_test(test_exit_paths),
+        cmocka_unit_test(test_options),        cmocka_unit_test(test_market_by_order),
+        cmocka_unit_test(test_out_of_buffers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

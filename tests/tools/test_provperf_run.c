@@ -460,10 +460,13 @@ static void test_post_reflection(void **state)
 static void test_generic_messages(void **state)
 {
     (void)state;
+    /* Generic messages alone (no updates): the connection time still counts. */
     const char *const a[] = {"-tickRate",
                              "10",
                              "-updateRate",
-                             "10",
+                             "0",
+                             "-latencyUpdateRate",
+                             "0",
                              "-genericMsgRate",
                              "10",
                              "-genericMsgLatencyRate",
@@ -524,6 +527,9 @@ static void test_generic_messages(void **state)
     assert_non_null(strstr(sum, "  Sched GenMsg latency avg (usec): "));
     assert_true(tt_num(sum, "  GenMsgs sent: ") >= 3);
     assert_true(tt_num(sum, "  GenMsg latencies sent: ") >= 3);
+    assert_null(strstr(sum, "  Updates sent: "));
+    assert_non_null(strstr(sum, "  Offered GenMsg rate: 10\n"));
+    assert_true(tt_num(sum, "  Achieved GenMsg rate: ") > 0);
     free(sum);
     char *log = pvt_file(&p, "genlat1.csv");
     assert_non_null(strstr(log, "Message type, Send time, Receive time, Latency (usec)\n"));
@@ -636,6 +642,8 @@ static void test_disconnect_and_sigint(void **state)
     assert_non_null(strstr(out, "--- OVERALL SUMMARY ---"));
     assert_non_null(strstr(out, "Exiting."));
     assert_non_null(strstr(out, "UpdRate: "));
+    /* A consumer that left is reported in the ETA provider's words. */
+    assert_non_null(strstr(out, "Channel Closed: RSSL_RET_FAILURE("));
     free(out);
     char *sum = pvt_file(&p, "ProvSummary.out");
     assert_non_null(strstr(sum, "--- TEST INPUTS ---"));
