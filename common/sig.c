@@ -71,3 +71,15 @@ void sig_reset(void)
     atomic_store(&caught, 0);
     atomic_store(&stop_flag, 0);
 }
+
+int sig_thread_create(pthread_t *tid, void *(*fn)(void *), void *arg)
+{
+    sigset_t stop, old;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, &old);
+    int rc = pthread_create(tid, NULL, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}

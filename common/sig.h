@@ -15,6 +15,7 @@
 #ifndef RWFPERF_SIG_H
 #define RWFPERF_SIG_H
 
+#include <pthread.h>
 #include <stdbool.h>
 
 /* Installs the handlers (SIGINT, SIGTERM) and ignores SIGPIPE. Returns 0, or -1 with
@@ -29,6 +30,11 @@ void sig_request_stop(void);
 
 /* The signal that requested the stop (SIGINT, SIGTERM), or 0 when none did. */
 int sig_caught(void);
+
+/* Starts a thread with SIGINT and SIGTERM blocked, so that they reach the main thread, whose
+ * wait they interrupt at once (the new thread sees the stop flag within a tick). Returns
+ * pthread_create()'s result: 0, or an errno value. */
+int sig_thread_create(pthread_t *tid, void *(*fn)(void *), void *arg);
 
 /* Clears the flag and the caught signal (tests; a tool never needs it). */
 void sig_reset(void);

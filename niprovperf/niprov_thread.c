@@ -7,7 +7,6 @@
 #include "sig.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -317,15 +316,7 @@ out:
 
 int niprov_thread_start(niprov_thread *th)
 {
-    /* SIGINT and SIGTERM go to the main thread, whose wait they interrupt at once: the
-     * thread starts with them blocked (it sees the stop flag within a tick). */
-    sigset_t stop, old;
-    sigemptyset(&stop);
-    sigaddset(&stop, SIGINT);
-    sigaddset(&stop, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &stop, &old);
-    int rc = pthread_create(&th->tid, NULL, thread_main, th);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int rc = sig_thread_create(&th->tid, thread_main, th);
     if (rc != 0)
         return err_set_errno(rc, "starting provider thread %d", th->index + 1);
     th->started = true;
