@@ -485,6 +485,25 @@ static inline uint32_t pvt_unstamped_len(const uint8_t *m, uint32_t len)
     return len;
 }
 
+/* The UINT values of the latency stamp fields (TIM_TRK_1..3) of message m's field list into
+ * t[0..2], 0 for an absent or blank one. Returns 0, or -1 when the message, its field list or
+ * a stamp does not decode. */
+static inline int pvt_stamps(const uint8_t *m, int len, uint64_t t[3])
+{
+    t[0] = t[1] = t[2] = 0;
+    rwf_msg msg;
+    rwf_fl_dec d;
+    rwf_field f;
+    if (rwf_msg_decode(&msg, rwf_buf_make(m, (size_t)len)) != RWF_OK ||
+        rwf_fl_dec_init(&d, msg.payload, NULL) != RWF_OK)
+        return -1;
+    while (rwf_fl_next(&d, &f) == RWF_OK)
+        if (f.fid >= 3902 && f.fid <= 3904 && f.data.len &&
+            rwf_get_uint(f.data, &t[f.fid - 3902]) != RWF_OK)
+            return -1;
+    return 0;
+}
+
 /* A copy of message m in out without its latency stamps (non-blank TIM_TRK_1..3 fields of an
  * update or generic message's field list, the field count adjusted); other messages are
  * copied as they are. Returns the copy's length. */

@@ -244,20 +244,6 @@ static void request(tp_channel *ch, int32_t sid, const char *name, uint16_t flag
     PVT_SEND_ENC(ch, enc_request(&e, sid, name, 1, flags, &q, RWF_DMT_MARKET_PRICE));
 }
 
-/* The UINT values of the stamp fields of a message's field list (0 when absent). */
-static void stamps(const uint8_t *m, int len, uint64_t t[3])
-{
-    t[0] = t[1] = t[2] = 0;
-    rwf_msg msg;
-    assert_int_equal(rwf_msg_decode(&msg, rwf_buf_make(m, (size_t)len)), RWF_OK);
-    rwf_fl_dec d;
-    rwf_field f;
-    assert_int_equal(rwf_fl_dec_init(&d, msg.payload, NULL), RWF_OK);
-    while (rwf_fl_next(&d, &f) == RWF_OK)
-        if (f.fid >= 3902 && f.fid <= 3904 && f.data.len)
-            assert_int_equal(rwf_get_uint(f.data, &t[f.fid - 3902]), RWF_OK);
-}
-
 /* Updates at the rate, stamps at the latency rate, the scheduled time after the send time. */
 static void test_rates(void **state)
 {
@@ -291,7 +277,7 @@ static void test_rates(void **state)
             continue;
         updates++;
         uint64_t t[3];
-        stamps(buf, n, t);
+        assert_int_equal(pvt_stamps(buf, n, t), 0);
         if (t[0]) {
             stamped++;
             /* TIM_TRK_3: the scheduled time, not after the send time, and recent. */
@@ -488,7 +474,7 @@ static void test_generic_messages(void **state)
     for (int i = 0; i < 3; i++) {
         n = pvt_expect(ch, buf, sizeof(buf), RWF_MC_GENERIC, 5, 5000, NULL);
         uint64_t t[3];
-        stamps(buf, n, t);
+        assert_int_equal(pvt_stamps(buf, n, t), 0);
         assert_true(t[2] > 0);
         assert_true(t[0] > 0 && t[0] <= t[2]);
     }
