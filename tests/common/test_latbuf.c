@@ -98,7 +98,8 @@ typedef struct worker {
     latbuf b;
     counter sent;
     _Atomic int go;
-    _Atomic int hold; /* test_timeout: the worker stops polling while set */
+    _Atomic int hold;      /* test_timeout: the worker stops polling while set */
+    _Atomic int collected; /* test_handoff: the main thread has taken an interval */
 } worker;
 
 static void *worker_main(void *arg)
@@ -112,6 +113,10 @@ static void *worker_main(void *arg)
         lat_record(&cur[1], 2 * (int64_t)i);
         counter_inc(&w->sent);
         if (i % 64 == 0) /* a "tick boundary" */
+            latbuf_poll(&w->b);
+        /* Halfway, the worker keeps polling until the main thread has taken an interval, so
+         * that at least two hand-overs happen however the threads are scheduled. */
+        while (i == WORKER_SAMPLES / 2 && !atomic_load(&w->collected))
             latbuf_poll(&w->b);
     }
     latbuf_close(&w->b);
@@ -146,6 +151,7 @@ static void test_threads_handoff(void **state)
             lat_merge(&total[k], &iv[k]);
         sent += counter_change(&w.sent);
         intervals++;
+        atomic_store(&w.collected, 1);
         struct timespec nap = {0, 200000};
         nanosleep(&nap, NULL);
     }
