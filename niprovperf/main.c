@@ -29,14 +29,6 @@
 
 static niprov_app app;
 
-void niprov_app_fail(niprov_app *a)
-{
-    pthread_mutex_lock(&a->fail_lock);
-    a->failed = true;
-    pthread_mutex_unlock(&a->fail_lock);
-    sig_request_stop();
-}
-
 static bool failed(niprov_app *a)
 {
     pthread_mutex_lock(&a->fail_lock);

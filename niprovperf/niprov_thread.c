@@ -12,6 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+void niprov_app_fail(niprov_app *a)
+{
+    pthread_mutex_lock(&a->fail_lock);
+    a->failed = true;
+    pthread_mutex_unlock(&a->fail_lock);
+    sig_request_stop();
+}
+
 int niprov_thread_init(niprov_thread *th, niprov_app *app, int i)
 {
     memset(th, 0, sizeof(*th));

@@ -20,7 +20,6 @@
 
 #include <errno.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,22 +30,6 @@
 #define EXIT_INVALID 2
 
 static prov_app app;
-
-void prov_app_fail(prov_app *a, const char *fmt, ...)
-{
-    pthread_mutex_lock(&a->fail_lock);
-    if (!a->failed) {
-        a->failed = true;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(a->failure, sizeof(a->failure), fmt, ap);
-        va_end(ap);
-        printf("%s\n", a->failure);
-        fflush(stdout);
-    }
-    pthread_mutex_unlock(&a->fail_lock);
-    sig_request_stop();
-}
 
 /* Content, dictionary, rates and latency arrays. Returns 0, or -1 (err_msg()
  * set). */

@@ -8,6 +8,7 @@
 #include "sig.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <poll.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,6 +17,22 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
+
+void prov_app_fail(prov_app *a, const char *fmt, ...)
+{
+    pthread_mutex_lock(&a->fail_lock);
+    if (!a->failed) {
+        a->failed = true;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(a->failure, sizeof(a->failure), fmt, ap);
+        va_end(ap);
+        printf("%s\n", a->failure);
+        fflush(stdout);
+    }
+    pthread_mutex_unlock(&a->fail_lock);
+    sig_request_stop();
+}
 
 #define MAX_EVENTS 64
 

@@ -344,7 +344,7 @@ static void test_json_document(void **state)
     assert_true(json_object_object_get_ex(back, "version", &v));
     assert_string_equal(json_object_get_string(v), RWFPERF_VERSION);
     assert_true(json_object_object_get_ex(back, "git_revision", &v));
-    assert_string_equal(json_object_get_string(v), RWFPERF_GIT_REV);
+    assert_string_equal(json_object_get_string(v), rwfperf_git_rev());
     assert_true(json_object_object_get_ex(back, "pid", &v));
     assert_int_equal(json_object_get_int(v), 1854);
     assert_true(json_object_object_get_ex(back, "written_utc", &v));

@@ -1,31 +1,17 @@
-# ConsPerf: the configuration and report tests compile the tool's config.c and report.c.
-foreach(t test_consperf_config test_consperf_report)
-    rwfperf_unit_test(${t} SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c
-        ${CMAKE_SOURCE_DIR}/consperf/config.c ${CMAKE_SOURCE_DIR}/consperf/report.c
+# ConsPerf's modules (configuration, reports, the main thread's statistics, the payload
+# decoder), linked from the tool's object library.
+foreach(t test_consperf_config test_consperf_report test_consperf_collect test_consperf_decode)
+    rwfperf_unit_test(${t} SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c LIBS consperf_objs
         LABELS tools consperf)
-    target_include_directories(${t} PRIVATE ${CMAKE_SOURCE_DIR}/consperf ${CMAKE_CURRENT_SOURCE_DIR})
     list(APPEND tools_special ${t})
 endforeach()
-# ConsPerf: the main thread's statistics, compiled from the tool's collect.c.
-rwfperf_unit_test(test_consperf_collect SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_consperf_collect.c
-    ${CMAKE_SOURCE_DIR}/consperf/config.c ${CMAKE_SOURCE_DIR}/consperf/report.c
-    ${CMAKE_SOURCE_DIR}/consperf/collect.c LABELS tools consperf)
-target_include_directories(test_consperf_collect PRIVATE ${CMAKE_SOURCE_DIR}/consperf
-    ${CMAKE_CURRENT_SOURCE_DIR})
-list(APPEND tools_special test_consperf_collect)
-# ConsPerf: the payload decoder, compiled from the tool's decode.c.
-rwfperf_unit_test(test_consperf_decode SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_consperf_decode.c
-    ${CMAKE_SOURCE_DIR}/consperf/decode.c LABELS tools consperf)
-target_include_directories(test_consperf_decode PRIVATE ${CMAKE_SOURCE_DIR}/consperf
-    ${CMAKE_CURRENT_SOURCE_DIR})
-list(APPEND tools_special test_consperf_decode)
 # ConsPerf against captured provider traffic: the original ProvPerf's frames replayed to the
 # real executable (consperf_replay.c), one test per capture.
 if(TARGET ConsPerf)
     add_executable(consperf_replay ${CMAKE_CURRENT_SOURCE_DIR}/consperf_replay.c)
-    target_link_libraries(consperf_replay PRIVATE rwfperf_testsupport)
+    target_link_libraries(consperf_replay PRIVATE rwfperf_testsupport ${RWFPERF_ALL_LIBS})
     add_executable(cons_test_prov ${CMAKE_CURRENT_SOURCE_DIR}/cons_test_prov.c)
-    target_link_libraries(cons_test_prov PRIVATE rwfperf_testsupport)
+    target_link_libraries(cons_test_prov PRIVATE rwfperf_testsupport ${RWFPERF_ALL_LIBS})
     foreach(v default:0 tcpdelay:0 pack:0 zlib:1 lz4:2)
         string(REPLACE ":" ";" vc ${v})
         list(GET vc 0 name)
@@ -36,7 +22,7 @@ if(TARGET ConsPerf)
     endforeach()
     # ConsPerf against cons_test_prov, our minimal provider: one test per scenario.
     add_executable(consperf_itest ${CMAKE_CURRENT_SOURCE_DIR}/consperf_itest.c)
-    target_link_libraries(consperf_itest PRIVATE rwfperf_testsupport)
+    target_link_libraries(consperf_itest PRIVATE rwfperf_testsupport ${RWFPERF_ALL_LIBS})
     foreach(s basic snapshot threads late killed closed generic post retry sigint invalid pings
             silent options)
         rwfperf_integration_test(test_consperf_${s}

@@ -1,9 +1,7 @@
-# NIProvPerf: the configuration and report tests compile the tool's config.c and report.c.
+# NIProvPerf: the configuration and report tests, linked from the tool's object library.
 foreach(t test_niprovperf_config test_niprovperf_report)
-    rwfperf_unit_test(${t} SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c
-        ${CMAKE_SOURCE_DIR}/niprovperf/config.c ${CMAKE_SOURCE_DIR}/niprovperf/report.c
+    rwfperf_unit_test(${t} SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c LIBS niprovperf_objs
         LABELS tools niprovperf)
-    target_include_directories(${t} PRIVATE ${CMAKE_SOURCE_DIR}/niprovperf ${CMAKE_CURRENT_SOURCE_DIR})
     list(APPEND tools_special ${t})
 endforeach()
 # NIProvPerf on loopback against a test ADH (starts the real executable).

@@ -1,9 +1,7 @@
-# ProvPerf: the configuration and report tests compile the tool's config.c and report.c.
+# ProvPerf: the configuration and report tests, linked from the tool's object library.
 foreach(t test_provperf_config test_provperf_report)
-    rwfperf_unit_test(${t} SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c
-        ${CMAKE_SOURCE_DIR}/provperf/config.c ${CMAKE_SOURCE_DIR}/provperf/report.c
+    rwfperf_unit_test(${t} SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c LIBS provperf_objs
         LABELS tools provperf)
-    target_include_directories(${t} PRIVATE ${CMAKE_SOURCE_DIR}/provperf ${CMAKE_CURRENT_SOURCE_DIR})
     list(APPEND tools_special ${t})
 endforeach()
 # ProvPerf on loopback with a test consumer (starts the real executable).

@@ -1,19 +1,10 @@
-# TransportPerf: the configuration and report tests compile the tool's config.c and report.c.
-foreach(t test_transportperf_config test_transportperf_report)
-    rwfperf_unit_test(${t} SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c
-        ${CMAKE_SOURCE_DIR}/transportperf/config.c ${CMAKE_SOURCE_DIR}/transportperf/report.c
+# TransportPerf: the configuration and report tests, and the receiving side of a worker and
+# the message layout, linked from the tool's object library.
+foreach(t test_transportperf_config test_transportperf_report test_transportperf_worker)
+    rwfperf_unit_test(${t} SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c LIBS transportperf_objs
         LABELS tools transportperf)
-    target_include_directories(${t} PRIVATE ${CMAKE_SOURCE_DIR}/transportperf ${CMAKE_CURRENT_SOURCE_DIR})
     list(APPEND tools_special ${t})
 endforeach()
-
-# The receiving side of a worker and the message layout (compiles the tool's worker).
-rwfperf_unit_test(test_transportperf_worker
-    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_transportperf_worker.c
-    ${CMAKE_SOURCE_DIR}/transportperf/worker.c ${CMAKE_SOURCE_DIR}/transportperf/config.c
-    LABELS tools transportperf)
-target_include_directories(test_transportperf_worker PRIVATE ${CMAKE_SOURCE_DIR}/transportperf)
-list(APPEND tools_special test_transportperf_worker)
 
 # The original server's captured streams played into our client (runs the executable).
 rwfperf_unit_test(test_transportperf_replay

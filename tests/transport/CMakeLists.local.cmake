@@ -1,10 +1,10 @@
 # Transport tests that need more than the default registration.
 # test_tp_threads: channels driven from several threads at once (also run under TSan).
 rwfperf_unit_test(test_tp_threads SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_tp_threads.c
-                  LABELS transport threads)
+                  LIBS rwfperf_transport rwfperf_base LABELS transport threads)
 list(APPEND transport_special test_tp_threads)
 # test_tp_interop: live interop with the original tools; runs only when RWFPERF_ORIG_BIN is
 # set (about 25 s), skipped otherwise.
 rwfperf_unit_test(test_tp_interop SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_tp_interop.c
-                  LABELS transport interop TIMEOUT 240)
+                  LIBS rwfperf_transport rwfperf_base LABELS transport interop TIMEOUT 240)
 list(APPEND transport_special test_tp_interop)

@@ -394,7 +394,7 @@ json_object *out_json_doc(const char *tool, const out_host *host, int pid, time_
     out_utc(utc, sizeof(utc), now);
     out_json_add(doc, "tool", json_object_new_string(tool));
     out_json_add(doc, "version", json_object_new_string(RWFPERF_VERSION));
-    out_json_add(doc, "git_revision", json_object_new_string(RWFPERF_GIT_REV));
+    out_json_add(doc, "git_revision", json_object_new_string(rwfperf_git_rev()));
     json_object *h = json_object_new_object();
     out_json_add(h, "name", json_object_new_string(host->name));
     out_json_add(h, "kernel", json_object_new_string(host->kernel));
