@@ -20,6 +20,9 @@
 #       <name>_histogram.png         latency distribution, log-spaced bins, one line per
 #                                    message type (Upd, Pst, Gen)
 #       <name>_percentiles.png       latency by percentile (0% .. 99.99% .. max) on a log axis
+#   percentile table ("Series, Percentile, Latency (usec)": rwfperf-merge's
+#                     <prefix>_percentiles.csv, rows "<series>, <% of samples below>, <latency>")
+#       <name>.png (or -f FILE)      latency by percentile, one line per series
 #
 # Options:
 #   -o DIR     folder for the images (created when missing; default: the current folder)
@@ -28,6 +31,7 @@
 #   -i SECS    statistics interval in seconds (default: read from the UTC column, 5 when the
 #              file has a single row)
 #   -t TITLE   text put at the start of every plot title
+#   -f FILE    image file of a percentile table (one table only; default DIR/<name>.png)
 #   -h         this text
 #
 # Exit status: 0 when every image was written, 1 when gnuplot failed or is missing, 2 for a
@@ -44,13 +48,14 @@ fail() { # fail <status> <message>
     exit "$1"
 }
 
-out_dir=. prefix= prefix_set=0 interval= title=
-while getopts ":o:p:i:t:h" opt; do
+out_dir=. prefix= prefix_set=0 interval= title= pct_image=
+while getopts ":o:p:i:t:f:h" opt; do
     case "$opt" in
     o) out_dir=$OPTARG ;;
     p) prefix=$OPTARG prefix_set=1 ;;
     i) interval=$OPTARG ;;
     t) title="$OPTARG: " ;;
+    f) pct_image=$OPTARG ;;
     h)
         usage
         exit 0
@@ -88,6 +93,7 @@ file_kind() {
         kind=latency
         ;;
     "Message type, Send Time, Receive Time, Latency"*) kind=latency ;;
+    "Series, Percentile, Latency (usec)") kind=pct ;;
     *) kind= ;;
     esac
 }
@@ -197,6 +203,57 @@ latency_read() {
     while read -r t; do
         sort -g "$tmp/l$2.$t.unsorted" >"$tmp/l$2.$t.raw"
     done <"$tmp/l$2.types"
+}
+
+# pct_read <file> <n>: checks a percentile table and writes, per series k (in order),
+#   $tmp/p<n>.<k>.dat   x = 1 / (1 - percent/100) (so 90% is at 10, 99% at 100 ...), latency
+#   $tmp/p<n>.names     the series names, one per line
+pct_read() {
+    awk -v file="$1" -v base="$tmp/p$2" '
+    function bad(msg) { printf "%s:%d: %s\n", file, NR, msg > "/dev/stderr"; failed = 1; exit 2 }
+    function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t\r]+$/, "", s); return s }
+    NR == 1 { next }
+    /^[ \t\r]*$/ { next }
+    {
+        m = split($0, f, ",")
+        if (m != 3) bad(sprintf("%d values, but a percentile row has 3", m))
+        name = trim(f[1]); p = trim(f[2]); v = trim(f[3])
+        if (name == "") bad("a row without a series name")
+        if (p !~ /^[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?$/ || p + 0 >= 100)
+            bad(sprintf("percentile \"%s\" is not a number from 0 to below 100", p))
+        if (v !~ /^-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?$/) bad(sprintf("latency \"%s\" is not a number", v))
+        if (!(name in idx)) { idx[name] = ++n; printf "%s\n", name > (base ".names") }
+        if (v + 0 > 0) printf "%.10g %.6g\n", 1 / (1 - p / 100), v > (base "." idx[name] ".dat")
+        rows++
+    }
+    END {
+        if (failed) exit 2
+        if (rows == 0) { NR = 1; bad("no rows after the header") }
+    }' "$1" || exit 2
+}
+
+# pct_plot <n> <label>: one image with a line per series of percentile table n.
+pct_plot() {
+    local n=$1 label=$2 k=0 name plots=() q_file q_name png
+    while IFS= read -r name; do
+        k=$((k + 1))
+        [ -s "$tmp/p$n.$k.dat" ] || continue
+        gq q_file "$tmp/p$n.$k.dat"
+        gq q_name "$name"
+        plots+=("$q_file using 1:2 with lines lw 2 title $q_name")
+    done <"$tmp/p$n.names"
+    [ ${#plots[@]} -gt 0 ] || return 0
+    png=${pct_image:-$out_dir/$label.png}
+    mkdir -p "$(dirname "$png")" || fail 2 "cannot create the folder of '$png'"
+    gp_begin "$png" "latency by percentile ($label)"
+    cat >>"$gp" <<'EOF'
+set xlabel "percentile"
+set ylabel "latency (usec, log scale)"
+set logscale xy
+set xrange [1:*]
+set xtics ("0%%" 1, "50%%" 2, "90%%" 10, "99%%" 100, "99.9%%" 1000, "99.99%%" 10000, "99.999%%" 100000, "99.9999%%" 1000000)
+EOF
+    gp_plot "${plots[@]}"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -372,7 +429,7 @@ EOF
 # Main
 # ---------------------------------------------------------------------------------------------
 
-stats_files=() stats_labels=() lat_files=() lat_labels=()
+stats_files=() stats_labels=() lat_files=() lat_labels=() pct_files=() pct_labels=()
 for f in "$@"; do
     [ -e "$f" ] || fail 2 "$f: no such file"
     [ -f "$f" ] && [ -r "$f" ] || fail 2 "$f: not a readable file"
@@ -380,7 +437,7 @@ for f in "$@"; do
     label=${f##*/}
     label=${label%.csv}
     # Two files of the same name (two runs' ConsStats1.csv) are told apart by their folder.
-    for seen in "${stats_labels[@]}" "${lat_labels[@]}"; do
+    for seen in "${stats_labels[@]}" "${lat_labels[@]}" "${pct_labels[@]}"; do
         if [ "$seen" = "$label" ]; then
             dir=$(cd "$(dirname "$f")" && pwd)
             label="${dir##*/}_$label"
@@ -400,8 +457,13 @@ for f in "$@"; do
         lat_files+=("$f")
         lat_labels+=("$label")
         ;;
+    pct)
+        pct_read "$f" ${#pct_files[@]}
+        pct_files+=("$f")
+        pct_labels+=("$label")
+        ;;
     *)
-        fail 2 "$f:1: not a statistics CSV (header starting \"UTC,\") nor a latency CSV (\"Message type, Send time, ...\" or \"Send Time, Receive Time, Latency(nsec)\")"
+        fail 2 "$f:1: not a statistics CSV (header starting \"UTC,\"), a latency CSV (\"Message type, Send time, ...\" or \"Send Time, Receive Time, Latency(nsec)\") nor a percentile table (\"Series, Percentile, Latency (usec)\")"
         ;;
     esac
 done
@@ -426,6 +488,13 @@ if [ ${#stats_files[@]} -gt 0 ]; then
 fi
 for ((i = 0; i < ${#lat_files[@]}; i++)); do
     latency_plots "$i" "${lat_labels[$i]}"
+done
+
+if [ -n "$pct_image" ] && [ ${#pct_files[@]} -ne 1 ]; then
+    fail 2 "-f $pct_image: names the image of one percentile table; ${#pct_files[@]} were given"
+fi
+for ((i = 0; i < ${#pct_files[@]}; i++)); do
+    pct_plot "$i" "${pct_labels[$i]}"
 done
 
 [ ${#pngs[@]} -gt 0 ] || fail 2 "nothing to plot in $*"

@@ -114,6 +114,27 @@ if [ $rc = 0 ]; then ok; else bad "provider/transport: exit $rc: $(cat err.txt)"
 expect_pngs out3 run_rate.png run_latency.png run_genmsg_latency.png run_cpu_mem.png \
     TransportLat1_4242_histogram.png TransportLat1_4242_percentiles.png
 
+# A percentile table (rwfperf-merge's): one image with a line per series, named by -f.
+cat >merged_percentiles.csv <<'CSV'
+Series, Percentile, Latency (usec)
+combined update, 0, 20.5
+combined update, 50, 35.2
+combined update, 99, 420.1
+combined update, 99.99, 490.0
+vm ConsPerf pid 1 update, 0, 20.5
+vm ConsPerf pid 1 update, 99.9, 50.0
+CSV
+"$plot" -f out5/merged.png merged_percentiles.csv >out.txt 2>err.txt
+rc=$?
+if [ $rc = 0 ]; then ok; else bad "percentile table: exit $rc: $(cat err.txt)"; fi
+expect_pngs out5 merged.png
+"$plot" -o out6 merged_percentiles.csv >out.txt 2>err.txt
+expect_pngs out6 merged_percentiles.png
+printf 'Series, Percentile, Latency (usec)\ncombined update, 100, 3\n' >badpct.csv
+expect_fail 2 "badpct.csv:2: percentile \"100\" is not a number from 0 to below 100" badpct.csv
+cp merged_percentiles.csv other_percentiles.csv
+expect_fail 2 "names the image of one percentile table; 2 were given" -f x.png merged_percentiles.csv other_percentiles.csv
+
 # Errors.
 expect_fail 2 "Usage" # no file
 expect_fail 2 "unknown option -z" -z ConsStats1.csv

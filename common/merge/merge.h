@@ -1,0 +1,125 @@
+/*
+ * merge: the model of rwfperf-merge, which combines the JSON summaries and histogram logs
+ * (-histogramLog) of any number of runs into one report.
+ *
+ * Inputs are grouped into processes: a JSON summary and the histogram logs whose header names
+ * the same tool, host and pid belong to one process (a consumer's threads each write a log).
+ * For every latency kind (the log's tag: update, sched-update, post, genmsg, oneway, rtt, ...)
+ * a process holds the sum of its logs' interval histograms; the combined report holds the sum
+ * over the processes. Percentiles are read from those summed histograms only (never averaged);
+ * a kind known from JSON summaries alone gets its exact count, mean, min and max, and no
+ * percentiles. A "<kind>-negative" series, and the "negative" member of a JSON latency object,
+ * count samples below zero (clocks of two hosts that disagree).
+ *
+ * An input that cannot be read whole (a cut-off or corrupt log, another program's file, other
+ * units) is reported with its file and line and left out entirely; the others are merged.
+ */
+#ifndef RWFPERF_MERGE_H
+#define RWFPERF_MERGE_H
+
+#include "hdr.h"
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define MERGE_KINDS 16 /* latency kinds per process */
+#define MERGE_TOTALS 24
+
+/* One latency kind of a process, or of the combination. */
+typedef struct merge_kind {
+    char tag[64];
+    /* From histogram logs. */
+    bool has_hist;
+    hdr_hist hist;     /* summed interval histograms (non-negative samples) */
+    int64_t max_ns;    /* largest Interval_Max, exact ns; -1 when none */
+    uint64_t negative; /* samples below zero ("<tag>-negative" series) */
+    int hist_procs;    /* processes whose logs had this kind */
+    /* From JSON summaries (microseconds, exact): pooled count, mean and squared deviations. */
+    bool has_json;
+    uint64_t j_count;
+    double j_mean, j_m2, j_min, j_max;
+    uint64_t j_negative;
+    int json_procs; /* processes whose summary had this kind */
+    int procs;      /* processes having it either way */
+} merge_kind;
+
+/* The summed counters of a JSON summary's results (see merge_report.c's table). */
+typedef struct merge_totals {
+    bool have[MERGE_TOTALS];
+    double v[MERGE_TOTALS];
+} merge_totals;
+
+/* One process: its JSON summary and/or its histogram logs. */
+typedef struct merge_proc {
+    char tool[32];
+    char host[256];
+    int pid;
+    char files[2048]; /* the inputs read for it, ", " separated */
+    int logs;         /* histogram logs read */
+    bool has_json;
+    merge_totals totals;
+    double start, end; /* span of its intervals, seconds since the epoch; end < 0: none */
+    merge_kind kinds[MERGE_KINDS];
+    int nkinds;
+} merge_proc;
+
+/* A bad input: what and where. */
+typedef struct merge_bad {
+    char file[512];
+    int line; /* 0 when the whole file is concerned */
+    char what[1024];
+} merge_bad;
+
+typedef struct merge {
+    merge_proc *procs;
+    int nprocs, cap;
+    merge_bad *bad;
+    int nbad, badcap;
+    char **warnings;
+    int nwarn;
+    hdr_codec codec;
+    merge_proc combined; /* filled by merge_combine */
+} merge;
+
+/* Reads one input file (a histogram log or a JSON summary, told apart by its content) into m.
+ * Returns 0, or -1 after recording it in m->bad (the file is then left out). Fails (-2) only
+ * when out of memory. */
+int merge_read_file(merge *m, const char *path);
+
+/* Sums the processes into m->combined. Returns 0, or -1 (err_set) when out of memory. */
+int merge_combine(merge *m);
+
+/* Adds a warning line (formatted) to m. */
+void merge_warn(merge *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The kind of tag in p, added when absent (NULL when the table is full). */
+merge_kind *merge_kind_get(merge_proc *p, const char *tag);
+
+/* The percentile p of a kind from its histogram, in ns (see hdr_hist_percentile). */
+double merge_kind_pct(const merge_kind *k, double p);
+
+/* Releases everything m holds. */
+void merge_free(merge *m);
+
+/* The summary label of a kind ("Latency" for update, "Sched latency", "Posting latency", ...)
+ * and the decimals its values are printed with. */
+const char *merge_kind_label(const char *tag, int *decimals);
+
+/* Writes the combined report as text to f (stdout and <prefix>.txt). */
+void merge_write_text(const merge *m, FILE *f);
+
+/* The report as a JSON document (caller releases it). */
+json_object *merge_json(const merge *m);
+
+/* Writes <path>: the percentile distribution of every kind combined and of each process's main
+ * kind, for the plot script. Returns 0, or -1 (err_set). */
+int merge_write_percentiles(const merge *m, const char *path);
+
+/* The names and labels of the summed totals. */
+int merge_total_count(void);
+const char *merge_total_key(int i);
+const char *merge_total_label(int i);
+
+#endif

@@ -1,0 +1,441 @@
+/* merge_report: the combined report as text, JSON and a percentile table (see merge.h). */
+#include "merge.h"
+
+#include "err.h"
+#include "version.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Summed counters of the summaries' results.overall, with the summaries' labels. */
+static const struct {
+    const char *key;
+    const char *label;
+} totals[] = {
+    {"item_count", "Items"},
+    {"requests_sent", "Requests sent"},
+    {"refreshes_received", "Refreshes received"},
+    {"image_requests_received", "Image requests received"},
+    {"images_sent", "Images sent"},
+    {"updates_received", "Updates received"},
+    {"updates_sent", "Updates sent"},
+    {"posts_sent", "Posts sent"},
+    {"posts_reflected", "Posts reflected"},
+    {"genmsgs_sent", "GenMsgs sent"},
+    {"genmsgs_received", "GenMsgs received"},
+    {"msgs_sent", "Msgs sent"},
+    {"msgs_received", "Msgs received"},
+    {"sequence_gaps", "Sequence gaps"},
+    {"image_rate", "Avg image rate"},
+    {"steady_update_rate", "Steady-state update rate"},
+    {"update_rate", "Avg update rate"},
+    {"posting_rate", "Avg posting rate"},
+    {"genmsg_send_rate", "Avg GenMsg send rate"},
+    {"genmsg_receive_rate", "Avg GenMsg receive rate"},
+    {"msg_sent_rate", "Msgs sent per sec"},
+    {"msg_recv_rate", "Msgs received per sec"},
+};
+#define NTOTALS ((int)(sizeof(totals) / sizeof(totals[0])))
+_Static_assert(NTOTALS <= MERGE_TOTALS, "MERGE_TOTALS too small");
+
+int merge_total_count(void)
+{
+    return NTOTALS;
+}
+
+const char *merge_total_key(int i)
+{
+    return totals[i].key;
+}
+
+const char *merge_total_label(int i)
+{
+    return totals[i].label;
+}
+
+/* Kinds in report order, with the summaries' labels. */
+static const struct {
+    const char *tag;
+    const char *label;
+    int decimals;
+} kinds[] = {
+    {"update", "Latency", 1},         {"sched-update", "Sched latency", 1},
+    {"post", "Posting latency", 1},   {"sched-post", "Sched posting latency", 1},
+    {"genmsg", "GenMsg latency", 1},  {"sched-genmsg", "Sched GenMsg latency", 1},
+    {"oneway", "One-way latency", 3}, {"sched-oneway", "Sched one-way latency", 3},
+    {"rtt", "Round-trip latency", 3}, {"sched-rtt", "Sched round-trip latency", 3},
+};
+#define NKINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
+
+const char *merge_kind_label(const char *tag, int *decimals)
+{
+    for (int i = 0; i < NKINDS; i++)
+        if (strcmp(kinds[i].tag, tag) == 0) {
+            *decimals = kinds[i].decimals;
+            return kinds[i].label;
+        }
+    *decimals = 1;
+    return tag;
+}
+
+/* Position of a tag in the report order (unknown tags last). */
+static int kind_rank(const char *tag)
+{
+    for (int i = 0; i < NKINDS; i++)
+        if (strcmp(kinds[i].tag, tag) == 0)
+            return i;
+    return NKINDS;
+}
+
+/* The kinds of p in report order, into out (p->nkinds entries). */
+static void sorted_kinds(const merge_proc *p, const merge_kind **out)
+{
+    for (int i = 0; i < p->nkinds; i++)
+        out[i] = &p->kinds[i];
+    for (int i = 1; i < p->nkinds; i++)
+        for (int j = i; j > 0; j--) {
+            int a = kind_rank(out[j - 1]->tag), b = kind_rank(out[j]->tag);
+            if (a < b || (a == b && strcmp(out[j - 1]->tag, out[j]->tag) <= 0))
+                break;
+            const merge_kind *t = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = t;
+        }
+}
+
+/* The figures of one kind, in microseconds. */
+typedef struct kind_figures {
+    uint64_t samples;
+    uint64_t negative;
+    bool exact_avg; /* avg, std dev, min, max from the summaries (else from the histogram) */
+    double avg, stddev, min, max;
+    bool pct;    /* percentiles from histograms */
+    double p[5]; /* p50, p90, p99, p99.9, p99.99 */
+} kind_figures;
+
+static const double pct_points[5] = {50, 90, 99, 99.9, 99.99};
+static const char *const pct_names[5] = {"p50", "p90", "p99", "p99.9", "p99.99"};
+static const char *const pct_keys[5] = {"p50", "p90", "p99", "p99_9", "p99_99"};
+
+/* Standard deviation of a histogram's samples taken at their counters' middles. */
+static double hist_stddev(const hdr_hist *h, double mean)
+{
+    if (h->total < 2)
+        return 0;
+    double s = 0;
+    for (int32_t i = 0; i < h->lay.len; i++)
+        if (h->counts[i]) {
+            double v = ((double)hdr_index_low(&h->lay, i) + (double)hdr_index_high(&h->lay, i)) / 2;
+            s += (double)h->counts[i] * (v - mean) * (v - mean);
+        }
+    return sqrt(s / (double)(h->total - 1));
+}
+
+static kind_figures figures(const merge_kind *k)
+{
+    kind_figures f = {0};
+    f.negative = k->has_hist || k->negative ? k->negative : k->j_negative;
+    /* Exact figures when every process with this kind had a summary (a process's own kind
+     * has procs == 0). */
+    f.exact_avg = k->has_json && k->j_count > 0 && (k->procs == 0 || k->json_procs == k->procs);
+    if (k->has_hist) {
+        f.samples = k->hist.total + k->negative;
+        f.pct = k->hist.total > 0;
+        for (int i = 0; i < 5 && f.pct; i++)
+            f.p[i] = merge_kind_pct(k, pct_points[i]) / 1000.0;
+    } else {
+        f.samples = k->j_count;
+    }
+    if (f.exact_avg) {
+        f.avg = k->j_mean;
+        f.stddev = k->j_count > 1 ? sqrt(k->j_m2 / (double)(k->j_count - 1)) : 0;
+        f.min = k->j_min;
+        f.max = k->j_max;
+    } else if (f.pct) {
+        double mean = hdr_hist_mean(&k->hist);
+        f.avg = mean / 1000.0;
+        f.stddev = hist_stddev(&k->hist, mean) / 1000.0;
+        f.min = (double)hdr_index_low(&k->hist.lay, hdr_hist_min_index(&k->hist)) / 1000.0;
+        f.max = (double)k->max_ns / 1000.0;
+    }
+    return f;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Text                                                                                       */
+
+static void utc(char *buf, size_t size, double t, const char *fmt)
+{
+    time_t s = (time_t)floor(t);
+    struct tm tm;
+    if (!gmtime_r(&s, &tm) || !strftime(buf, size, fmt, &tm))
+        snprintf(buf, size, "?");
+}
+
+static void text_kind(FILE *f, const merge_kind *k)
+{
+    int dec;
+    const char *label = merge_kind_label(k->tag, &dec);
+    kind_figures g = figures(k);
+    fprintf(f, "  %s samples: %llu\n", label, (unsigned long long)g.samples);
+    if (g.exact_avg || g.pct) {
+        fprintf(f, "  %s avg (usec): %.*f\n", label, dec, g.avg);
+        fprintf(f, "  %s std dev (usec): %.*f\n", label, dec, g.stddev);
+        fprintf(f, "  %s max (usec): %.*f\n", label, dec, g.max);
+        fprintf(f, "  %s min (usec): %.*f\n", label, dec, g.min);
+    }
+    if (g.pct)
+        for (int i = 0; i < 5; i++)
+            fprintf(f, "  %s %s (usec): %.*f\n", label, pct_names[i], dec, g.p[i]);
+    else if (g.samples)
+        fprintf(f, "  %s percentiles: none (no histogram log, -histogramLog, was given)\n", label);
+    if (g.negative)
+        fprintf(f, "  %s samples below zero: %llu\n", label, (unsigned long long)g.negative);
+}
+
+/* "ConsPerf 3, ProvPerf 1" into buf. */
+static void tool_counts(const merge *m, char *buf, size_t size)
+{
+    static const char *const tools[] = {"ConsPerf", "ProvPerf", "NIProvPerf", "TransportPerf"};
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int t = 0; t < 4; t++) {
+        int c = 0;
+        for (int i = 0; i < m->nprocs; i++)
+            c += strcmp(m->procs[i].tool, tools[t]) == 0;
+        if (c && n < size)
+            n += (size_t)snprintf(buf + n, size - n, "%s%s %d", n ? ", " : "", tools[t], c);
+    }
+}
+
+static void text_input(FILE *f, const merge_proc *p)
+{
+    fprintf(f, "  %s pid %d on %s:", p->tool, p->pid, p->host[0] ? p->host : "?");
+    const char *sep = " ";
+    for (int t = 0; t < NTOTALS; t++) {
+        static const char *const shown[] = {"item_count", "update_rate", "updates_sent",
+                                            "msg_recv_rate", "msg_sent_rate"};
+        for (size_t s = 0; s < sizeof(shown) / sizeof(shown[0]); s++)
+            if (p->totals.have[t] && strcmp(totals[t].key, shown[s]) == 0) {
+                fprintf(f, "%s%s %.0f", sep, totals[t].label, p->totals.v[t]);
+                sep = ", ";
+            }
+    }
+    const merge_kind *ks[MERGE_KINDS];
+    sorted_kinds(p, ks);
+    for (int i = 0; i < p->nkinds; i++) {
+        int dec;
+        const char *label = merge_kind_label(ks[i]->tag, &dec);
+        kind_figures g = figures(ks[i]);
+        if (i == 0 && g.pct)
+            fprintf(f, "%s%s p50 %.*f, p99 %.*f usec", sep, label, dec, g.p[0], dec, g.p[2]);
+        else if (i == 0)
+            fprintf(f, "%s%s: no histogram log", sep, label);
+        if (g.negative)
+            fprintf(f, ", %s: %llu below zero", ks[i]->tag, (unsigned long long)g.negative);
+        sep = ", ";
+    }
+    fprintf(f, "\n    files: %s\n", p->files);
+}
+
+void merge_write_text(const merge *m, FILE *f)
+{
+    const merge_proc *c = &m->combined;
+    char tools[256], a[64], b[64];
+    tool_counts(m, tools, sizeof(tools));
+    fprintf(f, "--- COMBINED SUMMARY ---\n\n");
+    fprintf(f, "  Processes: %d (%s)\n", m->nprocs, tools);
+    if (c->end >= 0) {
+        utc(a, sizeof(a), c->start, "%Y-%m-%d %H:%M:%S");
+        utc(b, sizeof(b), c->end, "%Y-%m-%d %H:%M:%S");
+        fprintf(f, "  Intervals logged (UTC): %s to %s (%.1f sec)\n", a, b, c->end - c->start);
+    }
+    for (int t = 0; t < NTOTALS; t++)
+        if (c->totals.have[t] && c->totals.v[t] != 0)
+            fprintf(f, "  %s: %.0f\n", totals[t].label, c->totals.v[t]);
+    const merge_kind *ks[MERGE_KINDS];
+    sorted_kinds(c, ks);
+    uint64_t negative = 0;
+    for (int i = 0; i < c->nkinds; i++) {
+        text_kind(f, ks[i]);
+        negative += figures(ks[i]).negative;
+    }
+    if (negative)
+        fprintf(f,
+                "  Warning: %llu latency samples below zero: the clocks of the hosts disagree "
+                "(cross-host latency needs clocks synchronised by PTP or chrony).\n",
+                (unsigned long long)negative);
+    fprintf(f, "\n--- INPUTS ---\n\n");
+    for (int i = 0; i < m->nprocs; i++)
+        text_input(f, &m->procs[i]);
+    if (m->nbad) {
+        fprintf(f, "\n--- BAD INPUTS (not merged) ---\n\n");
+        for (int i = 0; i < m->nbad; i++) {
+            const merge_bad *x = &m->bad[i];
+            if (x->line > 0)
+                fprintf(f, "  %s:%d: %s\n", x->file, x->line, x->what);
+            else
+                fprintf(f, "  %s: %s\n", x->file, x->what);
+        }
+    }
+    if (m->nwarn) {
+        fprintf(f, "\n--- WARNINGS ---\n\n");
+        for (int i = 0; i < m->nwarn; i++)
+            fprintf(f, "  %s\n", m->warnings[i]);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* JSON                                                                                       */
+
+static json_object *dbl(double v)
+{
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%.15g", isfinite(v) ? v : 0);
+    return json_object_new_double_s(isfinite(v) ? v : 0, buf);
+}
+
+static json_object *kind_json(const merge_kind *k)
+{
+    kind_figures g = figures(k);
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "count", json_object_new_uint64(g.samples));
+    json_object_object_add(o, "negative", json_object_new_uint64(g.negative));
+    if (g.exact_avg || g.pct) {
+        json_object_object_add(o, "avg", dbl(g.avg));
+        json_object_object_add(o, "stddev", dbl(g.stddev));
+        json_object_object_add(o, "min", dbl(g.min));
+        json_object_object_add(o, "max", dbl(g.max));
+        json_object_object_add(o, "avg_from",
+                               json_object_new_string(g.exact_avg ? "summaries" : "histograms"));
+    }
+    for (int i = 0; i < 5 && g.pct; i++)
+        json_object_object_add(o, pct_keys[i], dbl(g.p[i]));
+    json_object_object_add(o, "processes", json_object_new_int(k->procs ? k->procs : 1));
+    json_object_object_add(o, "processes_with_histograms",
+                           json_object_new_int(k->procs ? k->hist_procs : k->has_hist));
+    return o;
+}
+
+static json_object *proc_json(const merge_proc *p)
+{
+    json_object *o = json_object_new_object();
+    if (p->pid || p->host[0]) {
+        json_object_object_add(o, "tool", json_object_new_string(p->tool));
+        json_object_object_add(o, "host", json_object_new_string(p->host));
+        json_object_object_add(o, "pid", json_object_new_int(p->pid));
+        json_object_object_add(o, "files", json_object_new_string(p->files));
+    }
+    if (p->end >= 0) {
+        json_object_object_add(o, "start_epoch", dbl(p->start));
+        json_object_object_add(o, "end_epoch", dbl(p->end));
+    }
+    json_object *t = json_object_new_object();
+    for (int i = 0; i < NTOTALS; i++)
+        if (p->totals.have[i])
+            json_object_object_add(t, totals[i].key, dbl(p->totals.v[i]));
+    json_object_object_add(o, "totals", t);
+    json_object *l = json_object_new_object();
+    const merge_kind *ks[MERGE_KINDS];
+    sorted_kinds(p, ks);
+    for (int i = 0; i < p->nkinds; i++)
+        json_object_object_add(l, ks[i]->tag, kind_json(ks[i]));
+    json_object_object_add(o, "latency_usec", l);
+    return o;
+}
+
+json_object *merge_json(const merge *m)
+{
+    json_object *doc = json_object_new_object();
+    char now[32];
+    utc(now, sizeof(now), (double)time(NULL), "%Y-%m-%d %H:%M:%S");
+    json_object_object_add(doc, "tool", json_object_new_string("rwfperf-merge"));
+    json_object_object_add(doc, "version", json_object_new_string(RWFPERF_VERSION));
+    json_object_object_add(doc, "git_revision", json_object_new_string(rwfperf_git_rev()));
+    json_object_object_add(doc, "written_utc", json_object_new_string(now));
+    json_object *c = proc_json(&m->combined);
+    json_object_object_add(c, "processes", json_object_new_int(m->nprocs));
+    json_object_object_add(doc, "combined", c);
+    json_object *in = json_object_new_array();
+    for (int i = 0; i < m->nprocs; i++)
+        json_object_array_add(in, proc_json(&m->procs[i]));
+    json_object_object_add(doc, "inputs", in);
+    json_object *bad = json_object_new_array();
+    for (int i = 0; i < m->nbad; i++) {
+        json_object *b = json_object_new_object();
+        json_object_object_add(b, "file", json_object_new_string(m->bad[i].file));
+        json_object_object_add(b, "line", json_object_new_int(m->bad[i].line));
+        json_object_object_add(b, "error", json_object_new_string(m->bad[i].what));
+        json_object_array_add(bad, b);
+    }
+    json_object_object_add(doc, "bad_inputs", bad);
+    json_object *w = json_object_new_array();
+    for (int i = 0; i < m->nwarn; i++)
+        json_object_array_add(w, json_object_new_string(m->warnings[i]));
+    json_object_object_add(doc, "warnings", w);
+    return doc;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Percentile table                                                                           */
+
+/* One series: per non-empty counter, the share of samples below it (percent) and its middle;
+ * then the maximum at the share below the last sample, as the plot script draws its curves. */
+static void pct_series(FILE *f, const char *name, const merge_kind *k)
+{
+    const hdr_hist *h = &k->hist;
+    if (!k->has_hist || h->total == 0)
+        return;
+    uint64_t below = 0;
+    for (int32_t i = 0; i < h->lay.len; i++) {
+        if (!h->counts[i])
+            continue;
+        double v = ((double)hdr_index_low(&h->lay, i) + (double)hdr_index_high(&h->lay, i)) / 2;
+        if (k->max_ns >= 0 && v > (double)k->max_ns)
+            v = (double)k->max_ns;
+        fprintf(f, "%s, %.10g, %.6g\n", name, 100.0 * (double)below / (double)h->total, v / 1000);
+        below += h->counts[i];
+    }
+    fprintf(f, "%s, %.10g, %.6g\n", name, 100.0 * (double)(h->total - 1) / (double)h->total,
+            (double)(k->max_ns >= 0 ? k->max_ns : hdr_index_high(&h->lay, hdr_hist_max_index(h))) /
+                1000);
+}
+
+int merge_write_percentiles(const merge *m, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return err_set_errno(errno, "cannot create %s", path);
+    fprintf(f, "Series, Percentile, Latency (usec)\n");
+    const merge_kind *ks[MERGE_KINDS];
+    sorted_kinds(&m->combined, ks);
+    char name[400];
+    for (int i = 0; i < m->combined.nkinds; i++) {
+        snprintf(name, sizeof(name), "combined %s", ks[i]->tag);
+        pct_series(f, name, ks[i]);
+    }
+    /* Each process's main kind: the first of the combined order it has a histogram of. */
+    for (int i = 0; i < m->nprocs; i++) {
+        const merge_proc *p = &m->procs[i];
+        const merge_kind *pk[MERGE_KINDS];
+        sorted_kinds(p, pk);
+        for (int j = 0; j < p->nkinds; j++)
+            if (pk[j]->has_hist && pk[j]->hist.total) {
+                snprintf(name, sizeof(name), "%s %s pid %d %s", p->host, p->tool, p->pid,
+                         pk[j]->tag);
+                for (char *s = name; *s; s++)
+                    if (*s == ',')
+                        *s = ' ';
+                pct_series(f, name, pk[j]);
+                break;
+            }
+    }
+    bool err = ferror(f) != 0;
+    if (fclose(f) != 0 || err)
+        return err_set("cannot write %s", path);
+    return 0;
+}
