@@ -1,8 +1,8 @@
 /*
  * tp: the transport. Channels that carry opaque messages between two processes, either
- * RIPC over TCP (compatible with the ETA tools, RIPC versions 10 to 14) or the ETA
- * unidirectional shared-memory transport (server writes, client reads; the client sees what
- * is written from its first tp_read() on).
+ * RIPC over TCP (compatible with the ETA tools, RIPC versions 10 to 14), the same RIPC stream
+ * inside TLS (-connType encrypted), or the ETA unidirectional shared-memory transport (server
+ * writes, client reads; the client sees what is written from its first tp_read() on).
  *
  * The model is a long-lived channel, short-lived buffers and an explicit loop that the
  * caller owns:
@@ -65,7 +65,19 @@
 
 /* ---- options ------------------------------------------------------------------------- */
 
-typedef enum tp_conn_type { TP_CONN_SOCKET = 0, TP_CONN_SHMEM = 3 } tp_conn_type;
+/* The values are those of the ETA connection types. TP_CONN_ENCRYPTED is TLS over TCP with
+ * tp_opts.encrypted_protocol inside it; TP_CONN_WEBSOCKET is recognised and refused ("not
+ * available in this build") until the WebSocket stream exists. */
+typedef enum tp_conn_type {
+    TP_CONN_SOCKET = 0,
+    TP_CONN_ENCRYPTED = 1,
+    TP_CONN_SHMEM = 3,
+    TP_CONN_WEBSOCKET = 7
+} tp_conn_type;
+
+/* tp_opts.tls_protocols bits (the ETA encryption protocol flags) */
+#define TP_TLS_V1_2 0x04
+#define TP_TLS_V1_3 0x08
 
 typedef enum tp_comp { TP_COMP_NONE = 0, TP_COMP_ZLIB = 1, TP_COMP_LZ4 = 2 } tp_comp;
 
@@ -106,14 +118,30 @@ typedef struct tp_opts {
     uint8_t compression_level;   /* zlib level 0..9 (server; the client uses the ack's): 0 */
     bool force_compression;      /* (server) compress even if the client did not ask */
 
-    uint8_t ripc_version; /* client: first generation tried (14 falls back to 10);
-                           * server: newest generation accepted. 10..14, default 14 */
-    bool zero_key;        /* (server) answer the v14 key exchange with P = G = K = 0 */
-    uint32_t shm_max_lag; /* (shmem client) lag in messages that makes the reader give up;
-                           * 0 = 3/4 of the ring, as in ETA */
-    uint32_t shm_flow_ms; /* (shmem server) how long the writer waits for a reader that
-                           * reports its position before overrunning it: 1000 ms; 0 = never
-                           * wait (the ETA writer's behaviour) */
+    uint8_t ripc_version;     /* client: first generation tried (14 falls back to 10);
+                               * server: newest generation accepted. 10..14, default 14 */
+    bool zero_key;            /* (server) answer the v14 key exchange with P = G = K = 0 */
+    uint32_t shm_max_lag;     /* (shmem client) lag in messages that makes the reader give up;
+                               * 0 = 3/4 of the ring, as in ETA */
+    uint32_t shm_flow_ms;     /* (shmem server) how long the writer waits for a reader that
+                               * reports its position before overrunning it: 1000 ms; 0 = never
+                               * wait (the ETA writer's behaviour) */
+    uint32_t init_timeout_ms; /* the handshake (TCP connect, TLS, RIPC) must be complete this
+                               * long after tp_connect/tp_accept, else tp_init (and tp_tick)
+                               * fail the channel: 60000; 0 = no limit */
+
+    /* TLS, for TP_CONN_ENCRYPTED. The strings are read by tp_connect and tp_bind (which load
+     * the files then) and are not kept. */
+    tp_conn_type encrypted_protocol; /* what runs inside TLS: TP_CONN_SOCKET (RIPC; the
+                                      * default) or TP_CONN_WEBSOCKET */
+    const char *tls_ca_store;        /* (client) PEM file (or folder) of the trusted CAs; NULL or ""
+                                      * = the system's default store */
+    const char *tls_key_file;        /* (server) PEM private key */
+    const char *tls_cert_file;       /* (server) PEM certificate chain, the server's first */
+    const char *tls_ciphers;         /* TLS 1.2 cipher list in OpenSSL syntax; NULL or "" = the
+                                      * DHE/ECDHE-RSA AES-GCM and SHA-2 suites of the ETA tools */
+    uint8_t tls_protocols;           /* TP_TLS_V1_2 | TP_TLS_V1_3; 0 = both. The server prefers
+                                      * the newest; -spTLSv1.2 is TP_TLS_V1_2 alone */
 } tp_opts;
 
 /* Fills *o with the defaults listed above. */
@@ -124,10 +152,19 @@ void tp_opts_init(tp_opts *o);
 typedef struct tp_server tp_server;
 typedef struct tp_channel tp_channel;
 
-/* Binds a listening server (socket), or creates the shared-memory segment (shmem), as *o
- * says. On success stores the new server in *out and returns 0; the caller owns it and frees
- * it with tp_server_close(). Returns TP_EFAIL with err_msg() set on failure. */
+/* Binds a listening server (socket or encrypted), or creates the shared-memory segment
+ * (shmem), as *o says; an encrypted server loads its key, certificate and cipher list first.
+ * On success stores the new server in *out and returns 0; the caller owns it and frees it
+ * with tp_server_close(). Returns TP_EINVAL when the TLS settings are unusable (a key or
+ * certificate file missing or unreadable, a key that does not match the certificate, a
+ * cipher list that names no cipher), TP_EFAIL on other failures; err_msg() says which. */
 int tp_bind(const tp_opts *o, tp_server **out);
+
+/* Checks the TLS settings of *o for the side given (server: key, certificate and their
+ * match, cipher list; client: the CA store and the cipher list) by loading them as
+ * tp_bind/tp_connect would, so that a tool can refuse them at start. Returns 0, or
+ * TP_EINVAL with err_msg() saying what is wrong and where. */
+int tp_tls_check(const tp_opts *o, bool server);
 
 /* The descriptor to poll for readability: it is readable when tp_accept() has something. */
 int tp_server_fd(const tp_server *s);
@@ -149,18 +186,27 @@ void tp_server_close(tp_server *s);
 /* Starts a non-blocking connection as *o says and stores the new channel, in state
  * initializing, in *out; the caller owns it and frees it with tp_close(). Returns 0, or
  * TP_EFAIL with err_msg() set (name resolution, socket creation; a shmem segment that does
- * not exist). Connection refusal is reported later by tp_init(). */
+ * not exist; an unreadable CA store). Connection refusal, and for an encrypted channel a
+ * failed TLS handshake or certificate check, are reported later by tp_init(). */
 int tp_connect(const tp_opts *o, tp_channel **out);
 
 /* Wraps an already connected stream socket (a socketpair in tests and fuzzers) in a channel
- * that runs the RIPC handshake in the given role (client: sends the ConnectReq first).
+ * that runs the RIPC handshake in the given role (client: sends the ConnectReq first), inside
+ * TLS when o->conn_type is TP_CONN_ENCRYPTED (a server then loads o's key and certificate).
  * Takes ownership of fd, also on failure. Returns 0 and *out, or TP_EFAIL. */
 int tp_adopt(int fd, bool server, const tp_opts *o, tp_channel **out);
 
-/* Advances the handshake without blocking. Returns TP_ACTIVE when the channel is up (also
- * when it already was), TP_PENDING or TP_FD_CHANGE while in progress (wait for tp_events()
- * on tp_fd(), which TP_FD_CHANGE says has changed), or TP_EFAIL (refused, dropped, bad peer;
- * err_msg() says which). */
+/* Advances the handshake without blocking: for an encrypted channel the TLS handshake
+ * (with the certificate check of a client) and then the RIPC one inside it. Returns
+ * TP_ACTIVE when the channel is up (also when it already was), TP_PENDING or TP_FD_CHANGE
+ * while in progress (wait for tp_events() on tp_fd(), which TP_FD_CHANGE says has changed),
+ * or TP_EFAIL (refused, dropped, bad peer, TLS failure, or init_timeout_ms passed; err_msg()
+ * says which). A channel whose handshake stalls makes no descriptor event: call tp_init or
+ * tp_tick now and then so that the timeout is noticed.
+ *
+ * When it returns TP_ACTIVE, messages may already wait inside the channel (a TLS record
+ * that arrived with the end of the handshake): call tp_read before waiting for the
+ * descriptor, or ask tp_read_ready(). */
 int tp_init(tp_channel *ch);
 
 /* Blocking helper for tests and simple tools: calls tp_init() and poll() until the channel
@@ -205,6 +251,10 @@ typedef struct tp_msg {
  * violation (bad length, unknown flags, oversized frame, unknown fragment, corrupt or
  * oversized compressed data), shmem reader too slow or server gone. */
 int tp_read(tp_channel *ch, tp_msg *msg);
+
+/* True when tp_read can return something without the descriptor becoming readable: a
+ * complete frame is buffered, or a stream layer (TLS) holds bytes it has already read. */
+bool tp_read_ready(const tp_channel *ch);
 
 /* ---- writing ------------------------------------------------------------------------- */
 
@@ -267,7 +317,8 @@ int tp_ping(tp_channel *ch);
 /* Once-per-tick housekeeping, given the caller's monotonic clock in nanoseconds: sends a ping
  * every ping_timeout/3 when this side is expected to ping, and fails the channel with
  * "Ping timed out." when the peer is expected to ping and nothing at all arrived for
- * ping_timeout seconds. Returns 0 or TP_EFAIL. */
+ * ping_timeout seconds. On a channel still in its handshake it fails the channel when
+ * init_timeout_ms has passed. Returns 0 or TP_EFAIL. */
 int tp_tick(tp_channel *ch, uint64_t now_ns);
 
 /* Changes the high-water mark of an active channel (0 = default). Returns 0. */
@@ -295,6 +346,9 @@ typedef struct tp_info {
     uint8_t rwf_major;
     uint8_t rwf_minor;
     tp_conn_type conn_type;
+    tp_conn_type encrypted_protocol; /* what runs inside TLS (TP_CONN_ENCRYPTED only) */
+    char tls_version[16];            /* negotiated ("TLSv1.2", "TLSv1.3"); "" without TLS */
+    char tls_cipher[64];             /* negotiated suite, OpenSSL's name; "" without TLS */
 } tp_info;
 
 /* Fills *out for an active channel. Returns 0, or TP_EINVAL if the channel is not active. */

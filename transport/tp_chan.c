@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tp_int.h"
+#include "tp_stream.h"
 
 /* ---- failure ------------------------------------------------------------------------- */
 
@@ -43,8 +43,11 @@ tp_channel *tp_chan_new(const tp_opts *o, int server)
     ch->fd = -1;
     tp_opts_copy(&ch->o, o, ch->host, ch->port, ch->iface, ch->component);
     ch->server = (uint8_t)server;
-    ch->conn_type = (uint8_t)o->conn_type;
+    /* the framing: RIPC over a byte stream (socket, TLS, ...) or the shared-memory ring */
+    ch->conn_type = (uint8_t)(o->conn_type == TP_CONN_SHMEM ? TP_CONN_SHMEM : TP_CONN_SOCKET);
     ch->state = TP_STATE_INITIALIZING;
+    if (ch->o.init_timeout_ms)
+        ch->init_deadline_ns = tp_now_ns() + (uint64_t)ch->o.init_timeout_ms * 1000000u;
     ch->direct.kind = TP_BUF_DIRECT;
     for (int i = 0; i < TP_STAGE_SLOTS; i++) {
         ch->stage[i].kind = TP_BUF_STAGED;
@@ -64,6 +67,66 @@ static uint64_t rand64(void)
     return ((uint64_t)ts.tv_nsec << 32) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 17);
 }
 
+uint64_t tp_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Refuses the connection types this build lacks and, for an encrypted channel, makes its
+ * TLS settings from o (a server channel that tp_accept made already has its server's) and
+ * keeps the CA store's name for error texts. 0 or TP_EFAIL. */
+static int tp_chan_tls_setup(tp_channel *ch, const tp_opts *o)
+{
+    tp_conn_type t = o->conn_type;
+    tp_conn_type inner = t == TP_CONN_ENCRYPTED ? o->encrypted_protocol : t;
+    if (inner == TP_CONN_WEBSOCKET)
+        return err_set("WebSocket connections are not available in this build");
+    if (t != TP_CONN_SOCKET && t != TP_CONN_ENCRYPTED)
+        return err_set("connection type %d is not supported", (int)t);
+    if (inner != TP_CONN_SOCKET)
+        return err_set("connection type %d cannot run inside TLS", (int)inner);
+    if (t != TP_CONN_ENCRYPTED || ch->tls_ctx)
+        return 0;
+    snprintf(ch->tls_ca, sizeof(ch->tls_ca), "%s", o->tls_ca_store ? o->tls_ca_store : "");
+    return tp_tls_ctx_new(o, ch->server, &ch->tls_ctx) < 0 ? TP_EFAIL : 0;
+}
+
+static int build_req(tp_channel *ch);
+
+int tp_chan_start_streams(tp_channel *ch)
+{
+    if (tp_stream_stack_build(ch) < 0)
+        return TP_EFAIL;
+    if (ch->n_strm) {
+        ch->istate = TP_IS_STREAM;
+        return 0;
+    }
+    if (ch->server) {
+        ch->istate = TP_IS_WAIT_REQ;
+        ch->hs_len = 0;
+        return 0;
+    }
+    return build_req(ch);
+}
+
+int tp_chan_check_deadline(tp_channel *ch)
+{
+    if (!ch->init_deadline_ns || tp_now_ns() < ch->init_deadline_ns)
+        return 0;
+    const char *stage = ch->istate == TP_IS_CONNECTING ? "TCP connect"
+                        : ch->istate == TP_IS_STREAM   ? "TLS handshake"
+                                                       : "RIPC handshake";
+    if (ch->server)
+        err_set("handshake timed out: the client did not complete the %s within %.1f s", stage,
+                ch->o.init_timeout_ms / 1000.0);
+    else
+        err_set("handshake timed out: the %s with %s:%s did not complete within %.1f s", stage,
+                ch->host[0] ? ch->host : "localhost", ch->port, ch->o.init_timeout_ms / 1000.0);
+    return tp_chan_fail(ch);
+}
+
 int tp_connect(const tp_opts *o, tp_channel **out)
 {
     *out = NULL;
@@ -78,9 +141,9 @@ int tp_connect(const tp_opts *o, tp_channel **out)
         *out = ch;
         return 0;
     }
-    if (ch->conn_type != TP_CONN_SOCKET) {
+    if (tp_chan_tls_setup(ch, o) < 0) {
         tp_close(ch);
-        return err_set("connection type %d is not supported", (int)o->conn_type);
+        return TP_EFAIL;
     }
     const char *host = ch->o.host && *ch->o.host ? ch->o.host : "localhost";
     if (tp_sock_resolve(host, ch->port, &ch->addr) < 0 || tp_sock_connect(ch) < 0) {
@@ -97,13 +160,18 @@ int tp_adopt(int fd, bool server, const tp_opts *o, tp_channel **out)
 {
     *out = NULL;
     tp_opts so = *o;
-    so.conn_type = TP_CONN_SOCKET;
+    if (so.conn_type != TP_CONN_ENCRYPTED)
+        so.conn_type = TP_CONN_SOCKET;
     tp_channel *ch = tp_chan_new(&so, server);
     if (!ch) {
         close(fd);
         return err_set("out of memory for a channel");
     }
     ch->fd = fd;
+    if (tp_chan_tls_setup(ch, &so) < 0) {
+        tp_close(ch);
+        return TP_EFAIL;
+    }
     int fl = fcntl(fd, F_GETFL);
     if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
         int e = errno;
@@ -111,7 +179,11 @@ int tp_adopt(int fd, bool server, const tp_opts *o, tp_channel **out)
         return err_set_errno(e, "fcntl(O_NONBLOCK)");
     }
     tp_sock_options(fd, &ch->o, 0);
-    ch->istate = server ? TP_IS_WAIT_REQ : TP_IS_CONNECTING;
+    ch->istate = TP_IS_CONNECTING;
+    if (server && tp_chan_start_streams(ch) < 0) {
+        tp_close(ch);
+        return TP_EFAIL;
+    }
     *out = ch;
     return 0;
 }
@@ -136,20 +208,17 @@ static int hs_recv(tp_channel *ch, uint32_t minlen, uint32_t maxlen, const char 
             if (ch->hs_len >= need)
                 return 1;
         }
-        ssize_t n = recv(ch->fd, ch->hs + ch->hs_len, need - ch->hs_len, 0);
+        long n = tp_io_read(ch, ch->hs + ch->hs_len, need - ch->hs_len);
         if (n > 0) {
             ch->hs_len += (uint32_t)n;
             continue;
         }
-        if (n == 0) {
-            err_set("connection closed by peer while waiting for the %s", what);
-            return -1;
-        }
-        if (errno == EAGAIN || errno == EWOULDBLOCK)
+        if (n == 0)
             return 0;
-        if (errno == EINTR)
-            continue;
-        err_set_errno(errno, "reading the %s", what);
+        if (n == TP_IO_EOF)
+            err_set("connection closed by peer while waiting for the %s", what);
+        else
+            err_push("reading the %s", what);
         return -1;
     }
 }
@@ -206,6 +275,7 @@ static int client_fallback(tp_channel *ch)
                  ch->host[0] ? ch->host : "localhost", ch->port, ch->o.ripc_version, ch->gen);
         return tp_chan_fail(ch);
     }
+    tp_stream_stack_free(ch, 0);
     close(ch->fd);
     ch->fd = -1;
     ch->gen--;
@@ -285,7 +355,7 @@ static int handle_req(tp_channel *ch)
              r.component.p ? r.component.p : "");
     if (nak) {
         int n = tp_ripc_nak_encode("Connection refused.", ch->hs_out, sizeof(ch->hs_out));
-        ssize_t w = send(ch->fd, ch->hs_out, (size_t)n, MSG_NOSIGNAL);
+        long w = tp_io_write(ch, ch->hs_out, (size_t)n);
         (void)w;
         err_set("refused connection: client protocol type %u, this server's %u",
                 r.gen >= 12 ? r.protocol_type : 0, ch->o.protocol_type);
@@ -346,6 +416,8 @@ int tp_init(tp_channel *ch)
         return tp_chan_refail(ch);
     if (ch->conn_type == TP_CONN_SHMEM)
         return tp_shm_init(ch);
+    if (ch->init_deadline_ns && tp_chan_check_deadline(ch) < 0)
+        return TP_EFAIL;
     for (;;) {
         switch (ch->istate) {
         case TP_IS_CONNECTING: {
@@ -361,24 +433,37 @@ int tp_init(tp_channel *ch)
                               ch->port);
                 return tp_chan_fail(ch);
             }
-            if (build_req(ch) < 0)
+            if (tp_chan_start_streams(ch) < 0)
                 return tp_chan_fail(ch);
             break;
         }
+        case TP_IS_STREAM: {
+            int r = tp_stream_stack_handshake(ch);
+            if (r == 0)
+                return TP_PENDING;
+            if (r < 0)
+                return tp_chan_fail(ch);
+            if (ch->server) {
+                ch->istate = TP_IS_WAIT_REQ;
+                ch->hs_len = 0;
+            } else if (build_req(ch) < 0) {
+                return tp_chan_fail(ch);
+            }
+            break;
+        }
         case TP_IS_SENDING: {
-            ssize_t n = send(ch->fd, ch->hs_out + ch->hs_out_sent, ch->hs_out_len - ch->hs_out_sent,
-                             MSG_NOSIGNAL);
+            errno = 0;
+            long n =
+                tp_io_write(ch, ch->hs_out + ch->hs_out_sent, ch->hs_out_len - ch->hs_out_sent);
+            if (n == 0)
+                return TP_PENDING;
             if (n < 0) {
-                if (errno == EAGAIN || errno == EWOULDBLOCK)
-                    return TP_PENDING;
-                if (errno == EINTR)
-                    break;
                 if (!ch->server && ch->hs_next == TP_IS_WAIT_ACK &&
                     (errno == EPIPE || errno == ECONNRESET)) {
-                    err_set_errno(errno, "sending the ConnectReq");
+                    err_push("sending the ConnectReq");
                     return client_fallback(ch);
                 }
-                err_set_errno(errno, "sending a handshake message");
+                err_push("sending a handshake message");
                 return tp_chan_fail(ch);
             }
             ch->hs_out_sent += (uint32_t)n;
@@ -407,6 +492,9 @@ int tp_init(tp_channel *ch)
             int r = hs_recv(ch, 14, TP_RIPC_HS_MAX, "ConnectReq");
             if (r == 0)
                 return TP_PENDING;
+            if (r == -2 && !ch->strm && ch->hs[0] == 0x16 && ch->hs[1] == 0x03)
+                err_set("the client speaks TLS (its first bytes are a TLS handshake record), "
+                        "and this server is not encrypted");
             if (r < 0)
                 return tp_chan_fail(ch);
             int rc = handle_req(ch);
@@ -503,89 +591,15 @@ int tp_chan_activate(tp_channel *ch)
         return tp_chan_fail(ch);
     ch->istate = TP_IS_ACTIVE;
     ch->state = TP_STATE_ACTIVE;
-    ch->rd_fast = 1;
+    ch->init_deadline_ns = 0;
+    for (unsigned i = 0; i < ch->n_strm; i++)
+        if (ch->stack[i]->ops->activate)
+            ch->stack[i]->ops->activate(ch->stack[i]);
+    /* bytes that arrived with the end of the handshake and wait inside the stream */
+    ch->rx_pend = ch->strm && ch->strm->ops->pending(ch->strm);
+    ch->rd_fast = !ch->rx_pend;
     ch->wr_fast = !ch->comp_out;
     return 0;
-}
-
-/* ---- servers ------------------------------------------------------------------------- */
-
-int tp_bind(const tp_opts *o, tp_server **out)
-{
-    *out = NULL;
-    tp_server *s = calloc(1, sizeof(*s));
-    if (!s)
-        return err_set("out of memory for a server");
-    s->fd = -1;
-    tp_opts_copy(&s->o, o, s->host, s->port_s, s->iface, s->component);
-    s->conn_type = (uint8_t)o->conn_type;
-    if (s->o.compression_level > 9) {
-        free(s);
-        return err_set("compression level %u is outside 0..9", o->compression_level);
-    }
-    if (s->o.max_fragment_size < 25 || s->o.max_fragment_size > 0xFFFF) {
-        free(s);
-        return err_set("max fragment size %u is outside 25..65535", o->max_fragment_size);
-    }
-    int rc = s->conn_type == TP_CONN_SHMEM ? tp_shm_bind(s)
-             : s->conn_type == TP_CONN_SOCKET
-                 ? tp_sock_bind(s)
-                 : err_set("connection type %d is not supported", (int)o->conn_type);
-    if (rc < 0) {
-        free(s);
-        return TP_EFAIL;
-    }
-    *out = s;
-    return 0;
-}
-
-int tp_server_fd(const tp_server *s)
-{
-    return s->fd;
-}
-
-uint16_t tp_server_port(const tp_server *s)
-{
-    return s->port;
-}
-
-int tp_accept(tp_server *s, tp_channel **out)
-{
-    *out = NULL;
-    if (s->conn_type == TP_CONN_SHMEM)
-        return tp_shm_accept(s, out);
-    int fd;
-    for (;;) {
-        fd = accept4(s->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd >= 0)
-            break;
-        if (errno == EINTR)
-            continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ECONNABORTED || errno == EPROTO)
-            return 0;
-        return err_set_errno(errno, "accept on port %u", s->port);
-    }
-    tp_channel *ch = tp_chan_new(&s->o, 1);
-    if (!ch) {
-        close(fd);
-        return err_set("out of memory for a channel");
-    }
-    ch->fd = fd;
-    tp_sock_options(fd, &ch->o, 0);
-    ch->istate = TP_IS_WAIT_REQ;
-    *out = ch;
-    return 1;
-}
-
-void tp_server_close(tp_server *s)
-{
-    if (!s)
-        return;
-    if (s->conn_type == TP_CONN_SHMEM)
-        tp_shm_server_close(s);
-    if (s->fd >= 0)
-        close(s->fd);
-    free(s);
 }
 
 /* ---- accessors ----------------------------------------------------------------------- */
@@ -603,8 +617,13 @@ tp_state tp_get_state(const tp_channel *ch)
 short tp_events(const tp_channel *ch)
 {
     if (ch->state == TP_STATE_ACTIVE)
-        return (short)(POLLIN | (ch->out_tail > ch->out_head ? POLLOUT : 0));
+        return (short)(POLLIN | (ch->out_tail > ch->out_head ? POLLOUT : 0) |
+                       (ch->strm ? ch->strm->want : 0));
     switch (ch->istate) {
+    case TP_IS_STREAM: {
+        short w = tp_stream_stack_want(ch);
+        return w ? w : POLLIN;
+    }
     case TP_IS_CONNECTING:
     case TP_IS_SENDING:
         return POLLOUT;
@@ -662,6 +681,11 @@ int tp_get_info(tp_channel *ch, tp_info *out)
     out->protocol_type = ch->protocol_type;
     out->rwf_major = ch->rwf_major;
     out->rwf_minor = ch->rwf_minor;
+    out->conn_type = ch->o.conn_type;
+    out->encrypted_protocol = ch->o.conn_type == TP_CONN_ENCRYPTED ? ch->o.encrypted_protocol : 0;
+    for (unsigned i = 0; i < ch->n_strm; i++)
+        if (ch->stack[i]->ops->info)
+            ch->stack[i]->ops->info(ch->stack[i], out);
     return 0;
 }
 
@@ -672,7 +696,7 @@ int tp_tick(tp_channel *ch, uint64_t now_ns)
     if (ch->state == TP_STATE_CLOSED)
         return tp_chan_refail(ch);
     if (ch->state != TP_STATE_ACTIVE)
-        return 0;
+        return ch->conn_type == TP_CONN_SOCKET ? tp_chan_check_deadline(ch) : 0;
     uint64_t timeout = (uint64_t)ch->ping_timeout * 1000000000ull;
     if (!ch->tick_started) {
         ch->tick_started = 1;
@@ -714,6 +738,9 @@ void tp_close(tp_channel *ch)
         free(ch->frags[i].buf);
     for (int i = 0; i < TP_STAGE_SLOTS; i++)
         free(ch->stage[i].stage);
+    tp_stream_stack_free(ch, ch->state == TP_STATE_ACTIVE);
+    if (ch->tls_ctx)
+        tp_tls_ctx_free(ch->tls_ctx);
     if (ch->fd >= 0)
         close(ch->fd);
     free(ch);

@@ -23,6 +23,7 @@
 #define TP_STAGE_SLOTS 8 /* buffers that may be open besides the direct one */
 #define TP_FRAG_SLOTS 8  /* fragmented messages that may be in reassembly at once */
 #define TP_DEFAULT_HWM 6000
+#define TP_STREAM_MAX 3 /* streams a channel may stack (TLS, WebSocket, one spare) */
 
 /* handshake / internal state */
 enum tp_istate {
@@ -33,6 +34,7 @@ enum tp_istate {
     TP_IS_WAIT_REQ,   /* server: reading the ConnectReq */
     TP_IS_WAIT_KEY,   /* server: reading the v14 client key message */
     TP_IS_SHM_WAIT,   /* shmem client: waiting for the segment to be initialised */
+    TP_IS_STREAM,     /* either: the handshakes of the stream stack (TLS) */
     TP_IS_ACTIVE,
 };
 
@@ -51,6 +53,8 @@ typedef struct tp_frag {
 
 struct tp_shm_chan; /* tp_shm.c */
 struct tp_shm_srv;
+struct tp_stream;  /* tp_stream.h */
+struct ssl_ctx_st; /* OpenSSL's SSL_CTX */
 
 struct tp_channel {
     /* ---- read path (hot) ---- */
@@ -59,12 +63,14 @@ struct tp_channel {
     uint8_t conn_type;
     uint8_t server;
     uint8_t istate;
-    uint8_t rx_seen; /* bytes arrived since the last tp_tick() */
-    uint8_t rd_fast; /* active socket, no packed frame or split in progress: tp_read may
-                      * take its fast path */
-    uint8_t wr_fast; /* active socket without output compression: direct buffers */
-    uint8_t shm_rd;  /* active shared-memory reader */
-    uint8_t shm_wr;  /* active shared-memory writer */
+    uint8_t rx_seen;        /* bytes arrived since the last tp_tick() */
+    uint8_t rd_fast;        /* active socket, no packed frame or split in progress: tp_read may
+                             * take its fast path */
+    uint8_t wr_fast;        /* active socket without output compression: direct buffers */
+    uint8_t shm_rd;         /* active shared-memory reader */
+    uint8_t shm_wr;         /* active shared-memory writer */
+    uint8_t rx_pend;        /* the stream stack holds read bytes the descriptor will not announce */
+    struct tp_stream *strm; /* top of the stream stack; NULL: the plain socket */
     uint8_t *in;
     uint32_t in_cap, in_rd, in_wr;
     uint32_t max_in_frame;
@@ -133,9 +139,17 @@ struct tp_channel {
     tp_opts o;
     char host[256], port[64], iface[256], component[256];
     char peer_component[256];
+    char tls_ca[256];       /* encrypted client: the CA store's name, for error texts */
     char fail[ERR_MSG_MAX]; /* why the channel failed */
 
     struct tp_shm_chan *shm;
+
+    /* ---- stream stack (tp_stream.c) ---- */
+    struct tp_stream *stack[TP_STREAM_MAX]; /* bottom first */
+    uint8_t n_strm;
+    uint8_t strm_hs;            /* index of the stream whose handshake runs */
+    struct ssl_ctx_st *tls_ctx; /* encrypted: the TLS settings (a reference) */
+    uint64_t init_deadline_ns;  /* CLOCK_MONOTONIC; 0 = no handshake time limit */
 };
 
 struct tp_server {
@@ -145,6 +159,7 @@ struct tp_server {
     tp_opts o;
     char host[256], port_s[64], iface[256], component[256];
     struct tp_shm_srv *shm;
+    struct ssl_ctx_st *tls_ctx; /* encrypted: key, certificate, ciphers */
 };
 
 /* Copies o into dst with its strings into the given arrays (cut to fit). */
@@ -164,6 +179,10 @@ int tp_chan_refail(tp_channel *ch);
 
 /* Allocates and fills a channel in state initializing (socket kind). */
 tp_channel *tp_chan_new(const tp_opts *o, int server);
+
+/* The TCP connection of ch exists (connected or accepted): pushes the streams its options ask
+ * for and starts their handshake, or (plain socket) the RIPC one. 0 or TP_EFAIL. */
+int tp_chan_start_streams(tp_channel *ch);
 
 /* After the handshake: sizes the areas, starts compression, goes active. 0 or TP_EFAIL. */
 int tp_chan_activate(tp_channel *ch);
@@ -185,12 +204,25 @@ int tp_inflate(tp_channel *ch, const uint8_t *src, uint32_t n);
 /* Decompresses one lz4 block into ch->dec at ch->dec_len. 0 or -1. */
 int tp_lz4_decompress(tp_channel *ch, const uint8_t *src, uint32_t n);
 
+/* The CLOCK_MONOTONIC time in nanoseconds. */
+uint64_t tp_now_ns(void);
+
+/* Fails ch with "handshake timed out" when its init deadline has passed; 0 otherwise. */
+int tp_chan_check_deadline(tp_channel *ch);
+
+/* tp_tls.c (see tp_tls.h for the TLS stream itself) */
+int tp_tls_ctx_new(const tp_opts *o, int server, struct ssl_ctx_st **out);
+void tp_tls_ctx_free(struct ssl_ctx_st *ctx);
+int tp_tls_ctx_ref(struct ssl_ctx_st *ctx);
+
 /* tp_sock.c */
 int tp_sock_resolve(const char *host, const char *port, struct sockaddr_in *out);
 int tp_sock_options(int fd, const tp_opts *o, int strict);
 int tp_sock_connect(tp_channel *ch);
 int tp_sock_bind(tp_server *s);
 int tp_sock_local_ip(int fd, char *ip, size_t cap);
+/* The peer's address as text and its port. 0, or -1 (ip "?"). */
+int tp_sock_peer(int fd, char *ip, size_t cap, uint16_t *port);
 
 /* tp_shm.c */
 int tp_shm_bind(tp_server *s);

@@ -24,6 +24,8 @@ void tp_opts_init(tp_opts *o)
     o->compression = TP_COMP_NONE;
     o->ripc_version = 14;
     o->shm_flow_ms = 1000;
+    o->init_timeout_ms = 60000;
+    o->encrypted_protocol = TP_CONN_SOCKET;
 }
 
 static void copy_str(const char **dst, const char *src, char *buf, size_t cap)
@@ -50,6 +52,8 @@ void tp_opts_copy(tp_opts *dst, const tp_opts *o, char *host, char *port, char *
         dst->max_output_buffers = dst->guaranteed_output_buffers;
     if (dst->ping_timeout == 0)
         dst->ping_timeout = 1;
+    /* TLS files are loaded by tp_connect/tp_bind from the caller's options, not kept */
+    dst->tls_ca_store = dst->tls_key_file = dst->tls_cert_file = dst->tls_ciphers = NULL;
 }
 
 const char *tp_default_component(void)

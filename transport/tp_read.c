@@ -7,15 +7,16 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "tp_int.h"
+#include "tp_stream.h"
 
 #define bad(ch, ...) (err_set(__VA_ARGS__), tp_chan_fail(ch))
 
-/* TP_READ_MORE when another message can be returned without a system call. A malformed
- * length also counts, so that the next call reports it. */
+/* TP_READ_MORE when another message can be returned without a system call, or when the
+ * stream stack holds bytes that the descriptor will not announce. A malformed length also
+ * counts, so that the next call reports it. */
 static inline int more_flag(const tp_channel *ch)
 {
-    if (ch->pk_cur)
+    if (ch->pk_cur || ch->rx_pend)
         return TP_READ_MORE;
     uint32_t avail = ch->in_wr - ch->in_rd;
     if (avail >= 3 && tp_get16(ch->in + ch->in_rd) <= avail)
@@ -268,6 +269,58 @@ static int read_frame(tp_channel *ch, const uint8_t *p, uint32_t flen, tp_msg *m
     return deliver(ch, flags, ext, total, id, pay, plen, msg);
 }
 
+/* The peer ended the stream: fails the channel saying where in a message it stopped. */
+static int peer_closed(tp_channel *ch)
+{
+    uint32_t part = ch->in_wr - ch->in_rd;
+    if (part || ch->split)
+        return bad(ch,
+                   "connection closed by peer in the middle of a frame (%u bytes "
+                   "of it received)",
+                   part);
+    for (int i = 0; i < TP_FRAG_SLOTS; i++)
+        if (ch->frags[i].used)
+            return bad(ch,
+                       "connection closed by peer in the middle of a fragmented "
+                       "message (%u of %u bytes received)",
+                       ch->frags[i].got, ch->frags[i].total);
+    return bad(ch, "connection closed by peer");
+}
+
+/* Reads from the stream stack into the input area until it has nothing more that was
+ * already read from the socket, or the area is full (then ch->rx_pend stays set, so that
+ * tp_read says TP_READ_MORE although the descriptor may never announce those bytes).
+ * Returns 1 (bytes arrived), 0 (none available) or TP_EFAIL. */
+static int fill_stream(tp_channel *ch)
+{
+    int got = 0;
+    for (;;) {
+        uint32_t room = ch->in_cap - ch->in_wr;
+        if (room == 0) {
+            ch->rx_pend = 1;
+            return 1;
+        }
+        long n = ch->strm->ops->read(ch->strm, ch->in + ch->in_wr, room);
+        ch->st.recv_calls++;
+        if (n > 0) {
+            ch->in_wr += (uint32_t)n;
+            ch->st.bytes_read += (uint64_t)n;
+            ch->rx_seen = 1;
+            got = 1;
+            if (ch->strm->ops->pending(ch->strm))
+                continue;
+            ch->rx_pend = 0;
+            return 1;
+        }
+        ch->rx_pend = 0;
+        if (n == 0)
+            return got;
+        if (n == TP_IO_EOF)
+            return peer_closed(ch);
+        return tp_chan_fail(ch);
+    }
+}
+
 /* One recv() into the input area. Returns 1 (bytes arrived), 0 (none available) or
  * TP_EFAIL (end of file, error). */
 static int fill(tp_channel *ch)
@@ -279,6 +332,8 @@ static int fill(tp_channel *ch)
         ch->in_wr -= ch->in_rd;
         ch->in_rd = 0;
     }
+    if (TP_UNLIKELY(ch->strm != NULL))
+        return fill_stream(ch);
     for (;;) {
         ssize_t n = recv(ch->fd, ch->in + ch->in_wr, ch->in_cap - ch->in_wr, 0);
         ch->st.recv_calls++;
@@ -288,21 +343,8 @@ static int fill(tp_channel *ch)
             ch->rx_seen = 1;
             return 1;
         }
-        if (n == 0) {
-            uint32_t part = ch->in_wr - ch->in_rd;
-            if (part || ch->split)
-                return bad(ch,
-                           "connection closed by peer in the middle of a frame (%u bytes "
-                           "of it received)",
-                           part);
-            for (int i = 0; i < TP_FRAG_SLOTS; i++)
-                if (ch->frags[i].used)
-                    return bad(ch,
-                               "connection closed by peer in the middle of a fragmented "
-                               "message (%u of %u bytes received)",
-                               ch->frags[i].got, ch->frags[i].total);
-            return bad(ch, "connection closed by peer");
-        }
+        if (n == 0)
+            return peer_closed(ch);
         if (errno == EAGAIN || errno == EWOULDBLOCK)
             return 0;
         if (errno == EINTR)
@@ -363,7 +405,7 @@ static int __attribute__((noinline)) read_slow(tp_channel *ch, tp_msg *msg)
         did_io = 1;
     }
 out:
-    ch->rd_fast = ch->state == TP_STATE_ACTIVE && !ch->pk_cur && !ch->split;
+    ch->rd_fast = ch->state == TP_STATE_ACTIVE && !ch->pk_cur && !ch->split && !ch->rx_pend;
     return rc;
 }
 
@@ -388,4 +430,11 @@ int tp_read(tp_channel *ch, tp_msg *msg)
     if (ch->shm)
         return tp_shm_read(ch, msg);
     return read_slow(ch, msg);
+}
+
+bool tp_read_ready(const tp_channel *ch)
+{
+    if (ch->conn_type != TP_CONN_SOCKET || ch->state != TP_STATE_ACTIVE)
+        return false;
+    return more_flag(ch) != 0;
 }

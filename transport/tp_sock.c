@@ -118,3 +118,17 @@ int tp_sock_local_ip(int fd, char *ip, size_t cap)
         return -1;
     return 0;
 }
+
+int tp_sock_peer(int fd, char *ip, size_t cap, uint16_t *port)
+{
+    struct sockaddr_in a;
+    socklen_t len = sizeof(a);
+    snprintf(ip, cap, "?");
+    *port = 0;
+    if (getpeername(fd, (struct sockaddr *)&a, &len) < 0 || a.sin_family != AF_INET)
+        return -1;
+    if (!inet_ntop(AF_INET, &a.sin_addr, ip, (socklen_t)cap))
+        return -1;
+    *port = ntohs(a.sin_port);
+    return 0;
+}

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "tp_int.h"
+#include "tp_stream.h"
 
 /* tp_buf.deferred_flags: the write flags in the low byte, and */
 #define BF_PACKED 0x100 /* the payload is a packed series */
@@ -30,8 +30,12 @@ static int state_err(tp_channel *ch)
     return TP_EINVAL;
 }
 
+static int __attribute__((noinline)) flush_stream(tp_channel *ch);
+
 int tp_out_flush(tp_channel *ch)
 {
+    if (TP_UNLIKELY(ch->strm != NULL))
+        return flush_stream(ch);
     size_t q = ch->out_tail - ch->out_head;
     while (q > 0) {
         ssize_t n = send(ch->fd, ch->out + ch->out_head, q, MSG_NOSIGNAL);
@@ -50,6 +54,36 @@ int tp_out_flush(tp_channel *ch)
         if (n < 0 && errno == EINTR)
             continue;
         err_set_errno(n < 0 ? errno : EPIPE, "send of %zu queued bytes", q);
+        return tp_chan_fail(ch);
+    }
+    if (ch->out_head == ch->out_tail) {
+        ch->blocked_at = 0;
+        if (!ch->direct.busy)
+            ch->out_head = ch->out_tail = 0;
+    }
+    return clamp_int(ch->out_tail - ch->out_head);
+}
+
+/* tp_out_flush through the stream stack: hands the queue to the top stream until it takes
+ * everything or must wait (TLS takes one record of up to 16 KiB per call, so a short write
+ * does not mean that the socket is full; only a 0 does). */
+static int __attribute__((noinline)) flush_stream(tp_channel *ch)
+{
+    size_t q = ch->out_tail - ch->out_head;
+    while (q > 0) {
+        long n = ch->strm->ops->write(ch->strm, ch->out + ch->out_head, q);
+        ch->st.send_calls++;
+        if (n > 0) {
+            ch->out_head += (size_t)n;
+            ch->st.bytes_sent += (uint64_t)n;
+            q -= (size_t)n;
+            continue;
+        }
+        if (n == 0) {
+            ch->blocked_at = q;
+            break;
+        }
+        err_push("send of %zu queued bytes", q);
         return tp_chan_fail(ch);
     }
     if (ch->out_head == ch->out_tail) {
@@ -515,7 +549,11 @@ int tp_ping(tp_channel *ch)
         ch->st.pings_sent++;
         return tp_out_flush(ch);
     }
-    /* the open direct buffer owns the tail, and nothing is queued: send the ping itself */
+    /* the open direct buffer owns the tail, and nothing is queued: send the ping itself. A
+     * stream (TLS) cannot take a separate write that might stay half done under the queue's
+     * next one: the ping waits for the next tick there, the buffer being written by then. */
+    if (ch->strm)
+        return 0;
     for (;;) {
         ssize_t n = send(ch->fd, ping, 3, MSG_NOSIGNAL);
         ch->st.send_calls++;
