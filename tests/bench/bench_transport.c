@@ -9,12 +9,19 @@
  * (getrusage RUSAGE_THREAD) divided by the messages it moved.
  *
  *   bench_transport [-t seconds] [-size bytes] [-pack n] [-hwm bytes] [-busy] [-reps n]
- *                   [-comp none|zlib|lz4] [-mode unpacked|packed|all]
+ *                   [-comp none|zlib|lz4] [-mode unpacked|packed|all] [-tls 1.2|1.3]
  *
  * Defaults: 3 s per run, 76-byte messages, packed runs with 50 messages per frame, the
  * transport's default high-water mark, readers that poll() when idle, best of 3 runs.
+ * -tls runs the channel encrypted (a throw-away self-signed RSA certificate made in a
+ * temporary folder), TLS 1.2 (ECDHE-RSA-AES128-GCM-SHA256) or TLS 1.3 (TLS_AES_128_GCM_SHA256);
+ * with -hwm 1 every message is flushed, so TLS writes one record per message.
  */
 #include <errno.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -24,6 +31,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "err.h"
 #include "tp.h"
@@ -35,7 +43,58 @@ typedef struct cfg {
     uint32_t hwm;
     int busy;
     tp_comp comp;
+    uint8_t tls; /* 0 plain, else TP_TLS_V1_2 or TP_TLS_V1_3 */
 } cfg;
+
+static char cert_dir[64], cert_path[96], key_path[96];
+
+/* A self-signed certificate for localhost and 127.0.0.1 in a temporary folder. 0 or -1. */
+static int make_cert(void)
+{
+    snprintf(cert_dir, sizeof(cert_dir), "/tmp/bench_transport-XXXXXX");
+    if (!mkdtemp(cert_dir))
+        return -1;
+    snprintf(cert_path, sizeof(cert_path), "%s/cert.pem", cert_dir);
+    snprintf(key_path, sizeof(key_path), "%s/key.pem", cert_dir);
+    EVP_PKEY *k = EVP_RSA_gen(2048);
+    X509 *x = X509_new();
+    if (!k || !x)
+        return -1;
+    ASN1_INTEGER_set(X509_get_serialNumber(x), 1);
+    X509_gmtime_adj(X509_getm_notBefore(x), -60);
+    X509_gmtime_adj(X509_getm_notAfter(x), 86400);
+    X509_set_pubkey(x, k);
+    X509_NAME_add_entry_by_txt(X509_get_subject_name(x), "CN", MBSTRING_ASC,
+                               (const unsigned char *)"localhost", -1, -1, 0);
+    X509_set_issuer_name(x, X509_get_subject_name(x));
+    X509V3_CTX ctx;
+    X509V3_set_ctx_nodb(&ctx);
+    X509V3_set_ctx(&ctx, x, x, NULL, NULL, 0);
+    X509_EXTENSION *e =
+        X509V3_EXT_conf_nid(NULL, &ctx, NID_subject_alt_name, "DNS:localhost,IP:127.0.0.1");
+    X509_add_ext(x, e, -1);
+    X509_EXTENSION_free(e);
+    X509_sign(x, k, EVP_sha256());
+    FILE *fc = fopen(cert_path, "w"), *fk = fopen(key_path, "w");
+    int ok = fc && fk && PEM_write_X509(fc, x) == 1 &&
+             PEM_write_PrivateKey(fk, k, NULL, NULL, 0, NULL, NULL) == 1;
+    if (fc)
+        fclose(fc);
+    if (fk)
+        fclose(fk);
+    X509_free(x);
+    EVP_PKEY_free(k);
+    return ok ? 0 : -1;
+}
+
+static void remove_cert(void)
+{
+    if (!cert_dir[0])
+        return;
+    unlink(cert_path);
+    unlink(key_path);
+    rmdir(cert_dir);
+}
 
 typedef struct side {
     tp_channel *ch;
@@ -181,6 +240,13 @@ static int run(const cfg *c, double *rate, double *wns, double *rns)
     so.compression_level = 5;
     co.high_water_mark = c->hwm;
     co.host = "127.0.0.1";
+    if (c->tls) {
+        so.conn_type = co.conn_type = TP_CONN_ENCRYPTED;
+        so.tls_cert_file = cert_path;
+        so.tls_key_file = key_path;
+        co.tls_ca_store = cert_path;
+        co.tls_protocols = c->tls;
+    }
     tp_server *srv;
     if (tp_bind(&so, &srv) < 0) {
         fprintf(stderr, "bind: %s\n", err_msg());
@@ -249,6 +315,7 @@ static void bench(const char *name, const cfg *c, int reps)
         double rate, wns, rns;
         if (run(c, &rate, &wns, &rns) < 0) {
             printf("%s: FAILED\n", name);
+            remove_cert();
             exit(1);
         }
         if (rate > best) {
@@ -288,10 +355,12 @@ int main(int argc, char **argv)
             i++;
         else if (!strcmp(a, "-busy"))
             c.busy = 1;
+        else if (!strcmp(a, "-tls") && v && (!strcmp(v, "1.2") || !strcmp(v, "1.3")))
+            c.tls = !strcmp(v, "1.2") ? TP_TLS_V1_2 : TP_TLS_V1_3, i++;
         else {
             fprintf(stderr,
                     "usage: %s [-t s] [-size n] [-pack n] [-hwm n] [-busy] [-reps n] "
-                    "[-comp none|zlib|lz4] [-mode unpacked|packed|all]\n",
+                    "[-comp none|zlib|lz4] [-mode unpacked|packed|all] [-tls 1.2|1.3]\n",
                     argv[0]);
             return 2;
         }
@@ -300,17 +369,24 @@ int main(int argc, char **argv)
         fprintf(stderr, "-size must be at least 8\n");
         return 2;
     }
+    if (c.tls && make_cert() < 0) {
+        fprintf(stderr, "cannot make a certificate in /tmp\n");
+        remove_cert();
+        return 1;
+    }
+    const char *kind = c.tls == TP_TLS_V1_2 ? "tls1.2" : c.tls ? "tls1.3" : "socket";
     char name[96];
     if (strcmp(mode, "packed") != 0) {
-        snprintf(name, sizeof(name), "socket %uB unpacked hwm %u%s", c.size, c.hwm ? c.hwm : 6000,
+        snprintf(name, sizeof(name), "%s %uB unpacked hwm %u%s", kind, c.size, c.hwm ? c.hwm : 6000,
                  c.comp ? " comp" : "");
         bench(name, &c, reps);
     }
     if (strcmp(mode, "unpacked") != 0) {
         c.pack = packn;
-        snprintf(name, sizeof(name), "socket %uB packed %d hwm %u%s", c.size, packn,
+        snprintf(name, sizeof(name), "%s %uB packed %d hwm %u%s", kind, c.size, packn,
                  c.hwm ? c.hwm : 6000, c.comp ? " comp" : "");
         bench(name, &c, reps);
     }
+    remove_cert();
     return 0;
 }
