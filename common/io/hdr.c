@@ -103,6 +103,7 @@ int hdr_hist_init(hdr_hist *h, const hdr_layout *lay)
 {
     h->lay = *lay;
     h->total = 0;
+    h->hi = 0;
     h->counts = calloc((size_t)lay->len, sizeof(uint64_t));
     if (!h->counts)
         return err_set("out of memory for a histogram of %d counts", (int)lay->len);
@@ -114,13 +115,15 @@ void hdr_hist_free(hdr_hist *h)
     free(h->counts);
     h->counts = NULL;
     h->total = 0;
+    h->hi = 0;
 }
 
 void hdr_hist_reset(hdr_hist *h)
 {
     if (h->counts)
-        memset(h->counts, 0, (size_t)h->lay.len * sizeof(uint64_t));
+        memset(h->counts, 0, (size_t)h->hi * sizeof(uint64_t));
     h->total = 0;
+    h->hi = 0;
 }
 
 int hdr_hist_record(hdr_hist *h, int64_t v, uint64_t n)
@@ -133,36 +136,49 @@ int hdr_hist_record(hdr_hist *h, int64_t v, uint64_t n)
                        h->lay.highest);
     h->counts[i] += n;
     h->total += n;
+    if (i >= h->hi)
+        h->hi = i + 1;
     return 0;
 }
 
-int hdr_hist_add_counts(hdr_hist *dst, const hdr_layout *src_lay, const uint64_t *counts)
+/* Adds counts[0, hi) of layout src_lay to dst. */
+static int add_range(hdr_hist *dst, const hdr_layout *src_lay, const uint64_t *counts, int32_t hi)
 {
     if (hdr_layout_same(&dst->lay, src_lay)) {
         uint64_t total = 0;
-        for (int32_t i = 0; i < dst->lay.len; i++) {
+        int32_t top = 0;
+        for (int32_t i = 0; i < hi; i++) {
             dst->counts[i] += counts[i];
             total += counts[i];
+            if (counts[i])
+                top = i + 1;
         }
         dst->total += total;
+        if (top > dst->hi)
+            dst->hi = top;
         return 0;
     }
-    for (int32_t i = 0; i < src_lay->len; i++)
+    for (int32_t i = 0; i < hi; i++)
         if (counts[i] && hdr_hist_record(dst, hdr_index_low(src_lay, i), counts[i]) != 0)
             return -1;
     return 0;
 }
 
+int hdr_hist_add_counts(hdr_hist *dst, const hdr_layout *src_lay, const uint64_t *counts)
+{
+    return add_range(dst, src_lay, counts, src_lay->len);
+}
+
 int hdr_hist_add(hdr_hist *dst, const hdr_hist *src)
 {
-    return hdr_hist_add_counts(dst, &src->lay, src->counts);
+    return add_range(dst, &src->lay, src->counts, src->hi);
 }
 
 int32_t hdr_hist_max_index(const hdr_hist *h)
 {
     if (h->total == 0)
         return -1;
-    for (int32_t i = h->lay.len - 1; i >= 0; i--)
+    for (int32_t i = h->hi - 1; i >= 0; i--)
         if (h->counts[i])
             return i;
     return -1;

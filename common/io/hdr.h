@@ -99,6 +99,7 @@ typedef struct hdr_hist {
     hdr_layout lay;
     uint64_t *counts; /* lay.len entries; NULL until hdr_hist_init */
     uint64_t total;   /* sum of counts */
+    int32_t hi;       /* every count from this index up is zero */
 } hdr_hist;
 
 /* Allocates an empty histogram of layout lay. Returns 0, or -1 (err_set) when out of memory. */

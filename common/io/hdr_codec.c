@@ -153,6 +153,7 @@ static int v2_counts(const uint8_t *p, size_t n, hdr_hist *h)
         }
         off += k;
     }
+    h->hi = idx;
     return 0;
 }
 
@@ -222,21 +223,17 @@ size_t hdr_b64_encode(const uint8_t *in, size_t n, char *out)
     return (size_t)(o - out);
 }
 
-/* The 6-bit value of a base64 character, or -1. */
-static int b64_value(char c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '+')
-        return 62;
-    if (c == '/')
-        return 63;
-    return -1;
-}
+/* Each base64 character's 6-bit value plus one; 0 for the characters outside the alphabet. */
+static const uint8_t b64_plus1[256] = {
+    ['A'] = 1,  ['B'] = 2,  ['C'] = 3,  ['D'] = 4,  ['E'] = 5,  ['F'] = 6,  ['G'] = 7,  ['H'] = 8,
+    ['I'] = 9,  ['J'] = 10, ['K'] = 11, ['L'] = 12, ['M'] = 13, ['N'] = 14, ['O'] = 15, ['P'] = 16,
+    ['Q'] = 17, ['R'] = 18, ['S'] = 19, ['T'] = 20, ['U'] = 21, ['V'] = 22, ['W'] = 23, ['X'] = 24,
+    ['Y'] = 25, ['Z'] = 26, ['a'] = 27, ['b'] = 28, ['c'] = 29, ['d'] = 30, ['e'] = 31, ['f'] = 32,
+    ['g'] = 33, ['h'] = 34, ['i'] = 35, ['j'] = 36, ['k'] = 37, ['l'] = 38, ['m'] = 39, ['n'] = 40,
+    ['o'] = 41, ['p'] = 42, ['q'] = 43, ['r'] = 44, ['s'] = 45, ['t'] = 46, ['u'] = 47, ['v'] = 48,
+    ['w'] = 49, ['x'] = 50, ['y'] = 51, ['z'] = 52, ['0'] = 53, ['1'] = 54, ['2'] = 55, ['3'] = 56,
+    ['4'] = 57, ['5'] = 58, ['6'] = 59, ['7'] = 60, ['8'] = 61, ['9'] = 62, ['+'] = 63, ['/'] = 64,
+};
 
 int hdr_b64_decode(const char *in, size_t n, uint8_t *out, size_t *out_len)
 {
@@ -249,8 +246,8 @@ int hdr_b64_decode(const char *in, size_t n, uint8_t *out, size_t *out_len)
     for (size_t i = 0; i < n; i += 4) {
         uint32_t v = 0;
         for (size_t k = 0; k < 4; k++) {
-            int d = (i + k >= n - pad) ? 0 : b64_value(in[i + k]);
-            if (d < 0) {
+            int d = (i + k >= n - pad) ? 1 : b64_plus1[(unsigned char)in[i + k]];
+            if (d-- == 0) {
                 unsigned char c = (unsigned char)in[i + k];
                 if (c == '=')
                     return err_set("base64 character %zu: padding before the end", i + k + 1);
