@@ -16,6 +16,13 @@ for p in "${packages[@]}"; do
     fi
 done
 
+# node and npm, for the test that reads our histogram logs with hdr-histogram-js (a test
+# dependency only): Debian's packages, unless a node with its npm is there already.
+if ! command -v npm >/dev/null 2>&1; then
+    command -v node >/dev/null 2>&1 || missing+=(nodejs)
+    missing+=(npm)
+fi
+
 if [ ${#missing[@]} -eq 0 ]; then
     exit 0
 fi
