@@ -62,6 +62,12 @@ void hdr_layout_lat(hdr_layout *lay)
     (void)rc; /* constant, valid arguments */
 }
 
+void hdr_layout_lat_neg(hdr_layout *lay)
+{
+    int rc = hdr_layout_init(lay, 1, (INT64_C(1) << 42) - 1, 1);
+    (void)rc; /* constant, valid arguments */
+}
+
 bool hdr_layout_same(const hdr_layout *a, const hdr_layout *b)
 {
     return a->lowest == b->lowest && a->highest == b->highest && a->digits == b->digits;

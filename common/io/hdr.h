@@ -72,6 +72,9 @@ int hdr_layout_init(hdr_layout *lay, int64_t lowest, int64_t highest, int digits
 /* The layout of the latency recorder's histogram (lat.h): L = 1, H = 2^42 - 1, d = 2. */
 void hdr_layout_lat(hdr_layout *lay);
 
+/* The layout of its histogram of negative samples' magnitudes: L = 1, H = 2^42 - 1, d = 1. */
+void hdr_layout_lat_neg(hdr_layout *lay);
+
 /* True when a and b have the same defining numbers (and so the same counts array). */
 bool hdr_layout_same(const hdr_layout *a, const hdr_layout *b);
 

@@ -13,6 +13,7 @@ void lat_reset(lat *l)
     l->min = INT64_MAX;
     l->max = INT64_MIN;
     memset(l->hist, 0, sizeof(l->hist));
+    memset(l->neg, 0, sizeof(l->neg));
 }
 
 void lat_merge(lat *dst, const lat *src)
@@ -27,6 +28,8 @@ void lat_merge(lat *dst, const lat *src)
         dst->m2 *= 2;
         for (uint32_t b = 0; b < LAT_BUCKETS; b++)
             dst->hist[b] *= 2;
+        for (uint32_t b = 0; b < LAT_NEG_BUCKETS; b++)
+            dst->neg[b] *= 2;
         return;
     }
     /* Chan, Golub and LeVeque's pairwise combination of two Welford accumulators. */
@@ -43,6 +46,9 @@ void lat_merge(lat *dst, const lat *src)
         dst->max = src->max;
     for (uint32_t b = 0; b < LAT_BUCKETS; b++)
         dst->hist[b] += src->hist[b];
+    if (src->negative)
+        for (uint32_t b = 0; b < LAT_NEG_BUCKETS; b++)
+            dst->neg[b] += src->neg[b];
 }
 
 int64_t lat_bucket_low(uint32_t b)

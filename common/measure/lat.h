@@ -16,13 +16,19 @@
  *     `over`; a percentile that lands on them reads as the max.
  * A negative sample (stamps from two hosts' clocks) counts in count, mean, deviation and min
  * (as the ETA tools count it) and in `negative`, but not in the histogram: percentiles are
- * those of the non-negative samples.
+ * those of the non-negative samples. Its magnitude goes to a coarse histogram of its own
+ * (`neg`: 16 buckets per power of two, within 6.25%), which tells by how much the clocks
+ * disagree.
+ *
+ * Both histograms are HdrHistogram layouts (hdr.h): `hist` is lowest discernible value 1 ns,
+ * highest trackable 2^42 - 1 ns, 2 significant digits; `neg` the same with 1 digit. They are
+ * written to HdrHistogram logs as they are.
  *
  * Recorders of the same kind add up with lat_merge() (threads, intervals into totals), which
  * gives exactly what recording all the samples into one would give, up to rounding in the
  * mean and deviation.
  *
- * A recorder is a plain struct of about 37 KB; embed it or allocate it, then lat_reset() it.
+ * A recorder is a plain struct of about 42 KB; embed it or allocate it, then lat_reset() it.
  * It is not thread-safe: one thread records into it. See latbuf.h for handing a worker's
  * recorders to the main thread.
  */
@@ -39,6 +45,9 @@
 #define LAT_RANGE_BITS 42                     /* histogram covers [0, 2^42) ns */
 #define LAT_RANGE_LIMIT (INT64_C(1) << LAT_RANGE_BITS)
 #define LAT_BUCKETS ((LAT_RANGE_BITS - LAT_SUB_BITS + 1) * LAT_SUB_HALF) /* 4608 */
+#define LAT_NEG_SUB_BITS 4 /* negative samples: 2^4 = 16 buckets per power of two */
+#define LAT_NEG_BUCKETS                                                                            \
+    ((LAT_RANGE_BITS - LAT_NEG_SUB_BITS + 1) * (1u << LAT_NEG_SUB_BITS)) /* 624 */
 
 typedef struct lat {
     uint64_t count;    /* samples recorded, negative ones included */
@@ -49,6 +58,7 @@ typedef struct lat {
     int64_t min;       /* ns; INT64_MAX while empty */
     int64_t max;       /* ns; INT64_MIN while empty */
     uint64_t hist[LAT_BUCKETS];
+    uint64_t neg[LAT_NEG_BUCKETS]; /* magnitudes of the negative samples */
 } lat;
 
 /* The histogram bucket of a non-negative value. */
@@ -58,6 +68,15 @@ static inline uint32_t lat_bucket(int64_t ns)
     /* Power-of-two band: 0 below 256, then one more per doubling. */
     uint32_t band = (uint32_t)(63 - __builtin_clzll(v | (LAT_LINEAR - 1))) - LAT_SUB_BITS;
     return (band << LAT_SUB_BITS) + (uint32_t)(v >> band);
+}
+
+/* The bucket of the negative-sample histogram for a magnitude m > 0. */
+static inline uint32_t lat_neg_bucket(uint64_t m)
+{
+    uint64_t v = m < (uint64_t)LAT_RANGE_LIMIT ? m : (uint64_t)LAT_RANGE_LIMIT - 1;
+    uint32_t band =
+        (uint32_t)(63 - __builtin_clzll(v | ((2u << LAT_NEG_SUB_BITS) - 1))) - LAT_NEG_SUB_BITS;
+    return (band << LAT_NEG_SUB_BITS) + (uint32_t)(v >> band);
 }
 
 /* Records one sample of `ns` nanoseconds. */
@@ -77,6 +96,7 @@ static inline void lat_record(lat *l, int64_t ns)
         l->max = ns;
     if (ns < 0) {
         l->negative++;
+        l->neg[lat_neg_bucket(-(uint64_t)ns)]++;
         return;
     }
     if (ns >= LAT_RANGE_LIMIT)

@@ -102,8 +102,15 @@ static void test_lat_is_hdr(void **state)
     hdr_layout_lat(&l);
     for (int64_t v = 0; v < 100000; v++)
         assert_int_equal(hdr_index(&l, v), (int32_t)lat_bucket(v));
+    hdr_layout n;
+    hdr_layout_lat_neg(&n);
+    assert_int_equal(n.len, LAT_NEG_BUCKETS);
+    for (int64_t v = 1; v < 100000; v++)
+        assert_int_equal(hdr_index(&n, v), (int32_t)lat_neg_bucket((uint64_t)v));
     for (int k = 0; k < 200000; k++) {
         int64_t v = (int64_t)(rnd() >> (22 + rnd() % 40));
+        if (v > 0 && v < LAT_RANGE_LIMIT)
+            assert_int_equal(hdr_index(&n, v), (int32_t)lat_neg_bucket((uint64_t)v));
         if (v >= LAT_RANGE_LIMIT)
             continue;
         uint32_t b = lat_bucket(v);
