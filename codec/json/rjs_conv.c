@@ -34,10 +34,18 @@ static uint32_t rmtes_code(uint8_t b)
     return b;
 }
 
+/* RMTES switches to UTF-8 for the rest of a string with ESC % 0. */
+static int utf8_escape(const uint8_t *s, size_t len, size_t i)
+{
+    return i + 2 < len && s[i] == 0x1B && s[i + 1] == 0x25 && s[i + 2] == 0x30;
+}
+
 size_t rjs_rmtes_utf8_len(const uint8_t *s, size_t len)
 {
     size_t n = 0;
     for (size_t i = 0; i < len; i++) {
+        if (s[i] == 0x1B && utf8_escape(s, len, i))
+            return n + (len - i - 3);
         uint32_t c = s[i] < 0x80 ? s[i] : rmtes_code(s[i]);
         n += c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
     }
@@ -47,6 +55,10 @@ size_t rjs_rmtes_utf8_len(const uint8_t *s, size_t len)
 char *rjs_rmtes_to_utf8(char *out, const uint8_t *s, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
+        if (s[i] == 0x1B && utf8_escape(s, len, i)) {
+            memcpy(out, s + i + 3, len - i - 3);
+            return out + (len - i - 3);
+        }
         uint32_t c = s[i] < 0x80 ? s[i] : rmtes_code(s[i]);
         if (c < 0x80) {
             *out++ = (char)c;
@@ -60,6 +72,56 @@ char *rjs_rmtes_to_utf8(char *out, const uint8_t *s, size_t len)
         }
     }
     return out;
+}
+
+/* The RBCS byte of code point c, or 0 when the default sets have none. */
+static uint8_t rbcs_byte(uint32_t c)
+{
+    if (c < 0x80)
+        return (uint8_t)c;
+    for (size_t i = 0; i < sizeof(rbcs_diff) / sizeof(rbcs_diff[0]); i++)
+        if (rbcs_diff[i].code == c && c >= 0x80)
+            return rbcs_diff[i].byte;
+    return c >= 0xA1 && c <= 0xFE && rmtes_code((uint8_t)c) == c ? (uint8_t)c : 0;
+}
+
+/* The next code point of UTF-8 text at *p (advanced), or -1 for a bad sequence. */
+static int32_t next_utf8(const uint8_t **p, const uint8_t *end)
+{
+    const uint8_t *q = *p;
+    uint32_t c = *q++;
+    int more = c < 0x80                ? 0
+               : c >= 0xC2 && c < 0xE0 ? 1
+               : c >= 0xE0 && c < 0xF0 ? 2
+               : c >= 0xF0 && c < 0xF5 ? 3
+                                       : -1;
+    if (more < 0 || end - q < more)
+        return -1;
+    c &= more ? 0x3F >> more : 0x7F;
+    for (int k = 0; k < more; k++, q++) {
+        if ((*q & 0xC0) != 0x80)
+            return -1;
+        c = c << 6 | (*q & 0x3F);
+    }
+    *p = q;
+    return (int32_t)c;
+}
+
+size_t rjs_utf8_to_rmtes(char *out, const char *s, size_t len)
+{
+    const uint8_t *p = (const uint8_t *)s, *end = p + len;
+    char *o = out;
+    while (p < end) {
+        int32_t c = next_utf8(&p, end);
+        uint8_t b = c < 0 ? 0 : rbcs_byte((uint32_t)c);
+        if (!b && c != 0) { /* not in the default sets: the text as UTF-8 */
+            memcpy(out, "\x1B\x25\x30", 3);
+            memcpy(out + 3, s, len);
+            return len + 3;
+        }
+        *o++ = (char)b;
+    }
+    return (size_t)(o - out);
 }
 
 static uint32_t hash_text(uint32_t table, const char *s, size_t len)

@@ -38,10 +38,15 @@ int rjs_enum_value(const rjs_conv *c, int16_t fid, const char *s, size_t len, ui
 
 /* Bytes the UTF-8 form of RMTES text s[0..len) takes, and the conversion into out (which has
  * that room). The default character sets: ASCII and, in the upper half, the Reuters Basic
- * Character Set; other bytes (escape sequences, C0/C1 controls) are kept as they are when
- * printable ASCII-compatible, else become U+FFFD. */
+ * Character Set; after ESC % 0 the rest is UTF-8 already. Other bytes: C0 controls as they are,
+ * C1 controls, 0xA0 and 0xFF become U+FFFD (other escape sequences are not interpreted). */
 size_t rjs_rmtes_utf8_len(const uint8_t *s, size_t len);
 char *rjs_rmtes_to_utf8(char *out, const uint8_t *s, size_t len);
+
+/* The RMTES form of UTF-8 text s[0..len) into out (len + 3 bytes of room): the Reuters Basic
+ * Character Set bytes when every character has one, else ESC % 0 and the UTF-8 text. Returns
+ * its length. */
+size_t rjs_utf8_to_rmtes(char *out, const char *s, size_t len);
 
 /* 1 when every byte of s[0..len) is printable ASCII (0x20..0x7E): the text needs no conversion
  * and no escape. */

@@ -150,6 +150,8 @@ static int r_typed_element(rjs_rd *rd, rjs_lex *lx, rwf_buf name)
         return rjs_lex_err(lx, start, "an element object needs \"Type\" and \"Data\"");
     rjs_lex sub = {lx->base, data, lx->end};
     rwf_enc *e = &rd->e;
+    if (type >= RWF_DT_SET_PRIMITIVE_MIN && type <= RWF_DT_SET_PRIMITIVE_MAX)
+        type = rwf_base_type(type); /* "Int2"... of set data: the standard form */
     if (type == RWF_DT_NO_DATA)
         return rwf_enc_el_entry(e, name, RWF_DT_NO_DATA);
     if (type == RWF_DT_ANSI_PAGE || (type > RWF_DT_RMTES_STRING && type < RWF_DT_NO_DATA))

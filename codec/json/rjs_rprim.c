@@ -29,6 +29,16 @@ typedef struct num {
     uint8_t overflow; /* more digits than 64 bits hold */
 } num;
 
+/* mant = mant * 10 + digit c, or overflow. */
+static void add_digit(num *o, char c)
+{
+    uint64_t d = (uint64_t)(c - '0');
+    if (o->mant > (UINT64_MAX - d) / 10)
+        o->overflow = 1;
+    else
+        o->mant = o->mant * 10 + d;
+}
+
 static void num_parse(const char *s, size_t n, num *o)
 {
     const char *p = s, *end = s + n;
@@ -40,17 +50,12 @@ static void num_parse(const char *s, size_t n, num *o)
         o->neg = 1;
         p++;
     }
-    for (; p < end && *p >= '0' && *p <= '9'; p++) {
-        if (o->mant > (UINT64_MAX - 9) / 10)
-            o->overflow = 1;
-        o->mant = o->mant * 10 + (uint64_t)(*p - '0');
-    }
+    for (; p < end && *p >= '0' && *p <= '9'; p++)
+        add_digit(o, *p);
     if (p < end && *p == '.') {
         o->is_int = 0;
         for (p++; p < end && *p >= '0' && *p <= '9'; p++) {
-            if (o->mant > (UINT64_MAX - 9) / 10)
-                o->overflow = 1;
-            o->mant = o->mant * 10 + (uint64_t)(*p - '0');
+            add_digit(o, *p);
             o->exp--;
         }
     }
@@ -600,6 +605,13 @@ int rjs_r_prim(rjs_rd *rd, rjs_lex *lx, int type, int16_t fid, rwf_value *v)
             return rjs_r_expected(lx, "a string");
         if ((rc = rjs_r_string(rd, lx, &v->buf)) < 0)
             return rc;
+        if (base == RWF_DT_RMTES_STRING &&
+            !rjs_is_plain((const uint8_t *)v->buf.data, v->buf.len)) {
+            char *t = rjs_tail(rd, v->buf.len + 3);
+            if (!t)
+                return RWF_E_NOSPACE;
+            v->buf = rwf_buf_make(t, rjs_utf8_to_rmtes(t, v->buf.data, v->buf.len));
+        }
         if (v->buf.len > 0xFFFF)
             return rjs_lex_err(lx, lx->p, "string of %u bytes is too long", v->buf.len);
         return RWF_OK;
