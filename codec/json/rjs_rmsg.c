@@ -257,9 +257,9 @@ int rjs_r_msg(rjs_rd *rd, rjs_lex *lx, int nested, int *kind, rwf_buf *text)
                 return rjs_lex_err(lx, k.s - 1, "a second payload \"%.*s\"", (int)k.len, k.s);
             in.payload = at;
             in.ptype = ct;
-            if (!rd->deferred) {
+            if (!rd->deferred) { /* a failure may be a member still to come: read again */
                 if ((rc = encode(rd, &in, lx, nested, kind, text)) < 0)
-                    return rc;
+                    return RJS_RESTART;
                 done = 1;
                 continue;
             }
