@@ -406,6 +406,24 @@ static int handle_key(tp_channel *ch)
     return tp_chan_activate(ch) < 0 ? TP_EFAIL : TP_ACTIVE;
 }
 
+/* A client that sent the v14 key message inside TLS waits TP_KEY_SETTLE_MS before it reports
+ * the channel active, unless the server is one of ours. An ETA server reads the key message
+ * with one read of 14 bytes; over TLS that read goes on into the next record when it has
+ * already arrived (the first message the client writes once active), takes its first bytes
+ * and leaves the rest inside the server's TLS session, where no readiness event announces
+ * it: the server then never sees that message (the login request). Over plain TCP the rest
+ * stays in the socket and is read normally. */
+#define TP_KEY_SETTLE_MS 20
+
+static void key_settle(tp_channel *ch)
+{
+    if (ch->server || !ch->strm || ch->hs_out_len < 4 || !strncmp(ch->peer_component, "rwfperf", 7))
+        return;
+    struct timespec ts = {0, TP_KEY_SETTLE_MS * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
 /* ---- the handshake state machine ----------------------------------------------------- */
 
 int tp_init(tp_channel *ch)
@@ -471,8 +489,10 @@ int tp_init(tp_channel *ch)
                 break;
             ch->hs_len = 0;
             ch->istate = ch->hs_next;
-            if (ch->istate == TP_IS_ACTIVE)
+            if (ch->istate == TP_IS_ACTIVE) {
+                key_settle(ch);
                 return tp_chan_activate(ch) < 0 ? TP_EFAIL : TP_ACTIVE;
+            }
             break;
         }
         case TP_IS_WAIT_ACK: {

@@ -3,12 +3,16 @@
  * The TLS settings (SSL_CTX) are made in tp_tls_ctx.c. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <openssl/bio.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "tp_tls.h"
 
@@ -269,6 +273,70 @@ static const tp_stream_ops tls_ops = {
     .destroy = tls_destroy,
 };
 
+/* ---- the socket under OpenSSL --------------------------------------------------------
+ * OpenSSL's own socket BIO writes with write(), which raises SIGPIPE when the peer has gone;
+ * the transport never does (send with MSG_NOSIGNAL), so TLS uses this BIO over ch->fd. */
+
+static BIO_METHOD *sock_method;
+static pthread_once_t sock_once = PTHREAD_ONCE_INIT;
+
+static int bio_write(BIO *b, const char *buf, int n)
+{
+    int fd = (int)(intptr_t)BIO_get_data(b);
+    BIO_clear_retry_flags(b);
+    ssize_t r = send(fd, buf, (size_t)n, MSG_NOSIGNAL);
+    if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        BIO_set_retry_write(b);
+    return (int)r;
+}
+
+static int bio_read(BIO *b, char *buf, int n)
+{
+    int fd = (int)(intptr_t)BIO_get_data(b);
+    BIO_clear_retry_flags(b);
+    ssize_t r = recv(fd, buf, (size_t)n, 0);
+    if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        BIO_set_retry_read(b);
+    return (int)r;
+}
+
+static long bio_ctrl(BIO *b, int cmd, long num, void *ptr)
+{
+    (void)b;
+    (void)num;
+    (void)ptr;
+    return cmd == BIO_CTRL_FLUSH ? 1 : 0;
+}
+
+static int bio_create(BIO *b)
+{
+    BIO_set_init(b, 1);
+    return 1;
+}
+
+static void make_sock_method(void)
+{
+    BIO_METHOD *m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "rwfperf socket");
+    if (m && BIO_meth_set_write(m, bio_write) == 1 && BIO_meth_set_read(m, bio_read) == 1 &&
+        BIO_meth_set_ctrl(m, bio_ctrl) == 1 && BIO_meth_set_create(m, bio_create) == 1) {
+        sock_method = m;
+        return;
+    }
+    BIO_meth_free(m);
+}
+
+/* A BIO over fd (not owning it), or NULL. */
+static BIO *sock_bio(int fd)
+{
+    pthread_once(&sock_once, make_sock_method);
+    if (!sock_method)
+        return NULL;
+    BIO *b = BIO_new(sock_method);
+    if (b)
+        BIO_set_data(b, (void *)(intptr_t)fd);
+    return b;
+}
+
 /* ---- creation ------------------------------------------------------------------------ */
 
 /* Client: the name the server is checked against (and sent as SNI when it is a DNS name). */
@@ -300,7 +368,10 @@ int tp_tls_stream_new(tp_channel *ch, tp_stream **out)
     peer_name(ch, t->peer, sizeof(t->peer));
     ERR_clear_error();
     t->ssl = SSL_new(ch->tls_ctx);
-    if (!t->ssl || SSL_set_fd(t->ssl, ch->fd) != 1) {
+    BIO *bio = t->ssl ? sock_bio(ch->fd) : NULL;
+    if (bio)
+        SSL_set_bio(t->ssl, bio, bio); /* the SSL owns it */
+    if (!t->ssl || !bio) {
         char ossl[256];
         int reason;
         take_ssl_error(ossl, sizeof(ossl), &reason);

@@ -8,3 +8,8 @@ list(APPEND transport_special test_tp_threads)
 rwfperf_unit_test(test_tp_interop SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_tp_interop.c
                   LIBS rwfperf_transport rwfperf_base LABELS transport interop TIMEOUT 240)
 list(APPEND transport_special test_tp_interop)
+# test_tp_tls_interop: live TLS interop with the original tools (RWFPERF_ORIG_BIN, a build whose
+# encrypted connections work); skipped otherwise.
+rwfperf_unit_test(test_tp_tls_interop SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_tp_tls_interop.c
+                  LABELS transport interop TIMEOUT 240)
+list(APPEND transport_special test_tp_tls_interop)

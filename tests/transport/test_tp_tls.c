@@ -3,6 +3,7 @@
  * fragments, compression, pings, version fall-back), no allocation per message, writes
  * batched into records, and a reader that never stalls on bytes TLS has already read. */
 #include <openssl/crypto.h>
+#include <signal.h>
 
 #include "tp_tlsutil.h"
 
@@ -358,6 +359,35 @@ static void test_no_stall(void **state)
     tu_close(&p);
 }
 
+/* The peer goes away: writing fails with a message, and no SIGPIPE ends the process (OpenSSL's
+ * own socket writer would raise one). */
+static void test_peer_gone_no_sigpipe(void **state)
+{
+    (void)state;
+    signal(SIGPIPE, SIG_DFL);
+    tp_opts so, co;
+    tt_server_opts(&so, &tt.server);
+    tt_client_opts(&co, "localhost", tt.ca.cert_path);
+    tu_pair p;
+    connect_ok(&p, &so, &co);
+    tp_close(p.s);
+    p.s = NULL;
+    uint8_t buf[1000] = {0};
+    int rc = 0;
+    uint64_t end = tu_now_ms() + 5000;
+    while (rc >= 0 && tu_now_ms() < end) {
+        rc = tu_write(p.c, buf, sizeof(buf), 0);
+        if (rc >= 0)
+            rc = tp_flush(p.c);
+        if (rc == TP_ENOBUFS)
+            rc = 0;
+        poll(NULL, 0, 1);
+    }
+    assert_int_equal(rc, TP_EFAIL);
+    tt_assert_has(err_msg(), "send of ");
+    tu_close(&p);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -385,6 +415,7 @@ int main(void)
         cmocka_unit_test(test_pings),
         cmocka_unit_test(test_batching_and_no_alloc),
         cmocka_unit_test(test_no_stall),
+        cmocka_unit_test(test_peer_gone_no_sigpipe),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
