@@ -220,8 +220,8 @@ int main(int argc, char **argv)
     long long images = ci_now_ms() - t0;
     pump(r, 1000);
     uint64_t before = c.updates;
-    printf("first connection: %d images in %lld ms, %llu updates in the next second\n", n,
-           images, (unsigned long long)before);
+    printf("first connection: %d images in %lld ms, %llu updates in the next second\n", n, images,
+           (unsigned long long)before);
     if (before == 0)
         ci_fail("no updates before the provider was killed");
 
