@@ -53,6 +53,16 @@ void rx_role_init(rx_role *role, int kind)
     role->post_ack_timeout_ms = 15000;
 }
 
+/* Zeroed memory aligned for the cache-line aligned members of the reactor's structures. */
+static void *rx_zalloc(size_t size)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, 64, size) != 0)
+        return NULL;
+    memset(p, 0, size);
+    return p;
+}
+
 /* ---- waking ------------------------------------------------------------------------------ */
 
 static void efd_signal(int fd)
@@ -145,7 +155,7 @@ int rx_create(const rx_opts *o, rx_reactor **out)
         rx_opts_init(&def);
         o = &def;
     }
-    rx_reactor *r = calloc(1, sizeof(*r));
+    rx_reactor *r = rx_zalloc(sizeof(*r));
     if (!r)
         return err_set("out of memory for a reactor");
     r->app_efd = r->worker_efd = r->epfd = -1;
@@ -433,7 +443,7 @@ static rx_chan *chan_new(rx_reactor *r, const rx_role *role, void *user, uint32_
         err_set("the reactor already has %u channels (its maximum)", r->max_channels);
         return NULL;
     }
-    rx_chan *ch = calloc(1, sizeof(*ch));
+    rx_chan *ch = rx_zalloc(sizeof(*ch));
     if (!ch) {
         err_set("out of memory for a channel");
         return NULL;
