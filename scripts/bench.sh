@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Sweeps the update rate of ProvPerf -> ConsPerf on loopback and prints, per rate, what the
-# consumer received in steady state, its latency percentiles, and each tool's CPU and memory.
+# consumer received in steady state, its latency percentiles, and each tool's CPU and memory,
+# for each mode (bare channel, Reactor, Reactor + watchlist) and each pair of tools (ours, and
+# the original's when ORIG_BIN is set); then, per mode and pair, the highest rate held (steady
+# state received >= 99% of the offered rate) and the CPU per update at that rate.
 #
 #   scripts/bench.sh [rate ...]      default: 100000 500000 1000000 2000000 3400000
 #
@@ -8,12 +11,19 @@
 #   ITEMS (10000)   items requested          STEADY (10)  steady-state seconds per run
 #   LAT_RATE (1000) latency-stamped updates per second (ProvPerf -latencyUpdateRate)
 #   PACK ("0 10")   -maxPackCount values to run (0 = unpacked)
-#   PROV_BIN, CONS_BIN   the executables (default: build/bin/ProvPerf, build/bin/ConsPerf);
+#   MODES ("bare")  any of: bare reactor watchlist. reactor: ProvPerf -reactor, ConsPerf
+#                   -reactor; watchlist: ProvPerf -reactor, ConsPerf -watchlist
+#   PROV_BIN, CONS_BIN   our executables (default: build/bin/ProvPerf, build/bin/ConsPerf);
 #                   point PROV_BIN at the original ProvPerf to measure our ConsPerf against it
+#   ORIG_BIN        a folder holding the original ProvPerf and ConsPerf: each mode also runs
+#                   with both of them, in the same sweep (rows marked "orig")
 #   PROV_CPU (0), CONS_CPU (1)   -threads of each tool (one core each); "" leaves them unbound
+#   PROV_WORKER, CONS_WORKER ("")  -workerThreads of each tool in the Reactor modes ("": unbound)
 #   RUN_DIR (build/bench)   working folder
 # CPU and memory are the means over the statistics rows written in steady state (after every
-# image). Each run uses a free loopback port. The machine is shared: repeat and keep the best.
+# image); CPU per update is the tool's CPU time (all its threads) per update received
+# (consumer) or sent (provider), in nanoseconds. Each run uses a free loopback port. The
+# machine is shared: repeat and keep the best.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 rates=("$@")
@@ -22,15 +32,28 @@ items=${ITEMS:-10000}
 steady=${STEADY:-10}
 lat_rate=${LAT_RATE:-1000}
 packs=${PACK:-"0 10"}
+modes=${MODES:-bare}
 prov_bin=${PROV_BIN:-$top/build/bin/ProvPerf}
 cons_bin=${CONS_BIN:-$top/build/bin/ConsPerf}
+orig_bin=${ORIG_BIN:-}
 prov_cpu=${PROV_CPU-0}
 cons_cpu=${CONS_CPU-1}
+prov_worker=${PROV_WORKER:-}
+cons_worker=${CONS_WORKER:-}
 run_dir=${RUN_DIR:-$top/build/bench}
 
+for m in $modes; do
+    case $m in bare | reactor | watchlist) ;; *) echo "unknown mode $m" >&2; exit 2 ;; esac
+done
 if [ ! -x "$prov_bin" ] || [ ! -x "$cons_bin" ]; then
     "$top/scripts/setup.sh"
     "$top/scripts/build.sh" release >/dev/null
+fi
+pairs=(ours)
+if [ -n "$orig_bin" ]; then
+    [ -x "$orig_bin/ProvPerf" ] && [ -x "$orig_bin/ConsPerf" ] ||
+        { echo "ORIG_BIN=$orig_bin holds no ProvPerf and ConsPerf" >&2; exit 2; }
+    pairs+=(orig)
 fi
 mkdir -p "$run_dir"
 cp "$top/data/RDMFieldDictionary" "$top/data/enumtype.def" "$top/data/MsgData.xml" "$run_dir/"
@@ -60,36 +83,82 @@ num() {
         sub(".*: ", ""); print; exit }' "$1"
 }
 
-printf '%-7s %9s %10s %8s %8s %8s %9s %8s %8s %8s %8s\n' pack offered received \
-    'p50 us' 'p99 us' 'p99.9 us' 'sched p99' 'cons %' 'cons MB' 'prov %' 'prov MB'
-for pack in $packs; do
-    for rate in "${rates[@]}"; do
-        port=$(free_port)
-        rm -f ConsSummary.out ProvSummary.out ConsStats1.csv ProvStats1.csv
-        pargs=(-p "$port" -updateRate "$rate" -latencyUpdateRate "$lat_rate"
-               -runTime $((steady + 40)) -writeStatsInterval 1)
-        [ "$pack" -gt 1 ] && pargs+=(-maxPackCount "$pack" -packBufSize 6000)
-        [ -n "$prov_cpu" ] && pargs+=(-threads "$prov_cpu")
-        cargs=(-h 127.0.0.1 -p "$port" -itemCount "$items" -itemFile items.xml
-               -steadyStateTime "$steady" -writeStatsInterval 1 -noDisplayStats)
-        [ -n "$cons_cpu" ] && cargs+=(-threads "$cons_cpu")
-        "$prov_bin" "${pargs[@]}" > prov.stdout 2>&1 &
-        prov=$!
-        sleep 1
-        "$cons_bin" "${cargs[@]}" > cons.stdout 2>&1 || true
-        kill -INT "$prov" 2>/dev/null || true
-        wait "$prov" 2>/dev/null || true
-        s="Steady State Statistics:"
-        received=$(num ConsSummary.out "$s" '  Avg update rate: ' || true)
-        grep -q 'Steady state was not reached' ConsSummary.out 2>/dev/null && received="no-images"
-        read -r ccpu cmem <<< "$(steady_res ConsStats1.csv 7 "$items" || echo '- -')"
-        read -r pcpu pmem <<< "$(steady_res ProvStats1.csv 0 0 || echo '- -')"
-        printf '%-7s %9s %10s %8s %8s %8s %9s %8s %8s %8s %8s\n' \
-            "$([ "$pack" -gt 1 ] && echo "$pack" || echo no)" "$rate" "$received" \
-            "$(num ConsSummary.out "$s" '  Latency p50 (usec): ' || true)" \
-            "$(num ConsSummary.out "$s" '  Latency p99 (usec): ' || true)" \
-            "$(num ConsSummary.out "$s" '  Latency p99.9 (usec): ' || true)" \
-            "$(num ConsSummary.out "$s" '  Sched latency p99 (usec): ' || true)" \
-            "$ccpu" "$cmem" "$pcpu" "$pmem"
+# CPU nanoseconds per update: a CPU % (of one core) at a rate of updates per second.
+per_update() {
+    awk -v c="$1" -v r="$2" 'BEGIN { if (c ~ /^[0-9.]+$/ && r > 0) printf "%.0f", c * 1e7 / r
+                                     else printf "-" }'
+}
+
+declare -A best best_cons best_prov
+printf '%-9s %-4s %-5s %9s %10s %8s %8s %8s %9s %7s %7s %8s %7s %7s %8s\n' mode pair pack \
+    offered received 'p50 us' 'p99 us' 'p99.9 us' 'sched p99' 'cons %' 'cons MB' 'cons ns' \
+    'prov %' 'prov MB' 'prov ns'
+for mode in $modes; do
+    for pair in "${pairs[@]}"; do
+        pb=$prov_bin cb=$cons_bin
+        [ "$pair" = orig ] && pb=$orig_bin/ProvPerf cb=$orig_bin/ConsPerf
+        for pack in $packs; do
+            for rate in "${rates[@]}"; do
+                port=$(free_port)
+                rm -f ConsSummary.out ProvSummary.out ConsStats1.csv ProvStats1.csv
+                pargs=(-p "$port" -updateRate "$rate" -latencyUpdateRate "$lat_rate"
+                       -runTime $((steady + 40)) -writeStatsInterval 1)
+                [ "$pack" -gt 1 ] && pargs+=(-maxPackCount "$pack" -packBufSize 6000)
+                [ -n "$prov_cpu" ] && pargs+=(-threads "$prov_cpu")
+                cargs=(-h 127.0.0.1 -p "$port" -itemCount "$items" -itemFile items.xml
+                       -steadyStateTime "$steady" -writeStatsInterval 1 -noDisplayStats)
+                [ -n "$cons_cpu" ] && cargs+=(-threads "$cons_cpu")
+                if [ "$mode" != bare ]; then
+                    pargs+=(-reactor)
+                    [ -n "$prov_worker" ] && pargs+=(-workerThreads "$prov_worker")
+                    [ "$mode" = reactor ] && cargs+=(-reactor) || cargs+=(-watchlist)
+                    [ -n "$cons_worker" ] && cargs+=(-workerThreads "$cons_worker")
+                fi
+                "$pb" "${pargs[@]}" > prov.stdout 2>&1 &
+                prov=$!
+                sleep 1
+                "$cb" "${cargs[@]}" > cons.stdout 2>&1 || true
+                kill -INT "$prov" 2>/dev/null || true
+                wait "$prov" 2>/dev/null || true
+                s="Steady State Statistics:"
+                received=$(num ConsSummary.out "$s" '  Avg update rate: ' || true)
+                grep -q 'Steady state was not reached' ConsSummary.out 2>/dev/null &&
+                    received="no-images"
+                read -r ccpu cmem <<< "$(steady_res ConsStats1.csv 7 "$items" || echo '- -')"
+                read -r pcpu pmem <<< "$(steady_res ProvStats1.csv 0 0 || echo '- -')"
+                cns=$(per_update "$ccpu" "${received:-0}")
+                pns=$(per_update "$pcpu" "$rate")
+                printf '%-9s %-4s %-5s %9s %10s %8s %8s %8s %9s %7s %7s %8s %7s %7s %8s\n' \
+                    "$mode" "$pair" "$([ "$pack" -gt 1 ] && echo "$pack" || echo no)" \
+                    "$rate" "${received:--}" \
+                    "$(num ConsSummary.out "$s" '  Latency p50 (usec): ' || true)" \
+                    "$(num ConsSummary.out "$s" '  Latency p99 (usec): ' || true)" \
+                    "$(num ConsSummary.out "$s" '  Latency p99.9 (usec): ' || true)" \
+                    "$(num ConsSummary.out "$s" '  Sched latency p99 (usec): ' || true)" \
+                    "$ccpu" "$cmem" "$cns" "$pcpu" "$pmem" "$pns"
+                key="$mode $pair $pack"
+                if [[ "${received:-}" =~ ^[0-9]+$ ]] &&
+                    [ $((received * 100)) -ge $((rate * 99)) ] && [ "$rate" -gt "${best[$key]:-0}" ]; then
+                    best[$key]=$rate
+                    best_cons[$key]=$cns
+                    best_prov[$key]=$pns
+                fi
+            done
+        done
+    done
+done
+
+echo
+echo "Highest update rate held (steady state >= 99% of the offered rate), and the CPU per update"
+echo "at that rate:"
+printf '%-9s %-4s %-5s %12s %12s %12s\n' mode pair pack 'rate held' 'cons ns/upd' 'prov ns/upd'
+for mode in $modes; do
+    for pair in "${pairs[@]}"; do
+        for pack in $packs; do
+            key="$mode $pair $pack"
+            printf '%-9s %-4s %-5s %12s %12s %12s\n' "$mode" "$pair" \
+                "$([ "$pack" -gt 1 ] && echo "$pack" || echo no)" "${best[$key]:-none}" \
+                "${best_cons[$key]:--}" "${best_prov[$key]:--}"
+        done
     done
 done
