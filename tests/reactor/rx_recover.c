@@ -6,6 +6,7 @@
  *
  *     rx_recover <ProvPerf> <items> [ProvPerf options...]
  *
+ * <ProvPerf> "orig" runs the original ProvPerf from $RWFPERF_ORIG_BIN (skipped when unset).
  * Prints what it saw (times, counts). Exit 0 when every item came back, 1 otherwise, 77 when the
  * shared data folder is absent.
  */
@@ -14,6 +15,10 @@
 #include "err.h"
 #include "rwf.h"
 #include "rx.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 typedef struct item {
     int refreshes, statuses, updates;
@@ -34,9 +39,15 @@ typedef struct client {
 static int on_channel(rx_chan *ch, rx_event ev, const char *text)
 {
     client *c = rx_user(ch);
+    if (getenv("RX_RECOVER_DEBUG"))
+        printf("%lld channel event %d %s\n", ci_now_ms(), (int)ev, text ? text : "");
     if (ev == RX_CHANNEL_UP)
         c->ups++;
+    if (ev == RX_CHANNEL_WARNING)
+        printf("warning: %s\n", text);
     if (ev == RX_CHANNEL_DOWN_RECONNECTING || ev == RX_CHANNEL_DOWN) {
+        if (c->ups == 0)
+            printf("connection failed: %s\n", text);
         c->downs++;
         c->service_up = false;
         snprintf(c->down_text, sizeof(c->down_text), "%s", text ? text : "");
@@ -47,7 +58,8 @@ static int on_channel(rx_chan *ch, rx_event ev, const char *text)
 static int on_directory(rx_chan *ch, const rwf_msg *m, const rwf_service *svc, unsigned n)
 {
     client *c = rx_user(ch);
-    (void)m;
+    if (getenv("RX_RECOVER_DEBUG"))
+        printf("directory %s: %u services\n", rwf_msg_class_name(m->msg_class), n);
     for (unsigned i = 0; i < n; i++)
         if (svc[i].id == 1 && (svc[i].flags & RWF_SVC_HAS_STATE))
             c->service_up = svc[i].service_state == 1;
@@ -124,33 +136,89 @@ static bool all_suspect(const client *c)
     return c->ok == 0 && c->downs > 0;
 }
 
+static bool second_down(const client *c)
+{
+    return c->downs >= 2;
+}
+
 static bool service(const client *c)
 {
     return c->service_up;
 }
 
-/* Starts ProvPerf on port ("0": any) and returns the port it bound. */
+/* The provider running now: killed when the program ends early (a failure). */
+static pid_t running;
+
+static void kill_running(void)
+{
+    if (running > 0) {
+        kill(running, SIGKILL);
+        waitpid(running, NULL, 0);
+        running = 0;
+    }
+}
+
+/* A port no one listens on now (the kernel's choice for a socket bound to port 0). */
+static void free_port(char *out, size_t cap)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(a);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &len) != 0)
+        ci_fail("no free port: %s", strerror(errno));
+    snprintf(out, cap, "%u", ntohs(a.sin_port));
+    close(fd);
+}
+
+/* True when a socket listens on the loopback port (from /proc/net/tcp: the provider's stdout,
+ * when it is the original, is not flushed until it ends). */
+static bool listening(const char *port)
+{
+    FILE *f = fopen("/proc/net/tcp", "r");
+    if (!f)
+        return false;
+    char line[512];
+    unsigned want = (unsigned)atoi(port);
+    bool yes = false;
+    while (!yes && fgets(line, sizeof(line), f)) {
+        unsigned addr, lport, st;
+        if (sscanf(line, " %*u: %x:%x %*x:%*x %x", &addr, &lport, &st) == 3)
+            yes = lport == want && st == 0x0A;
+    }
+    fclose(f);
+    return yes;
+}
+
+/* Starts ProvPerf on port (NULL: a free one; the original refuses -p 0) and returns the port it
+ * bound. */
 static pid_t start_prov(const char *dir, const char *exe, const char *port, char **extra, int nx,
                         char *bound, size_t cap)
 {
+    char chosen[16];
+    if (!port) {
+        free_port(chosen, sizeof(chosen));
+        port = chosen;
+    }
     char *argv[64] = {(char *)exe, "-p", (char *)port, "-runTime", "120", NULL};
     int k = 5;
     for (int i = 0; i < nx && k < 62; i++)
         argv[k++] = extra[i];
     argv[k] = NULL;
     pid_t pid = ci_spawn(dir, "prov.out", exe, argv);
+    running = pid;
     long long end = ci_now_ms() + 10000;
     while (ci_now_ms() < end) {
-        uint8_t *text = NULL;
-        size_t len;
-        if (ts_read_file(ci_path(dir, "prov.out"), &text, &len) == 0) {
-            const char *p = strstr((char *)text, "bound to port ");
-            if (p) {
-                snprintf(bound, cap, "%ld", strtol(p + 14, NULL, 10));
-                free(text);
-                return pid;
-            }
-            free(text);
+        if (listening(port)) {
+            /* The original ProvPerf -reactor hangs for good when a connection comes before its
+             * provider thread has made its reactor (its main thread spins on a value it never
+             * reads again); it is ready about a second after it listens. */
+            poll(NULL, 0, 1000);
+            snprintf(bound, cap, "%s", port);
+            return pid;
         }
         poll(NULL, 0, 20);
     }
@@ -163,10 +231,22 @@ int main(int argc, char **argv)
     if (argc < 3)
         ci_fail("usage: rx_recover <ProvPerf> <items> [ProvPerf options...]");
     int n = atoi(argv[2]);
+    static char orig[1024];
+    if (!strcmp(argv[1], "orig")) {
+        /* The original ProvPerf, from $RWFPERF_ORIG_BIN. */
+        const char *bin = getenv("RWFPERF_ORIG_BIN");
+        if (!bin || !*bin) {
+            printf("SKIP: RWFPERF_ORIG_BIN is not set (the original tools' folder)\n");
+            return TS_SKIP;
+        }
+        snprintf(orig, sizeof(orig), "%s/ProvPerf", bin);
+        argv[1] = orig;
+    }
+    atexit(kill_running);
     const char *dir = ci_workdir("rx_recover", 1);
     ci_copy(ts_source_path("data/MsgData.xml"), ci_path(dir, "MsgData.xml"));
     char port[16];
-    pid_t prov = start_prov(dir, argv[1], "0", argv + 3, argc - 3, port, sizeof(port));
+    pid_t prov = start_prov(dir, argv[1], NULL, argv + 3, argc - 3, port, sizeof(port));
 
     client c;
     memset(&c, 0, sizeof(c));
@@ -227,11 +307,15 @@ int main(int argc, char **argv)
 
     kill(prov, SIGKILL);
     ci_wait(prov, 5000);
+    running = 0;
     long long killed = ci_now_ms();
     long long lost = pump_until(r, all_suspect, &c, 10000, "every item suspect");
     printf("provider killed: channel down after %lld ms (%s), %d items Open/Suspect\n", lost,
            c.down_text, c.suspect);
-    pump(r, 300);
+    /* Started again just after the first reconnect attempt failed, so that the next attempt
+     * (2 s later) finds the provider ready: the original ProvPerf -reactor hangs for good on a
+     * connection that comes in its first moments (see start_prov). */
+    pump_until(r, second_down, &c, 10000, "a failed reconnect attempt");
     char again[16];
     prov = start_prov(dir, argv[1], port, argv + 3, argc - 3, again, sizeof(again));
     if (strcmp(again, port) != 0)
@@ -253,6 +337,7 @@ int main(int argc, char **argv)
     rx_destroy(r);
     kill(prov, SIGINT);
     ci_wait(prov, 5000);
+    running = 0;
     if (missing)
         ci_fail("%d items did not get a status and a new refresh", missing);
     if (c.updates == mid)
