@@ -226,36 +226,10 @@ static pid_t start_prov(const char *dir, const char *exe, const char *port, char
     ci_fail("ProvPerf did not start");
 }
 
-int main(int argc, char **argv)
+/* The watchlist consumer of this program, connected to port. */
+static rx_chan *open_client(rx_reactor *r, client *c, const char *port)
 {
-    if (argc < 3)
-        ci_fail("usage: rx_recover <ProvPerf> <items> [ProvPerf options...]");
-    int n = atoi(argv[2]);
-    static char orig[1024];
-    if (!strcmp(argv[1], "orig")) {
-        /* The original ProvPerf, from $RWFPERF_ORIG_BIN. */
-        const char *bin = getenv("RWFPERF_ORIG_BIN");
-        if (!bin || !*bin) {
-            printf("SKIP: RWFPERF_ORIG_BIN is not set (the original tools' folder)\n");
-            return TS_SKIP;
-        }
-        snprintf(orig, sizeof(orig), "%s/ProvPerf", bin);
-        argv[1] = orig;
-    }
-    atexit(kill_running);
-    const char *dir = ci_workdir("rx_recover", 1);
-    ci_copy(ts_source_path("data/MsgData.xml"), ci_path(dir, "MsgData.xml"));
-    char port[16];
-    pid_t prov = start_prov(dir, argv[1], NULL, argv + 3, argc - 3, port, sizeof(port));
-
-    client c;
-    memset(&c, 0, sizeof(c));
-    c.n = n;
-    c.items = calloc((size_t)n, sizeof(*c.items));
-    rx_reactor *r;
-    if (rx_create(NULL, &r) != 0)
-        ci_fail("rx_create: %s", err_msg());
-    rwf_login l;
+    static rwf_login l;
     memset(&l, 0, sizeof(l));
     l.stream_id = 1;
     l.flags = RWF_LOGIN_HAS_APP_ID | RWF_LOGIN_HAS_APP_NAME | RWF_LOGIN_HAS_POSITION;
@@ -275,10 +249,15 @@ int main(int argc, char **argv)
     co.tp.host = "127.0.0.1";
     co.tp.port = port;
     rx_chan *ch;
-    if (rx_connect(r, &co, &role, &c, &ch) != 0)
+    if (rx_connect(r, &co, &role, c, &ch) != 0)
         ci_fail("rx_connect: %s", err_msg());
-    pump_until(r, service, &c, 10000, "service up");
-    long long t0 = ci_now_ms();
+    return ch;
+}
+
+/* Requests RDT1..RDTn on the tool's streams 5.. (streaming, no QoS: the watchlist adds the
+ * service's). */
+static void request_all(rx_reactor *r, rx_chan *ch, int n)
+{
     for (int i = 0; i < n; i++) {
         char name[32];
         snprintf(name, sizeof(name), "RDT%d", i + 1);
@@ -296,6 +275,47 @@ int main(int argc, char **argv)
             pump(r, 1);
     }
     rx_flush(ch);
+}
+
+/* The provider from the command line: its path, or "orig" for $RWFPERF_ORIG_BIN's (the
+ * program exits 77 when that is not set). */
+static const char *provider_path(const char *arg)
+{
+    static char orig[1024];
+    if (strcmp(arg, "orig"))
+        return arg;
+    const char *bin = getenv("RWFPERF_ORIG_BIN");
+    if (!bin || !*bin) {
+        printf("SKIP: RWFPERF_ORIG_BIN is not set (the original tools' folder)\n");
+        exit(TS_SKIP);
+    }
+    snprintf(orig, sizeof(orig), "%s/ProvPerf", bin);
+    return orig;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3)
+        ci_fail("usage: rx_recover <ProvPerf> <items> [ProvPerf options...]");
+    const char *exe = provider_path(argv[1]);
+    int n = atoi(argv[2]);
+    atexit(kill_running);
+    const char *dir = ci_workdir("rx_recover", 1);
+    ci_copy(ts_source_path("data/MsgData.xml"), ci_path(dir, "MsgData.xml"));
+    char port[16];
+    pid_t prov = start_prov(dir, exe, NULL, argv + 3, argc - 3, port, sizeof(port));
+
+    client c;
+    memset(&c, 0, sizeof(c));
+    c.n = n;
+    c.items = calloc((size_t)n, sizeof(*c.items));
+    rx_reactor *r;
+    if (rx_create(NULL, &r) != 0)
+        ci_fail("rx_create: %s", err_msg());
+    rx_chan *ch = open_client(r, &c, port);
+    pump_until(r, service, &c, 10000, "service up");
+    long long t0 = ci_now_ms();
+    request_all(r, ch, n);
     pump_until(r, all_in, &c, 30000, "every image");
     long long images = ci_now_ms() - t0;
     pump(r, 1000);
@@ -317,9 +337,7 @@ int main(int argc, char **argv)
      * connection that comes in its first moments (see start_prov). */
     pump_until(r, second_down, &c, 10000, "a failed reconnect attempt");
     char again[16];
-    prov = start_prov(dir, argv[1], port, argv + 3, argc - 3, again, sizeof(again));
-    if (strcmp(again, port) != 0)
-        ci_fail("ProvPerf bound %s instead of %s", again, port);
+    prov = start_prov(dir, exe, port, argv + 3, argc - 3, again, sizeof(again));
     pump_until(r, all_in, &c, 30000, "every image after the restart");
     uint64_t mid = c.updates;
     pump(r, 1000);
