@@ -11,12 +11,15 @@
 #define RWFPERF_NIPROV_H
 
 #include "config.h"
+#include "report.h"
 #include "cpu.h"
 #include "items.h"
 #include "lra.h"
 #include "pv_burst.h"
 #include "pv_feed.h"
 #include "pv_stats.h"
+#include "run_col.h"
+#include "run_fail.h"
 #include "rwf.h"
 #include "rwf_rdm.h"
 #include "tick.h"
@@ -56,8 +59,11 @@ struct niprov_app {
     niprov_thread *threads;
     int n_threads;
 
-    pthread_mutex_t fail_lock;
-    bool failed; /* an error ended the test */
+    run_fail fail;            /* the error that ended the test (any thread) */
+    run_col col;              /* the main thread's side of the statistics */
+    pv_counts *sum;           /* each thread's counts so far */
+    niprov_stats *totals;     /* each thread's figures for the summary */
+    uint64_t refreshes_total; /* images sent by every thread so far */
 };
 
 /* Prepares thread i. Returns 0, or -1 with err_msg() set. */
@@ -69,7 +75,21 @@ void niprov_thread_free(niprov_thread *th);
 /* Starts thread th. Returns 0, or -1 with err_msg() set. */
 int niprov_thread_start(niprov_thread *th);
 
-/* Marks the test failed (the summary says so, exit status 1) and asks every thread to stop. */
-void niprov_app_fail(niprov_app *app);
+/* ---- collect.c: the main thread's statistics ---- */
+
+/* Prepares the statistics of every thread and creates their statistics files. Returns 0, or
+ * -1 with err_msg() set. */
+int niprov_collect_init(niprov_app *app);
+
+/* Frees them and closes the files. */
+void niprov_collect_free(niprov_app *app);
+
+/* One interval ending `sec` seconds into the run: a resource sample, each thread's statistics
+ * row and console lines. */
+void niprov_collect_interval(niprov_app *app, unsigned sec);
+
+/* After the threads were joined: takes what remains and fills out (whose thread array stays
+ * valid until niprov_collect_free). */
+void niprov_collect_result(niprov_app *app, niprov_result *out);
 
 #endif

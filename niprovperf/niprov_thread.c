@@ -4,6 +4,7 @@
 #include "clk.h"
 #include "err.h"
 #include "pv_admin.h"
+#include "run_chan.h"
 #include "sig.h"
 
 #include <errno.h>
@@ -11,14 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-void niprov_app_fail(niprov_app *a)
-{
-    pthread_mutex_lock(&a->fail_lock);
-    a->failed = true;
-    pthread_mutex_unlock(&a->fail_lock);
-    sig_request_stop();
-}
 
 int niprov_thread_init(niprov_thread *th, niprov_app *app, int i)
 {
@@ -82,7 +75,7 @@ static bool connect_loop(niprov_thread *th)
             return true;
         }
         if (rc < 0)
-            pv_admin_print_closed(err_msg(), stdout);
+            run_channel_closed(stdout, err_msg());
         tp_close(ch);
         pause_second();
     }
@@ -108,7 +101,7 @@ static int activate(niprov_thread *th)
     if (cfg->high_water_mark > 0)
         tp_set_high_water_mark(s->ch, (uint32_t)cfg->high_water_mark);
     tp_info info;
-    if (pv_admin_print_channel(s->ch, stdout) != 0 || tp_get_info(s->ch, &info) != 0)
+    if (run_channel_info(stdout, s->ch) != 0 || tp_get_info(s->ch, &info) != 0)
         return -1;
     if (cfg->max_pack_count > 1 && (uint32_t)cfg->pack_buf_size > info.max_fragment_size)
         return err_set("Error(Channel %d): MaxFragmentSize %u is too small for packing buffer "
@@ -260,7 +253,7 @@ static void *thread_main(void *arg)
     pv_sess *s = &th->sess;
     if (cpu_bind(&th->cpu) != 0) {
         printf("Error: Failed to bind thread to core %s: %s.\n", th->cpu.text, err_msg());
-        niprov_app_fail(app);
+        run_fail_stop(&app->fail, "binding the thread");
         latbuf_close(&th->stats.lat);
         return NULL;
     }
@@ -270,8 +263,8 @@ static void *thread_main(void *arg)
         return NULL;
     }
     if (activate(th) != 0) {
-        pv_admin_print_closed(err_msg(), stdout);
-        niprov_app_fail(app);
+        run_channel_closed(stdout, err_msg());
+        run_fail_stop(&app->fail, NULL);
         goto out;
     }
     tick_init(&th->t, (uint32_t)app->cfg.tick_rate, clk_ns() + CLK_NS_PER_SEC / app->cfg.tick_rate);
@@ -308,8 +301,8 @@ static void *thread_main(void *arg)
     }
     if (!sig_stop_requested()) {
         /* The channel was lost (or the ADH ended the login): the test cannot go on. */
-        pv_admin_print_closed(err_msg(), stdout);
-        niprov_app_fail(app);
+        run_channel_closed(stdout, err_msg());
+        run_fail_stop(&app->fail, NULL);
     }
 out:
     pv_stats_closed(&th->stats, s->pub_ns, clk_ns());

@@ -17,6 +17,8 @@
 #include "pv_burst.h"
 #include "pv_feed.h"
 #include "pv_stats.h"
+#include "run_chan.h"
+#include "run_fail.h"
 #include "rwf.h"
 #include "rwf_rdm.h"
 #include "tick.h"
@@ -37,12 +39,8 @@ typedef struct prov_thread {
     bool started;
     cpu_entry cpu; /* where it runs */
 
-    /* Hand-off of accepted channels from the main thread (not a hot path). */
-    pthread_mutex_t lock;
-    tp_channel **pending; /* channels handed over, not yet adopted */
-    int n_pending, cap_pending;
-    int evfd;               /* eventfd: "channels are pending" */
-    _Atomic int conn_count; /* channels handed to this thread and not yet closed */
+    /* Accepted channels handed over by the main thread (and the count of those still open). */
+    run_handoff hand;
 
     /* Worker state. */
     int epfd;
@@ -67,9 +65,7 @@ struct prov_app {
     bool sched_stamp; /* -noScheduledStamp not given */
 
     /* An error that ends the run (a thread's): exit status 1. */
-    pthread_mutex_t fail_lock;
-    bool failed;
-    char failure[1024];
+    run_fail fail;
 };
 
 /* Starts thread th. Returns 0, or -1 with err_msg() set. */
@@ -80,10 +76,6 @@ int prov_thread_init(prov_thread *th, prov_app *app, int i);
 
 /* Frees what prov_thread_init() made (after the thread was joined). */
 void prov_thread_free(prov_thread *th);
-
-/* Main thread: gives accepted channel ch (still in its handshake) to th. Returns 0, or -1
- * (err_msg() set; the channel is closed). */
-int prov_thread_hand(prov_thread *th, tp_channel *ch);
 
 /* Ends the run because of an error: records the first one (for the summary's line) and asks
  * every thread to stop. */

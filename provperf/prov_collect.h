@@ -1,27 +1,22 @@
 /*
- * ProvPerf's statistics on the main thread: every -writeStatsInterval it takes each provider
- * thread's counts (changes since the last time), its latency set of the interval (latbuf
- * hand-off) and its raw generic-message samples (latency log), writes the statistics rows and
- * the console lines, and keeps the totals; at the end it builds the summary's prov_result.
+ * ProvPerf's statistics on the main thread, over the run-time's collector (run_col.h): every
+ * -writeStatsInterval it takes each provider thread's counts (changes since the last time) and
+ * its latency set of the interval, writes the statistics rows and the console lines, and keeps
+ * the totals; at the end it builds the summary's prov_result.
  */
 #ifndef RWFPERF_PROV_COLLECT_H
 #define RWFPERF_PROV_COLLECT_H
 
 #include "prov.h"
 #include "report.h"
-#include "res.h"
+#include "run_col.h"
 
 typedef struct prov_collect {
     prov_app *app;
-    res res;
-    out_csv *csv;    /* each thread's statistics file */
-    out_csv *latcsv; /* each thread's latency log (closed when none) */
-    prov_stats *sum; /* each thread's totals so far */
-    lat *tot;        /* each thread's latency totals, PV_LAT_KINDS per thread */
-    latring_sample *samples;
+    run_col col;
+    pv_counts *sum; /* each thread's counts so far */
+    prov_stats *st; /* each thread's figures for the summary */
     uint64_t requests_total, refreshes_total;
-    int64_t wait_ns; /* how long to wait for a thread's latency set */
-    bool csv_error;
 } prov_collect;
 
 /* Creates the statistics files (and latency logs) of every thread and takes the resource

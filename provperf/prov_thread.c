@@ -15,22 +15,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 void prov_app_fail(prov_app *a, const char *fmt, ...)
 {
-    pthread_mutex_lock(&a->fail_lock);
-    if (!a->failed) {
-        a->failed = true;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(a->failure, sizeof(a->failure), fmt, ap);
-        va_end(ap);
-        printf("%s\n", a->failure);
+    va_list ap;
+    va_start(ap, fmt);
+    bool first = run_fail_vset(&a->fail, RUN_EXIT_FAILED, fmt, ap);
+    va_end(ap);
+    if (first) {
+        printf("%s\n", run_fail_text(&a->fail));
         fflush(stdout);
     }
-    pthread_mutex_unlock(&a->fail_lock);
     sig_request_stop();
 }
 
@@ -43,57 +39,27 @@ int prov_thread_init(prov_thread *th, prov_app *app, int i)
     memset(th, 0, sizeof(*th));
     th->app = app;
     th->index = i;
-    th->evfd = th->epfd = -1;
-    atomic_init(&th->conn_count, 0);
-    pthread_mutex_init(&th->lock, NULL);
+    th->epfd = -1;
+    th->hand.evfd = -1;
     size_t ring = app->cfg.latency_file[0] ? 1u << 16 : 0;
-    if (pv_stats_init(&th->stats, ring) != 0)
+    if (pv_stats_init(&th->stats, ring) != 0 || run_handoff_init(&th->hand, i) != 0)
         return -1;
-    th->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     th->epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (th->evfd < 0 || th->epfd < 0)
+    if (th->epfd < 0)
         return err_set_errno(errno, "provider thread %d: epoll", i + 1);
     struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
-    if (epoll_ctl(th->epfd, EPOLL_CTL_ADD, th->evfd, &ev) != 0)
+    if (epoll_ctl(th->epfd, EPOLL_CTL_ADD, th->hand.evfd, &ev) != 0)
         return err_set_errno(errno, "provider thread %d: epoll", i + 1);
     return 0;
 }
 
 void prov_thread_free(prov_thread *th)
 {
-    for (int i = 0; i < th->n_pending; i++)
-        tp_close(th->pending[i]);
-    free(th->pending);
+    run_handoff_free(&th->hand);
     free(th->sess);
-    if (th->evfd >= 0)
-        close(th->evfd);
     if (th->epfd >= 0)
         close(th->epfd);
     pv_stats_free(&th->stats);
-    pthread_mutex_destroy(&th->lock);
-}
-
-int prov_thread_hand(prov_thread *th, tp_channel *ch)
-{
-    pthread_mutex_lock(&th->lock);
-    if (th->n_pending == th->cap_pending) {
-        int cap = th->cap_pending ? th->cap_pending * 2 : 8;
-        tp_channel **p = realloc(th->pending, (size_t)cap * sizeof(*p));
-        if (!p) {
-            pthread_mutex_unlock(&th->lock);
-            tp_close(ch);
-            return err_set("out of memory handing a channel to thread %d", th->index + 1);
-        }
-        th->pending = p;
-        th->cap_pending = cap;
-    }
-    th->pending[th->n_pending++] = ch;
-    atomic_fetch_add_explicit(&th->conn_count, 1, memory_order_relaxed);
-    pthread_mutex_unlock(&th->lock);
-    uint64_t one = 1;
-    if (write(th->evfd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-        return err_set_errno(errno, "waking provider thread %d", th->index + 1);
-    return 0;
 }
 
 /* ---- sessions ----------------------------------------------------------------------------- */
@@ -112,7 +78,7 @@ static uint32_t poll_to_epoll(short e)
 static void close_session(prov_thread *th, pv_sess *s, const char *why)
 {
     int64_t now = clk_ns();
-    pv_admin_print_closed(why, stdout);
+    run_channel_closed(stdout, why);
     fflush(stdout);
     if (s->active_ns)
         pv_stats_closed(&th->stats, s->pub_ns, now);
@@ -125,7 +91,7 @@ static void close_session(prov_thread *th, pv_sess *s, const char *why)
             break;
         }
     free(s);
-    atomic_fetch_sub_explicit(&th->conn_count, 1, memory_order_relaxed);
+    run_handoff_closed(&th->hand);
 }
 
 static int grow_sessions(prov_thread *th)
@@ -147,8 +113,8 @@ static void adopt(prov_thread *th, tp_channel *ch)
     if (!s || grow_sessions(th) != 0) {
         free(s);
         tp_close(ch);
-        atomic_fetch_sub_explicit(&th->conn_count, 1, memory_order_relaxed);
-        pv_admin_print_closed("out of memory adopting a channel", stdout);
+        run_handoff_closed(&th->hand);
+        run_channel_closed(stdout, "out of memory adopting a channel");
         return;
     }
     s->ch = ch;
@@ -163,18 +129,11 @@ static void adopt(prov_thread *th, tp_channel *ch)
 
 static void adopt_pending(prov_thread *th)
 {
-    uint64_t n;
-    if (read(th->evfd, &n, sizeof(n)) < 0 && errno != EAGAIN)
-        return;
-    pthread_mutex_lock(&th->lock);
-    tp_channel **p = th->pending;
-    int count = th->n_pending;
-    th->pending = NULL;
-    th->n_pending = th->cap_pending = 0;
-    pthread_mutex_unlock(&th->lock);
-    for (int i = 0; i < count; i++)
-        adopt(th, p[i]);
-    free(p);
+    tp_channel *ch[16];
+    int n;
+    while ((n = run_handoff_take(&th->hand, ch, 16)) > 0)
+        for (int i = 0; i < n; i++)
+            adopt(th, ch[i]);
 }
 
 /* The channel finished its handshake: print what the ETA provider prints, then start. */
@@ -187,7 +146,7 @@ static int activate(prov_thread *th, pv_sess *s)
         return -1;
     if (cfg->high_water_mark > 0)
         tp_set_high_water_mark(s->ch, (uint32_t)cfg->high_water_mark);
-    pv_admin_print_channel(s->ch, stdout);
+    run_channel_info(stdout, s->ch);
     if (cfg->max_pack_count > 1 && (uint32_t)cfg->pack_buf_size > info.max_fragment_size) {
         prov_app_fail(app,
                       "Error(Channel %d): MaxFragmentSize %u is too small for packing "

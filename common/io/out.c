@@ -199,6 +199,7 @@ void out_console_lat_extra(FILE *f, const char *label, const stat_lat *l, const 
 int out_csv_open(out_csv *c, const char *path, const char *header)
 {
     snprintf(c->path, sizeof(c->path), "%s", path);
+    c->with_type = false;
     c->f = fopen(path, "w");
     if (!c->f)
         return err_set_errno(errno, "cannot create '%s'", path);
@@ -288,9 +289,11 @@ int out_csv_lat_values(char *buf, size_t size, const stat_lat *l, const stat_lat
 
 int out_latlog_open(out_csv *c, const char *path, bool with_type)
 {
-    return out_csv_open(c, path,
-                        with_type ? "Message type, Send time, Receive time, Latency (usec)"
-                                  : "Send Time, Receive Time, Latency(nsec)");
+    int rc = out_csv_open(c, path,
+                          with_type ? "Message type, Send time, Receive time, Latency (usec)"
+                                    : "Send Time, Receive Time, Latency(nsec)");
+    c->with_type = with_type;
+    return rc;
 }
 
 int out_latlog_row(out_csv *c, const char *type, uint64_t send, uint64_t recv)

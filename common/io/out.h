@@ -156,6 +156,7 @@ void out_console_lat_extra(FILE *f, const char *label, const stat_lat *l, const 
 typedef struct out_csv {
     FILE *f;
     char path[512];
+    bool with_type; /* a latency log with the message type column (out_latlog_open) */
 } out_csv;
 
 /* Creates (truncates) path and writes the header line. Returns 0, or -1 (err_set naming the

@@ -172,3 +172,26 @@ void pv_content_print_sizes(const pv_content *c, FILE *out)
         print_domain(&c->md.mbo, "MarketByOrder", true, out);
     fprintf(out, "\n");
 }
+
+pv_content *pv_content_open(rwf_dict **dict, const char *path, bool pre_enc, pv_feed *f)
+{
+    *dict = rwf_dict_new();
+    if (!*dict)
+        return NULL;
+    if (rwf_dict_load_fields(*dict, "RDMFieldDictionary") != RWF_OK ||
+        rwf_dict_load_enums(*dict, "enumtype.def") != RWF_OK) {
+        err_push("Unable to load the dictionary");
+        return NULL;
+    }
+    return pv_content_load(path, *dict, pre_enc, f);
+}
+
+void pv_feed_options(pv_feed *f, int refresh_burst, bool nano_time, bool sched_stamp,
+                     bool measure_encode, bool pre_enc)
+{
+    f->refresh_burst = (uint32_t)refresh_burst;
+    f->nano_time = nano_time;
+    f->sched_stamp = sched_stamp;
+    f->measure_encode = measure_encode;
+    f->pre_enc = pre_enc;
+}

@@ -23,6 +23,17 @@ typedef struct pv_content pv_content;
  * f points to), or NULL with err_msg() saying what is wrong and where ("MsgData.xml:14: ..."). */
 pv_content *pv_content_load(const char *path, const rwf_dict *dict, bool pre_enc, pv_feed *f);
 
+/* What both providers load before they start: the dictionary (RDMFieldDictionary and
+ * enumtype.def, into *dict, which the caller frees with rwf_dict_free() whatever the result)
+ * and then the message file at path (pv_content_load). Returns the content, or NULL with
+ * err_msg() set. */
+pv_content *pv_content_open(rwf_dict **dict, const char *path, bool pre_enc, pv_feed *f);
+
+/* Sets the publishing options of f from the providers' options (-refreshBurstSize, -nanoTime,
+ * -noScheduledStamp, -measureEncode, -preEnc). */
+void pv_feed_options(pv_feed *f, int refresh_burst, bool nano_time, bool sched_stamp,
+                     bool measure_encode, bool pre_enc);
+
 /* Frees the content (f's templates become invalid). NULL is allowed. */
 void pv_content_free(pv_content *c);
 

@@ -35,3 +35,31 @@ void pv_stats_free(pv_stats *s)
         latring_free(&s->ring);
     s->ring_on = false;
 }
+
+void pv_stats_take(pv_stats *s, pv_counts *out, pv_counts *sum)
+{
+    out->requests = counter_change(&s->requests);
+    out->refreshes = counter_change(&s->refreshes);
+    out->updates = counter_change(&s->updates);
+    out->posts = counter_change(&s->posts);
+    out->closes = counter_change(&s->closes);
+    out->out_of_bufs = counter_change(&s->out_of_bufs);
+    out->genmsgs_sent = counter_change(&s->genmsgs_sent);
+    out->genmsgs_recv = counter_change(&s->genmsgs_recv);
+    out->genmsg_lat_sent = counter_change(&s->genmsg_lat_sent);
+    out->msgs_packed = counter_change(&s->msgs_packed);
+    out->packs = counter_change(&s->packs);
+    if (!sum)
+        return;
+    sum->requests += out->requests;
+    sum->refreshes += out->refreshes;
+    sum->updates += out->updates;
+    sum->posts += out->posts;
+    sum->closes += out->closes;
+    sum->out_of_bufs += out->out_of_bufs;
+    sum->genmsgs_sent += out->genmsgs_sent;
+    sum->genmsgs_recv += out->genmsgs_recv;
+    sum->genmsg_lat_sent += out->genmsg_lat_sent;
+    sum->msgs_packed += out->msgs_packed;
+    sum->packs += out->packs;
+}

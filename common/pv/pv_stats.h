@@ -31,8 +31,8 @@ enum {
     PV_LAT_KINDS
 };
 
-/* Sample type of the latency-file ring. */
-#define PV_RING_GENMSG 1
+/* Sample type of the latency-file ring (run_col.h's RUN_SAMPLE_GEN: written as "Gen"). */
+#define PV_RING_GENMSG 2
 
 typedef struct pv_stats {
     counter requests;        /* item requests received */
@@ -55,6 +55,16 @@ typedef struct pv_stats {
     bool ring_on;                /* -latencyFile given */
     char pad[64];
 } pv_stats;
+
+/* The counts of a pv_stats, as changes since the main thread's last look. */
+typedef struct pv_counts {
+    uint64_t requests, refreshes, updates, posts, closes, out_of_bufs;
+    uint64_t genmsgs_sent, genmsgs_recv, genmsg_lat_sent, msgs_packed, packs;
+} pv_counts;
+
+/* Main thread: the counts since its previous call into out, added to *sum when sum is not
+ * NULL. */
+void pv_stats_take(pv_stats *s, pv_counts *out, pv_counts *sum);
 
 /* Sets everything to zero and allocates the latency sets, and the sample ring when ring_size
  * is not 0. Returns 0, or -1 with err_msg() set. */

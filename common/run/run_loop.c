@@ -1,0 +1,71 @@
+#include "run_loop.h"
+
+#include "clk.h"
+#include "sig.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The longest single wait: a stop request is seen within this. */
+#define STEP_NS (100 * 1000 * 1000)
+
+void run_loop_init(run_loop *l, int interval_s, int run_time_s)
+{
+    memset(l, 0, sizeof(*l));
+    l->start_ns = clk_ns();
+    l->interval = interval_s > 0 ? (unsigned)interval_s : 1;
+    l->has_end = run_time_s >= 0;
+    l->end_ns = l->start_ns + (int64_t)(run_time_s > 0 ? run_time_s : 0) * CLK_NS_PER_SEC;
+}
+
+void run_loop_serve(run_loop *l, tp_server *srv, run_handoff *const *to, int n,
+                    const run_accept_text *text)
+{
+    l->srv = srv;
+    l->to = to;
+    l->n_to = n;
+    l->text = text;
+    run_accept_all(srv, to, n, text);
+}
+
+/* Waits until deadline, accepting meanwhile; returns early when a stop is requested. */
+static void wait_until(run_loop *l, int64_t deadline)
+{
+    for (;;) {
+        int64_t now = clk_ns();
+        if (now >= deadline || sig_stop_requested())
+            return;
+        int64_t left = deadline - now < STEP_NS ? deadline - now : STEP_NS;
+        if (!l->srv) {
+            clk_sleep_until(now + left);
+            continue;
+        }
+        struct pollfd p = {.fd = tp_server_fd(l->srv), .events = POLLIN};
+        struct timespec ts = clk_timespec(left);
+        int rc = ppoll(&p, 1, &ts, NULL);
+        if (rc > 0) {
+            run_accept_all(l->srv, l->to, l->n_to, l->text);
+        } else if (rc < 0 && errno != EINTR) {
+            printf("Error: poll on the server: %s\n", strerror(errno));
+            clk_sleep_until(now + left);
+        }
+    }
+}
+
+int run_loop_next(run_loop *l)
+{
+    if (sig_stop_requested())
+        return RUN_LOOP_STOP;
+    if (l->has_end && clk_ns() >= l->end_ns)
+        return RUN_LOOP_END;
+    wait_until(l, l->start_ns + (int64_t)(l->sec + 1) * CLK_NS_PER_SEC);
+    if (sig_stop_requested())
+        return RUN_LOOP_STOP;
+    l->sec++;
+    if (++l->since < l->interval)
+        return RUN_LOOP_SECOND;
+    l->since = 0;
+    return RUN_LOOP_INTERVAL;
+}

@@ -1,0 +1,84 @@
+#include "run_setup.h"
+
+#include "clk.h"
+#include "err.h"
+#include "opt.h"
+
+#include <errno.h>
+#include <string.h>
+
+out_extra run_extra_inputs(void)
+{
+    out_extra extra = OUT_EXTRA_NONE;
+    clk_cal cal;
+    if (clk_calibrate(&cal) == 0) {
+        extra.clock_cost_ns = cal.read_ns;
+        extra.clock_resolution_ns = (double)cal.res_ns;
+    }
+    return extra;
+}
+
+int run_stamps(lra *l, bool *on, int rate, int latency_rate, int tick_rate, uint64_t seed)
+{
+    *on = false;
+    if (rate <= 0 || latency_rate == 0)
+        return 0;
+    if (latency_rate == OPT_RATE_ALL)
+        lra_init_all(l);
+    else if (lra_init(l, (uint64_t)rate, (uint64_t)latency_rate, (uint32_t)tick_rate, LRA_SETS,
+                      seed) != 0)
+        return -1;
+    *on = true;
+    return 0;
+}
+
+int run_file_name(char *buf, size_t size, const char *base, int thread, int pid)
+{
+    int w = pid > 0 ? snprintf(buf, size, "%s%d_%d.csv", base, thread, pid)
+                    : snprintf(buf, size, "%s%d.csv", base, thread);
+    return w < 0 || (size_t)w >= size ? -1 : 0;
+}
+
+int run_file_stats(out_csv *csv, const char *base, int thread, int pid, const char *header)
+{
+    char path[600]; /* a 512-byte base, the thread number and the process id */
+    csv->f = NULL;
+    if (run_file_name(path, sizeof(path), base, thread, pid) != 0)
+        return err_set("statistics file name too long");
+    return out_csv_open(csv, path, header);
+}
+
+int run_file_latency(out_csv *csv, const char *base, int thread, int pid, bool with_type)
+{
+    char path[600]; /* a 512-byte base, the thread number and the process id */
+    csv->f = NULL;
+    if (!base[0])
+        return 0;
+    if (run_file_name(path, sizeof(path), base, thread, pid) != 0)
+        return err_set("latency file name too long");
+    return out_latlog_open(csv, path, with_type);
+}
+
+FILE *run_summary_open(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        printf("Error: Failed to open file '%s': %s\n", path, strerror(errno));
+    return f;
+}
+
+int run_json_summary(const char *summary_file, json_object *doc)
+{
+    char path[1024];
+    int rc = -1;
+    if (!doc)
+        err_set("out of memory for the JSON summary");
+    else if (out_json_path(path, sizeof(path), summary_file) != 0)
+        err_set("JSON summary file name too long");
+    else
+        rc = out_json_write(path, doc);
+    if (rc != 0)
+        fprintf(stderr, "Error: JSON summary: %s\n", err_msg());
+    json_object_put(doc);
+    return rc;
+}

@@ -1,0 +1,50 @@
+/*
+ * run_setup: what every tool sets up before its threads start and writes when they end, in
+ * one place: the clock figures of the TEST INPUTS block, the schedule of latency stamps, the
+ * names of the per-thread output files, the summary file, and the JSON summary beside it.
+ */
+#ifndef RWFPERF_RUN_SETUP_H
+#define RWFPERF_RUN_SETUP_H
+
+#include "lra.h"
+#include "out.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Calibrates the clock and returns our extra TEST INPUTS figures (OUT_EXTRA_NONE's values
+ * for what could not be measured). */
+out_extra run_extra_inputs(void);
+
+/*
+ * Prepares the schedule of latency stamps for `rate` messages per second of which
+ * `latency_rate` carry a stamp (OPT_RATE_ALL: every one), at `tick_rate` ticks per second,
+ * drawn from seed. Sets *on to whether stamps are sent at all (rate and latency_rate not 0).
+ * Returns 0, or -1 with err_msg() set (the caller adds the option's name).
+ */
+int run_stamps(lra *l, bool *on, int rate, int latency_rate, int tick_rate, uint64_t seed);
+
+/* The name of thread `thread`'s (1-based) file of a per-thread output: "<base><n>.csv", or
+ * "<base><n>_<pid>.csv" when pid > 0 (TransportPerf). Returns 0, or -1 when buf is too small. */
+int run_file_name(char *buf, size_t size, const char *base, int thread, int pid);
+
+/* Creates thread `thread`'s statistics file ("<base><n>[_<pid>].csv") with its header line.
+ * Returns 0, or -1 (err_set naming the file). */
+int run_file_stats(out_csv *csv, const char *base, int thread, int pid, const char *header);
+
+/* Creates thread `thread`'s latency log when base is not "" (-latencyFile), in the OMM tools'
+ * form with a message type column when with_type, TransportPerf's without; leaves csv closed
+ * (rows are ignored) when base is "". Returns 0, or -1 (err_set naming the file). */
+int run_file_latency(out_csv *csv, const char *base, int thread, int pid, bool with_type);
+
+/* Creates the summary file. Returns it, or NULL after printing "Error: Failed to open file
+ * '<path>': <reason>" on stdout. */
+FILE *run_summary_open(const char *path);
+
+/* Writes the JSON summary doc beside summary_file (out_json_path) and releases doc (which may
+ * be NULL: json-c ran out of memory). Returns 0, or -1 after printing why on stderr. */
+int run_json_summary(const char *summary_file, json_object *doc);
+
+#endif
