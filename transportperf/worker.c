@@ -36,7 +36,7 @@ int worker_init(tperf_worker *w, int index, const tperf_config *cfg, const lra *
     w->cfg = cfg;
     w->lra = la;
     w->cpu = cpu;
-    w->status = TPERF_OK;
+    run_fail_init(&w->fail);
     w->pack_bytes = tperf_config_pack_bytes(cfg);
     w->write_flags = cfg->direct_write ? TP_WRITE_DIRECT : 0;
     counter_init(&w->msgs_sent);
@@ -44,12 +44,11 @@ int worker_init(tperf_worker *w, int index, const tperf_config *cfg, const lra *
     counter_init(&w->msgs_recv);
     counter_init(&w->bytes_recv);
     counter_init(&w->out_of_bufs);
-    atomic_init(&w->pending, 0);
-    atomic_init(&w->open, 0);
     atomic_init(&w->neg_send, 0);
     atomic_init(&w->neg_recv, 0);
-    if (pthread_mutex_init(&w->lock, NULL) != 0)
-        return err_set("thread %d: cannot create its lock", index + 1);
+    w->hand.evfd = -1;
+    if (run_handoff_init(&w->hand, index) != 0)
+        return -1;
     if (latbuf_init(&w->lat, TPERF_LAT_KINDS) != 0)
         return err_push("thread %d", index + 1);
     if (cfg->latency_file[0]) {
@@ -98,48 +97,10 @@ void worker_free(tperf_worker *w)
     free(w->sess);
     free(w->pfds);
     free(w->pidx);
-    for (int i = 0; i < w->n_incoming; i++)
-        tp_close(w->incoming[i]);
-    free(w->incoming);
+    run_handoff_free(&w->hand);
     latbuf_free(&w->lat);
     if (w->ring_on)
         latring_free(&w->ring);
-    pthread_mutex_destroy(&w->lock);
-}
-
-int worker_give(tperf_worker *w, tp_channel *ch)
-{
-    pthread_mutex_lock(&w->lock);
-    if (w->n_incoming == w->cap_incoming) {
-        int cap = w->cap_incoming ? 2 * w->cap_incoming : 8;
-        tp_channel **m = realloc(w->incoming, (size_t)cap * sizeof(*m));
-        if (!m) {
-            pthread_mutex_unlock(&w->lock);
-            tp_close(ch);
-            return err_set("out of memory handing a channel to thread %d", w->index + 1);
-        }
-        w->incoming = m;
-        w->cap_incoming = cap;
-    }
-    w->incoming[w->n_incoming++] = ch;
-    atomic_store_explicit(&w->pending, w->n_incoming, memory_order_release);
-    atomic_fetch_add(&w->open, 1);
-    pthread_mutex_unlock(&w->lock);
-    return 0;
-}
-
-tperf_worker *worker_least_loaded(tperf_worker *ws, int n)
-{
-    tperf_worker *best = &ws[0];
-    int least = atomic_load(&ws[0].open);
-    for (int i = 1; i < n; i++) {
-        int o = atomic_load(&ws[i].open);
-        if (o < least) {
-            least = o;
-            best = &ws[i];
-        }
-    }
-    return best;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -180,33 +141,13 @@ static bool is_writer(const tperf_worker *w)
     return !w->cfg->reflect_msgs && w->cfg->msg_rate > 0;
 }
 
-/* True when a shared-memory reader gave up because the writer lapped it (the transport says
- * so in the original's words). */
-static bool slow_reader(const char *why)
-{
-    return strstr(why, "lags writer") != NULL;
-}
-
-/* Prints how a channel ended, as the original does: "Channel Closed." for our own orderly
- * close, "Channel Closed: <code>(<why>)" otherwise, the code saying whether the reader was
- * too slow. */
-static void print_closed(const char *why)
-{
-    if (!why)
-        printf("Channel Closed.\n");
-    else if (slow_reader(why))
-        printf("Channel Closed: RSSL_RET_SLOW_READER(%s)\n", why);
-    else
-        printf("Channel Closed: RSSL_RET_FAILURE(%s)\n", why);
-}
-
 /* Closes session i: prints why (NULL: an orderly close of ours), accounts its time, frees
  * it. A client that loses a connection that was active ends the test (tools.md §2.11). */
 static void session_close(tperf_worker *w, int i, const char *why)
 {
     tperf_session *s = w->sess[i];
     int64_t now = clk_ns();
-    print_closed(why);
+    run_channel_closed(stdout, why);
     if (s->active) {
         w->disconnect_ns = now;
         if (s->sent > 0)
@@ -217,7 +158,7 @@ static void session_close(tperf_worker *w, int i, const char *why)
     tp_close(s->ch);
     free(s);
     w->sess[i] = w->sess[--w->n_sess];
-    atomic_fetch_sub(&w->open, 1);
+    run_handoff_closed(&w->hand);
     if (w->cfg->app_type == TPERF_CLIENT && !w->ever_active)
         w->reconnect_ns = now + CLK_NS_PER_SEC;
 }
@@ -228,33 +169,9 @@ static void session_fail(tperf_worker *w, int i)
 {
     char why[ERR_MSG_MAX];
     snprintf(why, sizeof(why), "%s", err_msg());
-    if (slow_reader(why) && w->status == TPERF_OK)
-        w->status = TPERF_FAILED;
+    if (run_channel_slow_reader(why))
+        run_fail_set(&w->fail, RUN_EXIT_FAILED, "thread %d: %s", w->index + 1, why);
     session_close(w, i, why);
-}
-
-/* Prints the "Channel <fd> active. Channel Info:" block (the original's labels, including
- * its second "sysSendBufSize", which holds the receive buffer size). */
-static void print_channel_info(const tperf_session *s, const tp_info *in)
-{
-    printf("Channel %d active. Channel Info:\n"
-           "  maxFragmentSize: %u\n"
-           "  maxOutputBuffers: %u\n"
-           "  guaranteedOutputBuffers: %u\n"
-           "  numInputBuffers: %u\n"
-           "  pingTimeout: %u\n"
-           "  clientToServerPings: %s\n"
-           "  serverToClientPings: %s\n"
-           "  sysSendBufSize: %d\n"
-           "  sysSendBufSize: %d\n"
-           "  compressionType: %s\n"
-           "  compressionThreshold: %u\n"
-           "  ComponentInfo: %s\n\n",
-           s->fd, in->max_fragment_size, in->max_output_buffers, in->guaranteed_output_buffers,
-           in->num_input_buffers, in->ping_timeout, in->client_to_server_pings ? "true" : "false",
-           in->server_to_client_pings ? "true" : "false", in->sys_send_buf_size,
-           in->sys_recv_buf_size, tp_comp_name(in->compression), in->compression_threshold,
-           in->component[0] ? in->component : "(No component info)");
 }
 
 /* The channel of session i became active. Returns 0, or -1 when the session was closed. */
@@ -268,14 +185,14 @@ static int session_activate(tperf_worker *w, int i)
         session_fail(w, i);
         return -1;
     }
-    print_channel_info(s, &in);
+    run_channel_info_print(stdout, s->fd, &in);
     if (cfg->high_water_mark > 0)
         tp_set_high_water_mark(s->ch, (uint32_t)cfg->high_water_mark);
     if (cfg->pack > 1 && is_writer(w) && w->pack_bytes > (int64_t)in.max_fragment_size) {
         printf("Error(Channel %d): MaxFragmentSize %u is too small for packing buffer size "
                "%" PRId64 "\n",
                s->fd, in.max_fragment_size, w->pack_bytes);
-        w->status = TPERF_INVALID;
+        run_fail_set(&w->fail, RUN_EXIT_INVALID, "channel %d: -pack larger than a fragment", s->fd);
         sig_request_stop();
         session_close(w, i, "packing buffer larger than the maximum fragment size");
         return -1;
@@ -305,24 +222,19 @@ static int session_init(tperf_worker *w, int i)
 /* Takes the channels the main thread handed over. */
 static void take_incoming(tperf_worker *w)
 {
-    if (atomic_load_explicit(&w->pending, memory_order_acquire) == 0)
-        return;
-    pthread_mutex_lock(&w->lock);
-    int n = w->n_incoming;
-    for (int k = 0; k < n; k++) {
-        tp_channel *ch = w->incoming[k];
-        if (!session_add(w, ch)) {
-            printf("Error: thread %d: out of memory for a session.\n", w->index + 1);
-            tp_close(ch);
-            atomic_fetch_sub(&w->open, 1);
-            continue;
+    tp_channel *in[16];
+    int n;
+    while ((n = run_handoff_take(&w->hand, in, 16)) > 0)
+        for (int k = 0; k < n; k++) {
+            if (!session_add(w, in[k])) {
+                printf("Error: thread %d: out of memory for a session.\n", w->index + 1);
+                tp_close(in[k]);
+                run_handoff_closed(&w->hand);
+                continue;
+            }
+            if (tp_get_state(in[k]) == TP_STATE_ACTIVE)
+                session_activate(w, w->n_sess - 1);
         }
-        if (tp_get_state(ch) == TP_STATE_ACTIVE)
-            session_activate(w, w->n_sess - 1);
-    }
-    w->n_incoming = 0;
-    atomic_store_explicit(&w->pending, 0, memory_order_release);
-    pthread_mutex_unlock(&w->lock);
 }
 
 /* Client: one connection attempt (the next one a second later when it fails). */
@@ -336,11 +248,11 @@ static void client_connect(tperf_worker *w)
         printf("Connection failed: %s\n", err_msg());
         return;
     }
-    atomic_fetch_add(&w->open, 1);
+    run_handoff_opened(&w->hand);
     if (!session_add(w, ch)) {
         printf("Error: thread %d: out of memory for a session.\n", w->index + 1);
         tp_close(ch);
-        atomic_fetch_sub(&w->open, 1);
+        run_handoff_closed(&w->hand);
         return;
     }
     session_init(w, w->n_sess - 1);
@@ -474,7 +386,7 @@ static int session_read(tperf_worker *w, int i, int64_t deadline)
                 sent += (uint64_t)r;
             } else if (worker_on_msg(w, s, m.data, m.len, 0) < 0) {
                 why = "Message callback returned failure.";
-                w->status = TPERF_FAILED;
+                run_fail_set(&w->fail, RUN_EXIT_FAILED, "thread %d: %s", w->index + 1, why);
                 ret = -1;
                 break;
             }
@@ -778,8 +690,7 @@ static void *worker_main(void *arg)
     tick_tighten_slack();
     if (w->cpu && cpu_bind(w->cpu) != 0) {
         printf("Error: Failed to bind thread %d: %s\n", w->index + 1, err_msg());
-        w->status = TPERF_FAILED;
-        sig_request_stop();
+        run_fail_stop(&w->fail, "binding the thread");
         latbuf_close(&w->lat);
         return NULL;
     }
@@ -803,7 +714,7 @@ static void *worker_main(void *arg)
 
 int worker_start(tperf_worker *w)
 {
-    int rc = pthread_create(&w->thread, NULL, worker_main, w);
+    int rc = sig_thread_create(&w->thread, worker_main, w);
     if (rc != 0)
         return err_set_errno(rc, "starting thread %d", w->index + 1);
     w->started = true;

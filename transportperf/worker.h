@@ -2,7 +2,7 @@
  * worker: one TransportPerf thread (tools.md §2.11, §2.12) and the connections it drives.
  *
  * A worker owns its channels. On a server, the main thread accepts connections and hands
- * each one to the worker with the fewest open channels (worker_give); on a client, each
+ * each one to the worker with the fewest open channels (run_accept_all); on a client, each
  * worker connects its own channel and retries every second until it is up. Every worker then
  * runs the same loop, paced by a fixed tick schedule (common/tick.h):
  *
@@ -36,6 +36,8 @@
 #include "latbuf.h"
 #include "latring.h"
 #include "lra.h"
+#include "run_chan.h"
+#include "run_fail.h"
 #include "tick.h"
 #include "tp.h"
 
@@ -47,13 +49,6 @@
 
 /* Latency recorders of a worker (latbuf sets of TPERF_LAT_KINDS). */
 enum { TPERF_LAT = 0, TPERF_LAT_SCHED = 1, TPERF_LAT_KINDS = 2 };
-
-/* How a worker ended; the worst of them gives the exit status. */
-enum {
-    TPERF_OK = 0,      /* nothing wrong */
-    TPERF_FAILED = 1,  /* a connection delivered wrong data, or a client never connected */
-    TPERF_INVALID = 2, /* the options do not fit the channel (-pack larger than a fragment) */
-};
 
 /* One connection of a worker. */
 typedef struct tperf_session {
@@ -80,12 +75,9 @@ typedef struct tperf_worker {
     pthread_t thread;
     bool started;
 
-    /* ---- main thread -> worker: accepted channels waiting to be taken ---- */
-    pthread_mutex_t lock;
-    tp_channel **incoming;
-    int n_incoming, cap_incoming; /* under lock */
-    _Atomic int pending;          /* n_incoming, readable without the lock */
-    _Atomic int open;             /* channels given and not yet closed (least-loaded choice) */
+    /* ---- main thread -> worker: accepted channels waiting to be taken, and the count of
+     * open channels (the least-loaded choice) ---- */
+    run_handoff hand;
     char pad0[64];
 
     /* ---- worker -> main thread while running ---- */
@@ -108,7 +100,8 @@ typedef struct tperf_worker {
     uint64_t seq_gaps;     /* sequence numbers missing (or out of order) */
     uint64_t first_seq;    /* sequence number of the first message received */
     bool got_first;        /* first_seq is set */
-    int status;            /* TPERF_OK, TPERF_FAILED, TPERF_INVALID */
+    run_fail fail;         /* RUN_EXIT_FAILED: wrong data, a reader too slow; RUN_EXIT_INVALID:
+                              the options do not fit the channel (-pack larger than a fragment) */
     bool ever_active;      /* a connection became active */
     int64_t reconnect_ns;  /* client: next connection attempt */
     int64_t pack_bytes;    /* size of a packed buffer */
@@ -129,13 +122,6 @@ void worker_join(tperf_worker *w);
 
 /* Frees what worker_init() allocated; channels still held are closed. */
 void worker_free(tperf_worker *w);
-
-/* Main thread: hands an accepted (initializing) channel to w, which owns it from then on.
- * Returns 0, or -1 with err_msg() set (the channel is then closed). */
-int worker_give(tperf_worker *w, tp_channel *ch);
-
-/* Main thread: the worker with the fewest open channels (the first of equals). */
-tperf_worker *worker_least_loaded(tperf_worker *ws, int n);
 
 /*
  * The receiving side of one message, for the loop and for tests: checks the length and the

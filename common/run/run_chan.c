@@ -131,6 +131,20 @@ int run_handoff_take(run_handoff *h, tp_channel **out, int max)
     return k;
 }
 
+run_handoff *run_handoff_least(run_handoff *const *to, int n)
+{
+    run_handoff *best = to[0];
+    int least = atomic_load(&to[0]->open);
+    for (int i = 1; i < n; i++) {
+        int o = atomic_load(&to[i]->open);
+        if (o < least) {
+            least = o;
+            best = to[i];
+        }
+    }
+    return best;
+}
+
 void run_accept_all(tp_server *srv, run_handoff *const *to, int n, const run_accept_text *text)
 {
     for (;;) {
@@ -144,15 +158,7 @@ void run_accept_all(tp_server *srv, run_handoff *const *to, int n, const run_acc
         }
         int sfd = tp_server_fd(srv), cfd = tp_fd(ch);
         printf("Server %d accepting channel %d.\n\n", sfd, cfd);
-        run_handoff *best = to[0];
-        int least = atomic_load(&to[0]->open);
-        for (int i = 1; i < n; i++) {
-            int o = atomic_load(&to[i]->open);
-            if (o < least) {
-                least = o;
-                best = to[i];
-            }
-        }
+        run_handoff *best = run_handoff_least(to, n);
         if (run_handoff_give(best, ch) != 0) {
             printf("Error: %s\n", err_msg());
             continue;

@@ -74,6 +74,9 @@ static inline void run_handoff_closed(run_handoff *h)
     atomic_fetch_sub_explicit(&h->open, 1, memory_order_relaxed);
 }
 
+/* The hand-over of the worker with the fewest open channels (the first of equals). */
+run_handoff *run_handoff_least(run_handoff *const *to, int n);
+
 /* What a server prints around a hand-over: the originals differ. */
 typedef struct run_accept_text {
     const char *failed; /* printf format of a failed accept, with the error text */

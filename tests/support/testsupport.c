@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,27 @@ const char *ts_shared_path_or_skip(const char *rel)
         exit(TS_SKIP);
     }
     return path;
+}
+
+const char *ts_shared_case(const char *rel)
+{
+    static char path[4096];
+    const char *dir = ts_shared_dir();
+    struct stat st;
+    const char *ci = getenv("CI");
+    bool must = ci && strcmp(ci, "true") == 0;
+    if (!dir)
+        snprintf(path, sizeof(path),
+                 "shared golden-data folder not found (set RWFPERF_SHARED_DIR)");
+    else if (snprintf(path, sizeof(path), "%s/%s", dir, rel) > 0 && stat(path, &st) == 0)
+        return path;
+    else
+        snprintf(path + strlen(path), sizeof(path) - strlen(path), " not found");
+    if (must)
+        fail_msg("CI=true and %s", path);
+    printf("SKIP: %s\n", path);
+    skip();
+    return NULL;
 }
 
 const char *ts_source_path(const char *rel)

@@ -35,6 +35,11 @@ const char *ts_shared_dir(void);
  * prints "SKIP: <why>" and exits the process with TS_SKIP. */
 const char *ts_shared_path_or_skip(const char *rel);
 
+/* The same for one test case: returns the path when it exists; when it does not, prints
+ * "SKIP: <why>" and skips the current CMocka test (cmocka's skip()), so that the program's
+ * other cases still run. Under CI (CI=true) a missing shared folder fails the case instead. */
+const char *ts_shared_case(const char *rel);
+
 /* Returns "<source dir>/<rel>" (static buffer, not checked). */
 const char *ts_source_path(const char *rel);
 

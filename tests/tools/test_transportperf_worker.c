@@ -177,20 +177,6 @@ static void test_negative(void **state)
     assert_int_equal(rec[TPERF_LAT].min, -8000);
 }
 
-/* The least-loaded worker gets the next channel. */
-static void test_least_loaded(void **state)
-{
-    (void)state;
-    tperf_worker ws[3];
-    memset(ws, 0, sizeof(ws));
-    atomic_init(&ws[0].open, 2);
-    atomic_init(&ws[1].open, 1);
-    atomic_init(&ws[2].open, 1);
-    assert_ptr_equal(worker_least_loaded(ws, 3), &ws[1]);
-    atomic_store(&ws[1].open, 3);
-    assert_ptr_equal(worker_least_loaded(ws, 3), &ws[2]);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -201,7 +187,6 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_too_short, setup_worker, teardown_worker),
         cmocka_unit_test_setup_teardown(test_latency, setup_worker, teardown_worker),
         cmocka_unit_test_setup_teardown(test_negative, setup_worker, teardown_worker),
-        cmocka_unit_test(test_least_loaded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

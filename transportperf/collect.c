@@ -1,0 +1,102 @@
+/* TransportPerf's statistics on the main thread: each interval, and the summary. */
+#include "app.h"
+
+#include "err.h"
+#include "run_setup.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* The counts of workers [from, to) over the run, into s (latencies are left to the caller). */
+static void worker_stats(tperf_worker *ws, int from, int to, tperf_stats *s)
+{
+    memset(s, 0, sizeof(*s));
+    for (int k = from; k < to; k++) {
+        tperf_worker *w = &ws[k];
+        s->msgs_sent += counter_total(&w->msgs_sent);
+        s->bytes_sent += counter_total(&w->bytes_sent);
+        s->msgs_recv += counter_total(&w->msgs_recv);
+        s->bytes_recv += counter_total(&w->bytes_recv);
+        s->out_of_bufs += counter_total(&w->out_of_bufs);
+        s->seq_gaps += w->seq_gaps;
+        s->first_seq += w->first_seq;
+        s->conn_secs += w->conn_secs;
+        if (w->connect_ns && (!s->connect_ns || (uint64_t)w->connect_ns < s->connect_ns))
+            s->connect_ns = (uint64_t)w->connect_ns;
+        if ((uint64_t)w->disconnect_ns > s->disconnect_ns)
+            s->disconnect_ns = (uint64_t)w->disconnect_ns;
+    }
+}
+
+/* Says once that a worker measured a negative latency (unsynchronised clocks). */
+void tperf_check_negative(tperf_app *R, tperf_worker *w)
+{
+    int64_t neg = atomic_load_explicit(&w->neg_send, memory_order_acquire);
+    if (neg && !R->neg_warned) {
+        R->neg_warned = true;
+        tperf_report_negative_latency(&R->rep, (uint64_t)neg, (uint64_t)atomic_load(&w->neg_recv));
+    }
+}
+
+/* Collects one interval of every worker and writes its console lines (second `sec`) and
+ * statistics rows. */
+void tperf_collect(tperf_app *R, unsigned sec)
+{
+    run_col_interval(&R->col);
+    for (int i = 0; i < R->n; i++) {
+        tperf_worker *w = &R->w[i];
+        tperf_interval iv;
+        memset(&iv, 0, sizeof(iv));
+        const lat *set = run_col_take(&R->col, i);
+        if (set) {
+            lat_summary(&set[TPERF_LAT], &iv.lat);
+            lat_summary(&set[TPERF_LAT_SCHED], &iv.lat_sched);
+        }
+        tperf_check_negative(R, w);
+        iv.msgs_sent = counter_change(&w->msgs_sent);
+        iv.bytes_sent = counter_change(&w->bytes_sent);
+        iv.msgs_recv = counter_change(&w->msgs_recv);
+        iv.bytes_recv = counter_change(&w->bytes_recv);
+        iv.out_of_bufs = counter_change(&w->out_of_bufs);
+        iv.cpu = R->col.cpu;
+        iv.mem_mb = R->col.mem_mb;
+        run_col_row_done(&R->col, i,
+                         tperf_report_stats_row(run_col_stats(&R->col, i), R->col.wall, &iv));
+        if (R->cfg.display_stats)
+            tperf_report_interval(stdout, sec, i + 1, R->n, (unsigned)R->cfg.write_stats_interval,
+                                  &iv);
+    }
+    fflush(stdout);
+}
+
+/* The summary (console and file) and the JSON summary. */
+void tperf_write_summary(tperf_app *R)
+{
+    tperf_stats *ts = calloc((size_t)R->n, sizeof(*ts));
+    tperf_result result;
+    memset(&result, 0, sizeof(result));
+    result.thread_count = ts ? R->n : 1;
+    result.thread = ts;
+    result.pid = R->cfg.pid;
+    for (int i = 0; ts && i < R->n; i++)
+        worker_stats(R->w, i, i + 1, &ts[i]);
+    worker_stats(R->w, 0, R->n, &result.total);
+    for (int i = -1; i < R->n; i++) {
+        tperf_stats *s = i < 0 ? &result.total : ts ? &ts[i] : NULL;
+        if (s) {
+            run_col_summary(&R->col, i, TPERF_LAT, &s->lat);
+            run_col_summary(&R->col, i, TPERF_LAT_SCHED, &s->lat_sched);
+        }
+    }
+    run_col_res(&R->col, &result.res);
+    tperf_report_summary(&R->rep, &R->cfg, &result);
+    if (out_report_flush(&R->rep) != 0) {
+        printf("Error: %s\n", err_msg());
+        R->status = run_worst(R->status, RUN_EXIT_FAILED);
+    }
+    if (run_json_summary(R->cfg.summary_file,
+                         tperf_report_json(&R->cfg, &result, NULL, time(NULL))) != 0)
+        R->status = run_worst(R->status, RUN_EXIT_FAILED);
+    free(ts);
+}
