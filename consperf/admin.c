@@ -5,16 +5,13 @@
  */
 #include "worker.h"
 
+#include "run_host.h"
+
 #include "err.h"
 
-#include <netdb.h>
-#include <netinet/in.h>
-#include <arpa/inet.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #define CONS_MAX_SERVICES 64
@@ -49,38 +46,6 @@ static int send_admin(cons_worker *w, encode_fn fn, const void *arg)
 
 /* ---- login ------------------------------------------------------------------------------- */
 
-/* The login name of the user running the tool (as the ETA login request takes it). */
-static void login_name(char *buf, size_t cap)
-{
-    struct passwd pw, *res = NULL;
-    char tmp[1024];
-    if (getpwuid_r(geteuid(), &pw, tmp, sizeof(tmp), &res) == 0 && res && res->pw_name)
-        snprintf(buf, cap, "%s", res->pw_name);
-    else if (getenv("USER"))
-        snprintf(buf, cap, "%s", getenv("USER"));
-    else
-        snprintf(buf, cap, "user");
-}
-
-/* "<dotted IPv4 of this host>/net", or "localhost/net" when the name does not resolve. */
-static void position(char *buf, size_t cap)
-{
-    char host[256];
-    char ip[INET_ADDRSTRLEN] = "localhost";
-    if (gethostname(host, sizeof(host)) == 0) {
-        host[sizeof(host) - 1] = '\0';
-        struct addrinfo hints, *ai = NULL;
-        memset(&hints, 0, sizeof(hints));
-        hints.ai_family = AF_INET;
-        if (getaddrinfo(host, NULL, &hints, &ai) == 0 && ai) {
-            inet_ntop(AF_INET, &((const struct sockaddr_in *)ai->ai_addr)->sin_addr, ip,
-                      sizeof(ip));
-            freeaddrinfo(ai);
-        }
-    }
-    snprintf(buf, cap, "%s/net", ip);
-}
-
 static int encode_login(rwf_enc *e, const void *arg)
 {
     return rwf_rdm_login_request(e, arg);
@@ -92,8 +57,8 @@ int cons_send_login(cons_worker *w)
     if (w->cfg->uname[0])
         snprintf(user, sizeof(user), "%s", w->cfg->uname);
     else
-        login_name(user, sizeof(user));
-    position(pos, sizeof(pos));
+        run_host_user(user, sizeof(user));
+    run_host_position(pos, sizeof(pos), "localhost/net");
     rwf_login l;
     memset(&l, 0, sizeof(l));
     l.stream_id = CONS_LOGIN_STREAM;

@@ -1,9 +1,10 @@
 /*
- * ConsPerf's main-thread side of the statistics: once per -writeStatsInterval it takes each
- * thread's latency recorders (latbuf hand-off), counters ("change since last time") and raw
- * latency samples, adds them to running totals, and writes the console lines, the statistics
- * CSV row and the latency log rows of the interval. At the end it turns the totals into the
- * cons_result the summary and the JSON are written from.
+ * ConsPerf's main-thread side of the statistics, over the run-time's collector (run_col.h):
+ * once per -writeStatsInterval it takes each thread's latency recorders (latbuf hand-off),
+ * counters ("change since last time") and raw latency samples, adds them to running totals,
+ * and writes the console lines, the statistics CSV row and the latency log rows of the
+ * interval. At the end it turns the totals into the cons_result the summary and the JSON are
+ * written from.
  *
  * Everything here runs on the main thread only.
  */
@@ -13,28 +14,17 @@
 #include "cons.h"
 #include "out.h"
 #include "report.h"
-#include "res.h"
+#include "run_col.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef struct cons_totals {
-    lat l[CONS_LAT_KINDS]; /* every sample so far, by kind */
-    bool image_shown;      /* its image retrieval line was printed */
-    out_csv stats;         /* <statsFile><n>.csv */
-    out_csv latlog;        /* <latencyFile><n>.csv (closed without -latencyFile) */
-    uint64_t log_dropped;  /* samples the worker could not queue for it, as last reported */
-} cons_totals;
-
 typedef struct cons_collector {
     cons_run *run;
     const cons_config *cfg;
-    cons_totals *tot; /* one per thread */
-    res res;
-    bool res_ok;
+    run_col col;        /* latency totals, statistics files and latency logs per thread */
+    bool *image_shown;  /* each thread's image retrieval line was printed */
     bool overall_shown; /* "Overall image retrieval time" printed (several threads) */
-    latring_sample *samples;
-    size_t samples_cap;
 } cons_collector;
 
 /* Prepares the totals and creates every thread's statistics file (and latency log with

@@ -8,8 +8,7 @@
  *
  *   - the worker writes its counters (counter.h: relaxed single-writer), its latency recorders
  *     (latbuf.h: handed over at stats intervals), its raw latency samples (latring.h), a few
- *     moments (atomic ns stamps, written once), and on failure its error text followed by the
- *     `failed` flag (release);
+ *     moments (atomic ns stamps, written once), and on failure its failure slot (run_fail.h);
  *   - the main thread reads them, as "change since last time" for counters, and after joining
  *     the thread for the rest.
  *
@@ -25,6 +24,8 @@
 #include "latbuf.h"
 #include "latring.h"
 #include "lra.h"
+#include "run_col.h"
+#include "run_fail.h"
 #include "rwf.h"
 
 #include <pthread.h>
@@ -61,8 +62,12 @@ enum cons_lat_kind {
     CONS_LAT_KINDS
 };
 
-/* Types of the raw samples pushed to the latency ring (-latencyFile). */
-enum cons_sample_type { CONS_SAMPLE_UPD, CONS_SAMPLE_POST, CONS_SAMPLE_GEN };
+/* Types of the raw samples pushed to the latency ring (-latencyFile): the run-time's. */
+enum cons_sample_type {
+    CONS_SAMPLE_UPD = RUN_SAMPLE_UPD,
+    CONS_SAMPLE_POST = RUN_SAMPLE_POST,
+    CONS_SAMPLE_GEN = RUN_SAMPLE_GEN
+};
 
 /* Counts a worker publishes (each written by that worker only). */
 typedef struct cons_counters {
@@ -117,14 +122,13 @@ typedef struct cons_thread {
     _Atomic uint64_t first_gen_sent_ns; /* first generic message sent */
     _Atomic uint64_t first_gen_recv_ns; /* first generic message received */
     _Atomic int done;                   /* the worker returned */
-    _Atomic int failed;                 /* error[] says why (written before, release) */
-    char error[512];
-    _Atomic uint64_t decode_sum; /* the running sum of decoded values (cons_stamps.sum) */
+    run_fail fail;                      /* why the worker failed */
+    _Atomic uint64_t decode_sum;        /* the running sum of decoded values (cons_stamps.sum) */
 } cons_thread;
 
 /* The worker thread's entry point; arg is its cons_thread. Runs until sig_stop_requested(),
- * publishing as described above, and fails the thread (error + flag + sig_request_stop) on
- * any error after the connection was made. */
+ * publishing as described above, and fails the thread (its failure slot, and
+ * sig_request_stop) on any error after the connection was made. */
 void *cons_thread_main(void *arg);
 
 /* Whether a thread counts towards "all images received": it has items to request. */

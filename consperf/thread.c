@@ -14,6 +14,7 @@
 
 #include "clk.h"
 #include "err.h"
+#include "run_chan.h"
 #include "sig.h"
 
 #include <errno.h>
@@ -33,15 +34,7 @@
 
 int cons_fail(cons_worker *w, const char *what)
 {
-    cons_thread *t = w->t;
-    if (atomic_load_explicit(&t->failed, memory_order_relaxed))
-        return -1;
-    if (what)
-        err_push("%s", what);
-    snprintf(t->error, sizeof(t->error), "%s", err_msg()[0] ? err_msg() : "unknown error");
-    atomic_store_explicit(&t->failed, 1, memory_order_release);
-    sig_request_stop();
-    return -1;
+    return run_fail_stop(&w->t->fail, what);
 }
 
 /* ---- latency ----------------------------------------------------------------------------- */
@@ -364,32 +357,6 @@ static void nap(cons_worker *w, int ms)
     }
 }
 
-static void print_channel_info(cons_worker *w)
-{
-    tp_info in;
-    if (tp_get_info(w->ch, &in) != 0)
-        return;
-    printf("Channel %d active. Channel Info:\n"
-           "  maxFragmentSize: %u\n"
-           "  maxOutputBuffers: %u\n"
-           "  guaranteedOutputBuffers: %u\n"
-           "  numInputBuffers: %u\n"
-           "  pingTimeout: %u\n"
-           "  clientToServerPings: %s\n"
-           "  serverToClientPings: %s\n"
-           "  sysSendBufSize: %d\n"
-           "  sysRecvBufSize: %d\n"
-           "  compressionType: %s\n"
-           "  compressionThreshold: %u\n"
-           "  ComponentInfo: %s\n\n",
-           tp_fd(w->ch), in.max_fragment_size, in.max_output_buffers, in.guaranteed_output_buffers,
-           in.num_input_buffers, in.ping_timeout, in.client_to_server_pings ? "true" : "false",
-           in.server_to_client_pings ? "true" : "false", in.sys_send_buf_size, in.sys_recv_buf_size,
-           tp_comp_name(in.compression), in.compression_threshold,
-           in.component[0] ? in.component : "(No component info)");
-    fflush(stdout);
-}
-
 /* Connects, retrying every second until the provider answers or a stop is requested.
  * Returns 0 with w->ch active, or -1 (stopped; not an error of the test). */
 static int connect_channel(cons_worker *w)
@@ -487,7 +454,8 @@ static void worker_free(cons_worker *w)
 static void run_session(cons_worker *w)
 {
     const cons_config *cfg = w->cfg;
-    print_channel_info(w);
+    run_channel_info(stdout, w->ch);
+    fflush(stdout);
     if (cfg->high_water_mark > 0)
         tp_set_high_water_mark(w->ch, (uint32_t)cfg->high_water_mark);
     if (cons_send_login(w) < 0) {
@@ -548,9 +516,7 @@ void *cons_thread_main(void *arg)
     cons_worker *w = malloc(sizeof(*w));
     if (!w) {
         err_set("out of memory for the consumer thread");
-        snprintf(t->error, sizeof(t->error), "%s", err_msg());
-        atomic_store_explicit(&t->failed, 1, memory_order_release);
-        sig_request_stop();
+        run_fail_stop(&t->fail, NULL);
     } else if (worker_init(w, t) < 0 || cpu_bind(&t->cpu) < 0) {
         cons_fail(w, NULL);
     } else if (connect_channel(w) == 0) {

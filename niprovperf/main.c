@@ -11,7 +11,7 @@
 #include "niprov.h"
 #include "out.h"
 #include "pv_admin.h"
-#include "pv_host.h"
+#include "run_host.h"
 #include "report.h"
 #include "run_loop.h"
 #include "run_setup.h"
@@ -48,8 +48,8 @@ static int load_inputs(niprov_app *a)
     a->rates.upd_lat = on ? &a->upd_lra : NULL;
     /* NIProvPerf advertises no OpenLimit. */
     pv_admin_service(&a->service, cfg->service_name, (uint16_t)cfg->service_id, &a->feed, 0);
-    pv_host_position(a->position, sizeof(a->position));
-    pv_host_user(a->user, sizeof(a->user));
+    run_host_position(a->position, sizeof(a->position), "localhost");
+    run_host_user(a->user, sizeof(a->user));
     return 0;
 }
 

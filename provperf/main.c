@@ -12,7 +12,7 @@
 #include "prov_collect.h"
 #include "pv_admin.h"
 #include "pv_feed.h"
-#include "pv_host.h"
+#include "run_host.h"
 #include "report.h"
 #include "run_loop.h"
 #include "run_setup.h"
@@ -60,7 +60,7 @@ static int load_inputs(prov_app *a)
     r->gen_lat = gen ? &a->gen_lra : NULL;
     pv_admin_service(&a->service, cfg->service_name, (uint16_t)cfg->service_id, &a->feed,
                      cfg->open_limit);
-    pv_host_position(a->position, sizeof(a->position));
+    run_host_position(a->position, sizeof(a->position), "localhost");
     return 0;
 }
 

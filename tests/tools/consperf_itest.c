@@ -9,7 +9,8 @@
  * retry, sigint, invalid. The orig_* scenarios run the original ETA ProvPerf instead, from
  * the folder $RWFPERF_ORIG_BIN (skipped when it is not set): orig_default, orig_pack,
  * orig_zlib, orig_lz4, orig_dictionary. Exit status 0 when the scenario holds, 1 (with the
- * reason) when it does not, 77 when the shared data folder or the original tools are absent.
+ * reason) when it does not, 77 when the original tools are absent. The message data is the
+ * project's own data/MsgData.xml.
  */
 #include "cons_itest.h"
 
@@ -155,6 +156,13 @@ static void basic(run *r)
         20000);
     expect_status(r, st, 0);
     expect_text(r, "ConsPerf.out", "Steady state time of 3 seconds has expired.", true);
+    /* The Channel Info block as the original prints it: the receive buffer size is labelled
+     * sysSendBufSize too (shared/vectors/consprov_default/consprov_default.cons.stdout). */
+    expect_text(r, "ConsPerf.out", "  serverToClientPings: true\n  sysSendBufSize: ", true);
+    expect_text(r, "ConsPerf.out", "\n  compressionType: none\n  compressionThreshold: ", true);
+    expect_text(r, "ConsPerf.out", "sysRecvBufSize", false);
+    if (count_lines(r, "ConsPerf.out", "  sysSendBufSize: ") != 2)
+        ci_fail("ConsPerf.out does not have two sysSendBufSize lines");
     if (summary_num(r, "Test Statistics:", "  Requests sent: ") != 20 ||
         summary_num(r, "Test Statistics:", "  Refreshes received: ") != 20)
         ci_fail("requests/refreshes are not 20");
@@ -396,9 +404,7 @@ static void generic(run *r)
  * generic messages to the provider, at their rates. */
 static void post(run *r)
 {
-    char from[1200];
-    snprintf(from, sizeof(from), "%s", ts_shared_path_or_skip("data/MsgData.xml"));
-    ci_copy(from, ci_path(r->dir, "MsgData.xml"));
+    ci_copy(ts_source_path("data/MsgData.xml"), ci_path(r->dir, "MsgData.xml"));
     start_provider(r, (const char *[]){"-updateRate", "500", "-runTime", "6", NULL});
     int st = run_consumer(r,
                           (const char *[]){"-itemCount", "10", "-steadyStateTime", "3", "-tickRate",
@@ -539,9 +545,7 @@ static void start_orig_provider(run *r, const char *const *extra)
             exit(TS_SKIP);
         }
     }
-    char from[1200];
-    snprintf(from, sizeof(from), "%s", ts_shared_path_or_skip("data/MsgData.xml"));
-    ci_copy(from, ci_path(r->dir, "MsgData.xml"));
+    ci_copy(ts_source_path("data/MsgData.xml"), ci_path(r->dir, "MsgData.xml"));
     free_port(r->port, sizeof(r->port));
     char *argv[40] = {exe,        "-p",           r->port,           "-runTime",
                       "60",       "-summaryFile", "ProvSummary.out", "-statsFile",

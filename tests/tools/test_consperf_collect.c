@@ -103,10 +103,10 @@ static void test_latency_log_drops_counted(void **state)
     for (int i = 0; i < 6; i++)
         latring_push(&f.t.ring, CONS_SAMPLE_UPD, 1000 + i, 1100 + i);
     cons_collect_samples(&f.col);
-    assert_int_equal(f.col.tot[0].log_dropped, 2);
+    assert_int_equal(f.col.col.t[0].dropped, 2);
     latring_push(&f.t.ring, CONS_SAMPLE_POST, 2000, 2300);
     cons_collect_samples(&f.col);
-    assert_int_equal(f.col.tot[0].log_dropped, 2);
+    assert_int_equal(f.col.col.t[0].dropped, 2);
     cons_collect_free(&f.col);
     char *text = tt_file(log);
     assert_non_null(strstr(text, "Upd, 1003, 1103, 100\n"));

@@ -12,7 +12,7 @@
  */
 #include "pvt.h"
 
-#include "pv_host.h"
+#include "run_host.h"
 #include "tools_test.h"
 
 #include <inttypes.h>
@@ -93,7 +93,7 @@ static void test_publish(void **state)
     assert_true(n > 0);
     size_t wl = ts_hex(login_hex, want, sizeof(want));
     char pos[64];
-    pv_host_position(pos, sizeof(pos));
+    run_host_position(pos, sizeof(pos), "localhost");
     wl = pvt_set_position(want, (uint32_t)wl, sizeof(want), pos);
     ts_assert_bytes_equal(buf, (size_t)n, want, wl);
 

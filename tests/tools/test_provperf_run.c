@@ -19,7 +19,7 @@
 #include "pvt.h"
 
 #include "clk.h"
-#include "pv_host.h"
+#include "run_host.h"
 #include "tools_test.h"
 
 #include <inttypes.h>
@@ -76,7 +76,7 @@ static void replay(const char *vector, const char *const *prov_args, int comp)
     int n = pvt_recv(ch, got, sizeof(got), 5000);
     assert_true(n > 0);
     char pos[64];
-    pv_host_position(pos, sizeof(pos));
+    run_host_position(pos, sizeof(pos), "localhost");
     memcpy(want, ans.m[0], ans.len[0]);
     uint32_t wl = pvt_set_position(want, ans.len[0], sizeof(want), pos);
     ts_assert_bytes_equal(got, (size_t)n, want, wl);
