@@ -174,21 +174,21 @@ int cons_config_check(const cons_config *c)
     return 0;
 }
 
+static void defaults_of(void *c)
+{
+    cons_config_defaults(c);
+}
+
+static int check_of(const void *c)
+{
+    return cons_config_check(c);
+}
+
 int cons_config_init(cons_config *cfg, int argc, char **argv, FILE *out, FILE *err)
 {
-    const char *prog = argc > 0 && argv[0] ? argv[0] : "ConsPerf";
-    cons_config_defaults(cfg);
-    int rc = opt_parse(cons_options, argc, argv, cfg);
-    if (rc == OPT_HELP) {
-        cons_config defaults;
-        cons_config_defaults(&defaults);
-        opt_usage(out, prog, cons_options, &defaults);
-        fflush(out);
-        return 0;
-    }
-    if (rc != 0 || cons_config_check(cfg) != 0)
-        return opt_fail(err, prog);
-    return OPT_CONTINUE;
+    static const opt_tool tool = {"ConsPerf",  cons_options, sizeof(cons_config),
+                                  defaults_of, check_of,     true};
+    return opt_tool_init(&tool, cfg, argc, argv, out, err);
 }
 
 static const char *yes_no(bool b)

@@ -1,6 +1,7 @@
 /* ConsPerf before its threads start: inputs, stamp schedules, threads, statistics files. */
 #include "app.h"
 
+#include "datafile.h"
 #include "err.h"
 #include "opt.h"
 #include "run_host.h"
@@ -15,18 +16,20 @@
  * second. */
 #define CONS_RING_SAMPLES (1u << 17)
 
-/* Loads RDMFieldDictionary and enumtype.def from the working folder, or says that the threads
+/* Loads RDMFieldDictionary and enumtype.def (the working folder's, else the installed ones:
+ * datafile.h), or says that the threads
  * will download them. */
 static rwf_dict *load_dictionary(void)
 {
     rwf_dict *d = rwf_dict_new();
     if (!d)
         return NULL;
-    if (rwf_dict_load_fields(d, "RDMFieldDictionary") < 0) {
+    char path[1024];
+    if (rwf_dict_load_fields(d, data_find("RDMFieldDictionary", path, sizeof(path))) < 0) {
         printf("Unable to load field dictionary: %s.\n"
                "Will request dictionaries from provider.\n\n",
                err_msg());
-    } else if (rwf_dict_load_enums(d, "enumtype.def") < 0) {
+    } else if (rwf_dict_load_enums(d, data_find("enumtype.def", path, sizeof(path))) < 0) {
         printf("Unable to load enum type dictionary: %s.\n\n"
                "Will request dictionaries from provider.\n",
                err_msg());
@@ -45,7 +48,8 @@ static int load_items(const cons_config *cfg, int threads, items *list)
         items_needed((size_t)cfg->item_count, (size_t)cfg->common_item_count, (size_t)threads);
     if (need == 0)
         return 0;
-    if (items_load(list, cfg->item_file, need) < 0) {
+    char path[1024];
+    if (items_load(list, data_find(cfg->item_file, path, sizeof(path)), need) < 0) {
         printf("Error: Failed to load item list from file '%s': %s\n", cfg->item_file, err_msg());
         return -1;
     }
@@ -131,7 +135,8 @@ int cons_app_prepare(cons_app *a)
                    cfg->posting_rate ? "-postingRate" : "-genericMsgRate", cfg->msg_file);
             return RUN_EXIT_INVALID;
         }
-        if (msgdata_load(&a->msgs, cfg->msg_file, a->dict) < 0) {
+        char path[1024];
+        if (msgdata_load(&a->msgs, data_find(cfg->msg_file, path, sizeof(path)), a->dict) < 0) {
             printf("Error: %s\n", err_msg());
             return RUN_EXIT_INVALID;
         }

@@ -146,21 +146,21 @@ int niprov_config_check(const niprov_config *c)
     return 0;
 }
 
+static void defaults_of(void *c)
+{
+    niprov_config_defaults(c);
+}
+
+static int check_of(const void *c)
+{
+    return niprov_config_check(c);
+}
+
 int niprov_config_init(niprov_config *cfg, int argc, char **argv, FILE *out, FILE *err)
 {
-    const char *prog = argc > 0 && argv[0] ? argv[0] : "NIProvPerf";
-    niprov_config_defaults(cfg);
-    int rc = opt_parse(niprov_options, argc, argv, cfg);
-    if (rc == OPT_HELP) {
-        niprov_config defaults;
-        niprov_config_defaults(&defaults);
-        opt_usage(out, prog, niprov_options, &defaults);
-        fflush(out);
-        return 0;
-    }
-    if (rc != 0 || niprov_config_check(cfg) != 0)
-        return opt_fail(err, prog);
-    return OPT_CONTINUE;
+    static const opt_tool tool = {"NIProvPerf", niprov_options, sizeof(niprov_config),
+                                  defaults_of,  check_of,       true};
+    return opt_tool_init(&tool, cfg, argc, argv, out, err);
 }
 
 static const char *yes_no(bool b)

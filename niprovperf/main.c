@@ -7,6 +7,7 @@
  * 2 for an invalid command line or input file. The summary and its JSON form
  * are written on every path once the run has started.
  */
+#include "datafile.h"
 #include "err.h"
 #include "niprov.h"
 #include "out.h"
@@ -36,7 +37,8 @@ static int load_inputs(niprov_app *a)
     size_t need =
         items_needed((size_t)cfg->item_count, (size_t)cfg->common_item_count, (size_t)a->n_threads);
     /* With -itemCount 0 only the directory is published: no item file is read. */
-    if (need > 0 && items_load(&a->list, cfg->item_file, need) != 0)
+    char path[1024];
+    if (need > 0 && items_load(&a->list, data_find(cfg->item_file, path, sizeof(path)), need) != 0)
         return err_push("Failed to load item file");
     pv_feed_options(&a->feed, cfg->refresh_burst_size, cfg->nano_time, cfg->sched_stamp,
                     cfg->measure_encode, cfg->pre_enc);

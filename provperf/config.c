@@ -159,21 +159,21 @@ int prov_config_check(const prov_config *c)
     return 0;
 }
 
+static void defaults_of(void *c)
+{
+    prov_config_defaults(c);
+}
+
+static int check_of(const void *c)
+{
+    return prov_config_check(c);
+}
+
 int prov_config_init(prov_config *cfg, int argc, char **argv, FILE *out, FILE *err)
 {
-    const char *prog = argc > 0 && argv[0] ? argv[0] : "ProvPerf";
-    prov_config_defaults(cfg);
-    int rc = opt_parse(prov_options, argc, argv, cfg);
-    if (rc == OPT_HELP) {
-        prov_config defaults;
-        prov_config_defaults(&defaults);
-        opt_usage(out, prog, prov_options, &defaults);
-        fflush(out);
-        return 0;
-    }
-    if (rc != 0 || prov_config_check(cfg) != 0)
-        return opt_fail(err, prog);
-    return OPT_CONTINUE;
+    static const opt_tool tool = {"ProvPerf",  prov_options, sizeof(prov_config),
+                                  defaults_of, check_of,     true};
+    return opt_tool_init(&tool, cfg, argc, argv, out, err);
 }
 
 static const char *yes_no(bool b)

@@ -193,21 +193,21 @@ int tperf_config_check(const tperf_config *c)
     return 0;
 }
 
+static void defaults_of(void *c)
+{
+    tperf_config_defaults(c, (int)getpid());
+}
+
+static int check_of(const void *c)
+{
+    return tperf_config_check(c);
+}
+
 int tperf_config_init(tperf_config *cfg, int argc, char **argv, FILE *out, FILE *err)
 {
-    const char *prog = argc > 0 && argv[0] ? argv[0] : "TransportPerf";
-    tperf_config_defaults(cfg, (int)getpid());
-    int rc = opt_parse(tperf_options, argc, argv, cfg);
-    if (rc == OPT_HELP) {
-        tperf_config defaults;
-        tperf_config_defaults(&defaults, cfg->pid);
-        opt_usage(out, prog, tperf_options, &defaults);
-        fflush(out);
-        return 0;
-    }
-    if (rc != 0 || tperf_config_check(cfg) != 0)
-        return opt_fail(err, prog);
-    return OPT_CONTINUE;
+    static const opt_tool tool = {"TransportPerf", tperf_options, sizeof(tperf_config),
+                                  defaults_of,     check_of,      false};
+    return opt_tool_init(&tool, cfg, argc, argv, out, err);
 }
 
 static const char *yes_no(bool b)

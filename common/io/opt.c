@@ -1,4 +1,5 @@
 #include "opt.h"
+#include "datafile.h"
 
 #include "cpu.h"
 #include "err.h"
@@ -486,4 +487,25 @@ json_object *opt_to_json(const opt_def *defs, const void *cfg)
         json_object_object_add(o, d->json ? d->json : d->name + 1, v);
     }
     return o;
+}
+
+int opt_tool_init(const opt_tool *t, void *cfg, int argc, char **argv, FILE *out, FILE *err)
+{
+    const char *prog = argc > 0 && argv[0] ? argv[0] : t->name;
+    t->defaults(cfg);
+    int rc = opt_parse(t->defs, argc, argv, cfg);
+    if (rc == OPT_HELP) {
+        void *defaults = malloc(t->size);
+        if (defaults)
+            t->defaults(defaults);
+        opt_usage(out, prog, t->defs, defaults);
+        free(defaults);
+        if (t->data_files)
+            data_usage(out);
+        fflush(out);
+        return 0;
+    }
+    if (rc != 0 || t->check(cfg) != 0)
+        return opt_fail(err, prog);
+    return OPT_CONTINUE;
 }

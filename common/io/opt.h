@@ -205,6 +205,24 @@ int opt_check_total_rate(const char *name, int rate, int tick_rate);
 int opt_check_latency_rate(const char *name, int rate, const char *total_name, int total,
                            int tick_rate);
 
+/* What opt_tool_init() needs to know about a tool's configuration. */
+typedef struct opt_tool {
+    const char *name;              /* the program's name when argv[0] is missing */
+    const opt_def *defs;           /* its option table */
+    size_t size;                   /* sizeof its configuration */
+    void (*defaults)(void *cfg);   /* fills the defaults */
+    int (*check)(const void *cfg); /* checks the options together: 0, or -1 with err_msg() */
+    bool data_files;               /* reads input files that may come from the data folder */
+} opt_tool;
+
+/*
+ * The command line of a tool: fills the defaults, parses argv into cfg and checks it. With
+ * -? prints the usage to out (the defaults, and where input files are found when the tool
+ * reads any) and returns 0; with an invalid command line prints why to err (opt_fail) and
+ * returns OPT_EXIT_INVALID; otherwise returns OPT_CONTINUE.
+ */
+int opt_tool_init(const opt_tool *t, void *cfg, int argc, char **argv, FILE *out, FILE *err);
+
 /* Prints the standard trailer of a configuration error to err: err_msg(), then
  * "Run '<prog> -?' to see usage." and a blank line. Returns OPT_EXIT_INVALID. */
 int opt_fail(FILE *err, const char *prog);

@@ -1,5 +1,6 @@
 #include "pv_feed.h"
 
+#include "datafile.h"
 #include "err.h"
 #include "msgdata.h"
 
@@ -178,12 +179,14 @@ pv_content *pv_content_open(rwf_dict **dict, const char *path, bool pre_enc, pv_
     *dict = rwf_dict_new();
     if (!*dict)
         return NULL;
-    if (rwf_dict_load_fields(*dict, "RDMFieldDictionary") != RWF_OK ||
-        rwf_dict_load_enums(*dict, "enumtype.def") != RWF_OK) {
+    char fields[1024], enums[1024], msgs[1024];
+    if (rwf_dict_load_fields(*dict, data_find("RDMFieldDictionary", fields, sizeof(fields))) !=
+            RWF_OK ||
+        rwf_dict_load_enums(*dict, data_find("enumtype.def", enums, sizeof(enums))) != RWF_OK) {
         err_push("Unable to load the dictionary");
         return NULL;
     }
-    return pv_content_load(path, *dict, pre_enc, f);
+    return pv_content_load(data_find(path, msgs, sizeof(msgs)), *dict, pre_enc, f);
 }
 
 void pv_feed_options(pv_feed *f, int refresh_burst, bool nano_time, bool sched_stamp,

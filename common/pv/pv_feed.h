@@ -25,7 +25,8 @@ pv_content *pv_content_load(const char *path, const rwf_dict *dict, bool pre_enc
 
 /* What both providers load before they start: the dictionary (RDMFieldDictionary and
  * enumtype.def, into *dict, which the caller frees with rwf_dict_free() whatever the result)
- * and then the message file at path (pv_content_load). Returns the content, or NULL with
+ * and then the message file at path (pv_content_load), each from the working folder or else
+ * the installed data folder (datafile.h). Returns the content, or NULL with
  * err_msg() set. */
 pv_content *pv_content_open(rwf_dict **dict, const char *path, bool pre_enc, pv_feed *f);
 
