@@ -66,14 +66,23 @@
 /* ---- options ------------------------------------------------------------------------- */
 
 /* The values are those of the ETA connection types. TP_CONN_ENCRYPTED is TLS over TCP with
- * tp_opts.encrypted_protocol inside it; TP_CONN_WEBSOCKET is recognised and refused ("not
- * available in this build") until the WebSocket stream exists. */
+ * tp_opts.encrypted_protocol (TP_CONN_SOCKET or TP_CONN_WEBSOCKET) inside it;
+ * TP_CONN_WEBSOCKET is a WebSocket client (tp_opts.ws_protocols); a server of either socket
+ * kind accepts RIPC and WebSocket clients alike. */
 typedef enum tp_conn_type {
     TP_CONN_SOCKET = 0,
     TP_CONN_ENCRYPTED = 1,
     TP_CONN_SHMEM = 3,
     TP_CONN_WEBSOCKET = 7
 } tp_conn_type;
+
+/* WebSocket sub-protocols: RIPC inside binary frames (rssl.rwf), or the JSON message format
+ * of the Real-Time WebSocket API in text frames (rssl.json.v2, sent as tr_json2). */
+typedef enum tp_ws_proto {
+    TP_WS_PROTO_NONE = 0,
+    TP_WS_PROTO_RWF = 1,
+    TP_WS_PROTO_JSON2 = 2
+} tp_ws_proto;
 
 /* tp_opts.tls_protocols bits (the ETA encryption protocol flags) */
 #define TP_TLS_V1_2 0x04
@@ -142,6 +151,24 @@ typedef struct tp_opts {
                                       * DHE/ECDHE-RSA AES-GCM and SHA-2 suites of the ETA tools */
     uint8_t tls_protocols;           /* TP_TLS_V1_2 | TP_TLS_V1_3; 0 = both. The server prefers
                                       * the newest; -spTLSv1.2 is TP_TLS_V1_2 alone */
+
+    /* WebSocket, for TP_CONN_WEBSOCKET (or encrypted_protocol TP_CONN_WEBSOCKET): the client
+     * sends an HTTP upgrade, then speaks the sub-protocol the server chose. Every socket or
+     * encrypted server recognises an upgrade as the first bytes of a connection (RIPC clients
+     * keep working on the same port) and answers it from ws_protocols. */
+    const char *ws_protocols; /* the -pl list (rssl.rwf, rssl.json.v2, tr_json2, tr_rwf; comma
+                               * or space separated). Client: offered in this order of
+                               * preference; server: accepted, the server's order winning.
+                               * NULL or "": the client offers none and is refused; the server
+                               * refuses every upgrade with 400, as the ETA server without -pl.
+                               * Checked (an unknown name fails) and copied by tp_connect and
+                               * tp_bind. */
+    uint32_t ws_max_msg;      /* largest message accepted on a WebSocket channel (all
+                               * fragments, inflated); larger closes the channel with 1009.
+                               * 0 = 1 MiB */
+    bool ws_no_utf8_check;    /* accept text frames that are not UTF-8 (the original
+                               * TransportPerf sends binary bytes in them); else they close the
+                               * channel with 1007 */
 } tp_opts;
 
 /* Fills *o with the defaults listed above. */
@@ -277,6 +304,8 @@ typedef struct tp_buf {
     uint8_t slot;       /* staged: index in the channel's staging slots */
     uint8_t *stage;     /* staged: owned memory */
     uint32_t stage_cap; /* staged: its size */
+    uint8_t room;       /* WebSocket: frame header bytes reserved before the payload */
+    uint8_t packed;     /* obtained as a packed buffer */
     uint32_t deferred_flags;
 } tp_buf;
 
@@ -349,6 +378,7 @@ typedef struct tp_info {
     tp_conn_type encrypted_protocol; /* what runs inside TLS (TP_CONN_ENCRYPTED only) */
     char tls_version[16];            /* negotiated ("TLSv1.2", "TLSv1.3"); "" without TLS */
     char tls_cipher[64];             /* negotiated suite, OpenSSL's name; "" without TLS */
+    tp_ws_proto ws_protocol;         /* the WebSocket sub-protocol; NONE when not WebSocket */
 } tp_info;
 
 /* Fills *out for an active channel. Returns 0, or TP_EINVAL if the channel is not active. */

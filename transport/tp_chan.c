@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "tp_stream.h"
+#include "tp_ws_int.h"
 
 /* ---- failure ------------------------------------------------------------------------- */
 
@@ -43,6 +44,9 @@ tp_channel *tp_chan_new(const tp_opts *o, int server)
     ch->fd = -1;
     tp_opts_copy(&ch->o, o, ch->host, ch->port, ch->iface, ch->component);
     ch->server = (uint8_t)server;
+    /* a server's list is already rewritten; a client's is checked by tp_chan_tls_setup */
+    snprintf(ch->ws_pl, sizeof(ch->ws_pl), "%s", o->ws_protocols ? o->ws_protocols : "");
+    ch->o.ws_protocols = ch->ws_pl;
     /* the framing: RIPC over a byte stream (socket, TLS, ...) or the shared-memory ring */
     ch->conn_type = (uint8_t)(o->conn_type == TP_CONN_SHMEM ? TP_CONN_SHMEM : TP_CONN_SOCKET);
     ch->state = TP_STATE_INITIALIZING;
@@ -81,12 +85,12 @@ static int tp_chan_tls_setup(tp_channel *ch, const tp_opts *o)
 {
     tp_conn_type t = o->conn_type;
     tp_conn_type inner = t == TP_CONN_ENCRYPTED ? o->encrypted_protocol : t;
-    if (inner == TP_CONN_WEBSOCKET)
-        return err_set("WebSocket connections are not available in this build");
-    if (t != TP_CONN_SOCKET && t != TP_CONN_ENCRYPTED)
+    if (t != TP_CONN_SOCKET && t != TP_CONN_ENCRYPTED && t != TP_CONN_WEBSOCKET)
         return err_set("connection type %d is not supported", (int)t);
-    if (inner != TP_CONN_SOCKET)
+    if (inner != TP_CONN_SOCKET && inner != TP_CONN_WEBSOCKET)
         return err_set("connection type %d cannot run inside TLS", (int)inner);
+    if (tp_ws_pl_setup(&ch->o, o, ch->server, ch->ws_pl) < 0)
+        return TP_EFAIL;
     if (t != TP_CONN_ENCRYPTED || ch->tls_ctx)
         return 0;
     snprintf(ch->tls_ca, sizeof(ch->tls_ca), "%s", o->tls_ca_store ? o->tls_ca_store : "");
@@ -160,7 +164,7 @@ int tp_adopt(int fd, bool server, const tp_opts *o, tp_channel **out)
 {
     *out = NULL;
     tp_opts so = *o;
-    if (so.conn_type != TP_CONN_ENCRYPTED)
+    if (so.conn_type != TP_CONN_ENCRYPTED && so.conn_type != TP_CONN_WEBSOCKET)
         so.conn_type = TP_CONN_SOCKET;
     tp_channel *ch = tp_chan_new(&so, server);
     if (!ch) {
@@ -461,6 +465,9 @@ int tp_init(tp_channel *ch)
                 return TP_PENDING;
             if (r < 0)
                 return tp_chan_fail(ch);
+            r = tp_ws_after_handshake(ch); /* rssl.json.v2: no RIPC */
+            if (r != 0)
+                return r < 0 ? tp_chan_fail(ch) : TP_ACTIVE;
             if (ch->server) {
                 ch->istate = TP_IS_WAIT_REQ;
                 ch->hs_len = 0;
@@ -509,6 +516,18 @@ int tp_init(tp_channel *ch)
             break;
         }
         case TP_IS_WAIT_REQ: {
+            if (!ch->ws) {
+                /* an HTTP upgrade or a RIPC ConnectReq: the first bytes tell */
+                int d = tp_ws_detect(ch);
+                if (d == 0)
+                    return TP_PENDING;
+                if (d < 0)
+                    return tp_chan_fail(ch);
+                if (d == 2) {
+                    ch->istate = TP_IS_STREAM;
+                    break;
+                }
+            }
             int r = hs_recv(ch, 14, TP_RIPC_HS_MAX, "ConnectReq");
             if (r == 0)
                 return TP_PENDING;
@@ -619,6 +638,8 @@ int tp_chan_activate(tp_channel *ch)
     ch->rx_pend = ch->strm && ch->strm->ops->pending(ch->strm);
     ch->rd_fast = !ch->rx_pend;
     ch->wr_fast = !ch->comp_out;
+    if (ch->ws && tp_ws_activated(ch) < 0)
+        return tp_chan_fail(ch);
     return 0;
 }
 
@@ -703,6 +724,12 @@ int tp_get_info(tp_channel *ch, tp_info *out)
     out->rwf_minor = ch->rwf_minor;
     out->conn_type = ch->o.conn_type;
     out->encrypted_protocol = ch->o.conn_type == TP_CONN_ENCRYPTED ? ch->o.encrypted_protocol : 0;
+    if (ch->ws) { /* a server's channel too: it became a WebSocket one */
+        if (ch->o.conn_type == TP_CONN_ENCRYPTED)
+            out->encrypted_protocol = TP_CONN_WEBSOCKET;
+        else
+            out->conn_type = TP_CONN_WEBSOCKET;
+    }
     for (unsigned i = 0; i < ch->n_strm; i++)
         if (ch->stack[i]->ops->info)
             ch->stack[i]->ops->info(ch->stack[i], out);
@@ -749,6 +776,8 @@ void tp_close(tp_channel *ch)
         return;
     if (ch->conn_type == TP_CONN_SHMEM)
         tp_shm_close(ch);
+    /* first: a stream's orderly end (a WebSocket close frame) uses the output area */
+    tp_stream_stack_free(ch, ch->state == TP_STATE_ACTIVE);
     tp_comp_stop(ch);
     free(ch->in);
     free(ch->out);
@@ -758,7 +787,6 @@ void tp_close(tp_channel *ch)
         free(ch->frags[i].buf);
     for (int i = 0; i < TP_STAGE_SLOTS; i++)
         free(ch->stage[i].stage);
-    tp_stream_stack_free(ch, ch->state == TP_STATE_ACTIVE);
     if (ch->tls_ctx)
         tp_tls_ctx_free(ch->tls_ctx);
     if (ch->fd >= 0)

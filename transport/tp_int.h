@@ -11,6 +11,7 @@
 #include "err.h"
 #include "tp.h"
 #include "tp_ripc.h"
+#include "tp_ws.h"
 
 #if defined(__GNUC__)
 #define TP_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -54,6 +55,7 @@ typedef struct tp_frag {
 struct tp_shm_chan; /* tp_shm.c */
 struct tp_shm_srv;
 struct tp_stream;  /* tp_stream.h */
+struct tp_ws;      /* tp_ws_int.h */
 struct ssl_ctx_st; /* OpenSSL's SSL_CTX */
 
 struct tp_channel {
@@ -71,6 +73,8 @@ struct tp_channel {
     uint8_t shm_wr;         /* active shared-memory writer */
     uint8_t rx_pend;        /* the stream stack holds read bytes the descriptor will not announce */
     struct tp_stream *strm; /* top of the stream stack; NULL: the plain socket */
+    struct tp_ws *ws;       /* the WebSocket layer (in the stack); NULL when not WebSocket */
+    uint8_t ws_json;        /* active rssl.json.v2 channel: JSON frames instead of RIPC */
     uint8_t *in;
     uint32_t in_cap, in_rd, in_wr;
     uint32_t max_in_frame;
@@ -140,6 +144,7 @@ struct tp_channel {
     char host[256], port[64], iface[256], component[256];
     char peer_component[256];
     char tls_ca[256];       /* encrypted client: the CA store's name, for error texts */
+    char ws_pl[TP_WS_PL_MAX]; /* the rewritten WebSocket sub-protocol list (o.ws_protocols) */
     char fail[ERR_MSG_MAX]; /* why the channel failed */
 
     struct tp_shm_chan *shm;
@@ -160,6 +165,7 @@ struct tp_server {
     char host[256], port_s[64], iface[256], component[256];
     struct tp_shm_srv *shm;
     struct ssl_ctx_st *tls_ctx; /* encrypted: key, certificate, ciphers */
+    char ws_pl[TP_WS_PL_MAX];   /* the rewritten WebSocket sub-protocol list (o.ws_protocols) */
 };
 
 /* Copies o into dst with its strings into the given arrays (cut to fit). */
@@ -189,6 +195,23 @@ int tp_chan_activate(tp_channel *ch);
 
 /* tp_write.c: flushes once; used by ping and reserve. */
 int tp_out_flush(tp_channel *ch);
+
+/* tp_write.c: makes need contiguous bytes available at the output tail (flushing once and
+ * reclaiming sent space). 0, TP_ENOBUFS or TP_EFAIL. */
+int tp_out_reserve(tp_channel *ch, size_t need);
+
+/* tp_write.c: after a frame was queued (before = bytes queued before it): flushes when asked
+ * or at the high-water mark. Returns the bytes still queued or TP_EFAIL. */
+int tp_out_commit(tp_channel *ch, size_t before, unsigned flags);
+
+/* tp_read.c: the RIPC frame of flen bytes at p (complete in the input area, p == in + in_rd)
+ * and the next message of a packed frame being split; the tp_read() results. */
+int tp_ripc_frame_in(tp_channel *ch, const uint8_t *p, uint32_t flen, tp_msg *msg);
+int tp_ripc_pack_next(tp_channel *ch, tp_msg *msg);
+
+/* Checks and copies the WebSocket sub-protocol list of o into dst (rewritten for the role);
+ * points dst_opts->ws_protocols at it. 0, or TP_EINVAL naming the unknown name. */
+int tp_ws_pl_setup(tp_opts *dst_opts, const tp_opts *o, bool server, char *dst);
 
 /* tp_comp.c */
 int tp_comp_start(tp_channel *ch);

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 #include "tp_stream.h"
+#include "tp_ws_int.h"
 
 #define bad(ch, ...) (err_set(__VA_ARGS__), tp_chan_fail(ch))
 
@@ -26,7 +27,7 @@ static inline int more_flag(const tp_channel *ch)
 
 /* Returns the next non-empty message of the packed frame being split, 0 when it holds no
  * more, or TP_EFAIL. */
-static int pack_next(tp_channel *ch, tp_msg *msg)
+int tp_ripc_pack_next(tp_channel *ch, tp_msg *msg)
 {
     while (ch->pk_cur) {
         const uint8_t *p = ch->pk_cur;
@@ -146,7 +147,7 @@ static int deliver(tp_channel *ch, uint8_t flags, uint8_t ext, uint32_t total, u
     if (plen > 0 && (flags & TP_F_PACKED)) {
         ch->pk_cur = pay;
         ch->pk_end = pay + plen;
-        int rc = pack_next(ch, msg);
+        int rc = tp_ripc_pack_next(ch, msg);
         if (rc != 0)
             return rc;
     } else if (plen > 0) {
@@ -195,7 +196,7 @@ static int split_second(tp_channel *ch, const uint8_t *p, uint32_t flen, tp_msg 
 /* Everything but a plain uncompressed data frame. The frame (flen bytes at p) is complete in
  * the input area. Returns 0 when it delivered nothing (a fragment, the first part of a
  * split), the tp_read() flags otherwise, or TP_EFAIL. */
-static int read_frame(tp_channel *ch, const uint8_t *p, uint32_t flen, tp_msg *msg)
+int tp_ripc_frame_in(tp_channel *ch, const uint8_t *p, uint32_t flen, tp_msg *msg)
 {
     if (flen < 3)
         return bad(ch, "frame length %u is shorter than its 3-byte header", flen);
@@ -358,8 +359,10 @@ static int fill(tp_channel *ch)
 static int __attribute__((noinline)) read_slow(tp_channel *ch, tp_msg *msg)
 {
     int rc;
+    if (ch->ws)
+        return tp_ws_read(ch, msg);
     if (ch->pk_cur) {
-        rc = pack_next(ch, msg);
+        rc = tp_ripc_pack_next(ch, msg);
         if (rc != 0)
             goto out;
     }
@@ -386,7 +389,7 @@ static int __attribute__((noinline)) read_slow(tp_channel *ch, tp_msg *msg)
                     rc = TP_READ_MSG | more_flag(ch);
                     goto out;
                 }
-                rc = read_frame(ch, p, flen, msg);
+                rc = tp_ripc_frame_in(ch, p, flen, msg);
                 if (rc != 0)
                     goto out;
                 continue;
@@ -436,5 +439,5 @@ bool tp_read_ready(const tp_channel *ch)
 {
     if (ch->conn_type != TP_CONN_SOCKET || ch->state != TP_STATE_ACTIVE)
         return false;
-    return more_flag(ch) != 0;
+    return (ch->ws ? tp_ws_more(ch) : more_flag(ch)) != 0;
 }

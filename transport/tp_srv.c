@@ -24,11 +24,18 @@ int tp_bind(const tp_opts *o, tp_server **out)
         free(s);
         return err_set("max fragment size %u is outside 25..65535", o->max_fragment_size);
     }
+    if (tp_ws_pl_setup(&s->o, o, true, s->ws_pl) < 0) {
+        free(s);
+        return TP_EINVAL;
+    }
+    if (s->conn_type == TP_CONN_WEBSOCKET)
+        s->conn_type = TP_CONN_SOCKET; /* every socket server takes RIPC and WebSocket */
     if (s->conn_type == TP_CONN_ENCRYPTED) {
-        if (o->encrypted_protocol != TP_CONN_SOCKET) {
+        if (o->encrypted_protocol != TP_CONN_SOCKET &&
+            o->encrypted_protocol != TP_CONN_WEBSOCKET) {
             free(s);
-            return err_set("an encrypted server carries RIPC (encrypted protocol %d is not "
-                           "available in this build)",
+            return err_set("an encrypted server carries RIPC or WebSocket, not connection "
+                           "type %d",
                            (int)o->encrypted_protocol);
         }
         if (tp_tls_ctx_new(o, 1, &s->tls_ctx) < 0) {

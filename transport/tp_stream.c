@@ -6,6 +6,7 @@
 
 #include "tp_stream.h"
 #include "tp_tls.h"
+#include "tp_ws_int.h"
 
 long tp_stream_lower_read(tp_stream *s, uint8_t *buf, size_t n)
 {
@@ -77,9 +78,9 @@ int tp_stream_stack_build(tp_channel *ch)
         if (tp_stream_push(ch, s) < 0)
             return TP_EFAIL;
     }
-    if (inner == TP_CONN_WEBSOCKET)
-        return err_set("WebSocket connections are not available in this build");
-    if (inner != TP_CONN_SOCKET)
+    if (inner == TP_CONN_WEBSOCKET && !ch->server && tp_ws_client_push(ch) < 0)
+        return TP_EFAIL;
+    if (inner != TP_CONN_SOCKET && inner != TP_CONN_WEBSOCKET)
         return err_set("connection type %d cannot run inside TLS", (int)inner);
     ch->strm_hs = 0;
     return 0;

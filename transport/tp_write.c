@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 
 #include "tp_stream.h"
+#include "tp_ws_int.h"
 
 /* tp_buf.deferred_flags: the write flags in the low byte, and */
 #define BF_PACKED 0x100 /* the payload is a packed series */
@@ -96,7 +97,7 @@ static int __attribute__((noinline)) flush_stream(tp_channel *ch)
 
 /* Makes need contiguous bytes available at the tail: flushes once, then reclaims the sent
  * space at the front. Returns 0, TP_ENOBUFS or TP_EFAIL. */
-static int out_reserve(tp_channel *ch, size_t need)
+int tp_out_reserve(tp_channel *ch, size_t need)
 {
     if (ch->out_cap - ch->out_tail >= need)
         return 0;
@@ -138,7 +139,7 @@ static int flush_refill(tp_channel *ch)
 /* After a frame was queued: flush if asked to (direct write on an empty queue) or if the
  * high-water mark is reached (and the socket was not found full since less than one more
  * high-water mark was queued). Returns the bytes still queued or TP_EFAIL. */
-static int __attribute__((noinline)) after_commit(tp_channel *ch, size_t before, unsigned flags)
+int __attribute__((noinline)) tp_out_commit(tp_channel *ch, size_t before, unsigned flags)
 {
     size_t q = ch->out_tail - ch->out_head;
     if (((flags & TP_WRITE_DIRECT) && before == 0) ||
@@ -166,14 +167,15 @@ static int emit_frame(tp_channel *ch, uint8_t fl, uint8_t ext, uint32_t total, u
         }
     }
     uint8_t *f;
-    uint32_t flen = 0;
+    uint32_t flen = 0, room = 0;
     if (ch->comp_out && !(wflags & TP_WRITE_NO_COMPRESS) && n >= ch->comp_threshold &&
         n <= ch->comp_max[k]) {
         uint32_t bound = tp_comp_bound(ch, n);
-        int rc = out_reserve(ch, hdr + bound);
+        room = ch->ws ? tp_ws_room(ch, hdr + bound) : 0;
+        int rc = tp_out_reserve(ch, room + hdr + bound);
         if (rc < 0)
             return rc;
-        f = ch->out + ch->out_tail;
+        f = ch->out + ch->out_tail + room;
         int clen = tp_compress(ch, src, n, f + hdr, bound);
         if (clen < 0)
             return tp_chan_fail(ch);
@@ -183,10 +185,11 @@ static int emit_frame(tp_channel *ch, uint8_t fl, uint8_t ext, uint32_t total, u
         }
     }
     if (flen == 0) {
-        int rc = out_reserve(ch, hdr + n);
+        room = ch->ws ? tp_ws_room(ch, hdr + n) : 0;
+        int rc = tp_out_reserve(ch, room + hdr + n);
         if (rc < 0)
             return rc;
-        f = ch->out + ch->out_tail;
+        f = ch->out + ch->out_tail + room;
         memcpy(f + hdr, src, n);
         flen = hdr + n;
     }
@@ -206,6 +209,8 @@ static int emit_frame(tp_channel *ch, uint8_t fl, uint8_t ext, uint32_t total, u
                 *idp = (uint8_t)id;
         }
     }
+    if (ch->ws)
+        flen = tp_ws_wrap(ch, ch->out + ch->out_tail, room, flen, TP_WS_OP_BINARY);
     ch->out_tail += flen;
     ch->st.bytes_written += flen;
     return 0;
@@ -216,6 +221,8 @@ static int emit_frame(tp_channel *ch, uint8_t fl, uint8_t ext, uint32_t total, u
  * TP_EFAIL. On 0 the buffer is released. */
 static int emit_staged(tp_channel *ch, tp_buf *b, uint32_t plen, int packed, unsigned wflags)
 {
+    if (ch->ws_json)
+        return tp_ws_json_emit(ch, b, plen, wflags);
     if (plen <= ch->max_user) {
         int rc = emit_frame(ch, packed ? TP_F_DATA | TP_F_PACKED : TP_F_DATA, 0, 0, 0, b->pay, plen,
                             wflags);
@@ -318,16 +325,24 @@ get_slow(tp_channel *ch, uint32_t size, bool packed, tp_buf **out)
             return TP_ENOBUFS;
         }
     }
-    uint64_t pay = (uint64_t)size + (packed ? 2 : 0);
+    /* RIPC: a 3-byte header, 2-byte lengths for packed messages; rssl.json.v2: "[" and "]"
+     * around the message(s), "," between packed ones */
+    uint64_t pay = (uint64_t)size + (packed || ch->ws_json ? 2 : 0);
+    uint32_t hdr = ch->ws_json ? 0 : 3;
     if (!ch->direct.busy && !ch->comp_out && pay <= ch->max_user) {
-        size_t need = (size_t)pay + 3;
-        int rc = out_reserve(ch, need);
+        uint32_t room = ch->ws ? tp_ws_room(ch, (uint32_t)pay + hdr) : 0;
+        size_t need = room + (size_t)pay + hdr;
+        int rc = tp_out_reserve(ch, need);
         if (rc < 0)
             return rc;
         tp_buf *b = &ch->direct;
-        b->pay = ch->out + ch->out_tail + 3;
+        b->room = (uint8_t)room;
+        b->packed = packed;
+        b->pay = ch->out + ch->out_tail + room + hdr;
         b->pay_cap = (uint32_t)pay;
-        b->pack_off = packed ? 2 : 0;
+        b->pack_off = ch->ws_json ? 1 : packed ? 2 : 0;
+        if (ch->ws_json)
+            b->pay[0] = '[';
         b->data = b->pay + b->pack_off;
         b->len = size;
         b->busy = 1;
@@ -354,9 +369,11 @@ get_slow(tp_channel *ch, uint32_t size, bool packed, tp_buf **out)
     }
     /* room for (the first frame of) the message must exist now, as ETA requires */
     uint32_t first = pay > ch->max_user ? ch->max_user : (uint32_t)pay;
-    size_t need = 16 + (ch->comp_out ? tp_comp_bound(ch, first) : first);
+    size_t need = 16 + (ch->ws_json     ? (ch->comp_out ? tp_ws_pmd_bound(first) : first)
+                        : ch->comp_out ? tp_comp_bound(ch, first)
+                                       : first);
     if (ch->out_cap - ch->out_tail < need) {
-        int rc = out_reserve(ch, need);
+        int rc = tp_out_reserve(ch, need);
         if (rc < 0)
             return rc;
     }
@@ -372,7 +389,11 @@ get_slow(tp_channel *ch, uint32_t size, bool packed, tp_buf **out)
     }
     b->pay = b->stage;
     b->pay_cap = (uint32_t)pay;
-    b->pack_off = packed ? 2 : 0;
+    b->room = 0;
+    b->packed = packed;
+    b->pack_off = ch->ws_json ? 1 : packed ? 2 : 0;
+    if (ch->ws_json)
+        b->pay[0] = '[';
     b->data = b->pay + b->pack_off;
     b->len = size;
     b->busy = 1;
@@ -386,6 +407,8 @@ get_slow(tp_channel *ch, uint32_t size, bool packed, tp_buf **out)
 
 int tp_pack(tp_channel *ch, tp_buf *b)
 {
+    if (ch->ws_json && own_buf(ch, b))
+        return tp_ws_json_pack(ch, b);
     if (ch->conn_type != TP_CONN_SOCKET || !own_buf(ch, b) || !b->busy || !b->pack_off) {
         err_set("tp_pack: not an open packed buffer of this channel");
         return TP_EINVAL;
@@ -439,23 +462,33 @@ static int write_slow(tp_channel *ch, tp_buf *b, unsigned flags)
     size_t before = ch->out_tail - ch->out_head;
     if (!(b->deferred_flags & BF_FINAL)) {
         uint32_t plen = 0;
-        if (final_len(b, &plen) < 0)
+        if ((ch->ws_json ? tp_ws_json_final(b, &plen) : final_len(b, &plen)) < 0)
             return TP_EINVAL;
         if (plen == 0) { /* nothing to send (a zero-length frame would be a ping) */
             tp_release(ch, b);
             return clamp_int(ch->out_tail - ch->out_head);
         }
         if (b->kind == TP_BUF_DIRECT) {
-            uint8_t *f = b->pay - 3;
-            tp_put16(f, plen + 3);
-            f[2] = b->pack_off ? TP_F_DATA | TP_F_PACKED : TP_F_DATA;
-            ch->out_tail += plen + 3;
-            ch->st.bytes_written += plen + 3;
+            uint8_t *f = b->pay;
+            uint32_t flen = plen;
+            if (!ch->ws_json) {
+                f -= 3;
+                flen += 3;
+                tp_put16(f, flen);
+                f[2] = b->pack_off ? TP_F_DATA | TP_F_PACKED : TP_F_DATA;
+            }
+            if (ch->ws)
+                flen = tp_ws_wrap(ch, f - b->room, b->room, flen,
+                                  ch->ws_json ? TP_WS_OP_TEXT : TP_WS_OP_BINARY);
+            ch->out_tail += flen;
+            ch->st.bytes_written += flen;
             ch->st.msgs_written++;
             b->busy = 0;
+            if (ch->ws && tp_ws_flush_controls(ch) < 0)
+                return TP_EFAIL;
             if (ch->n_deferred && run_deferred(ch) < 0)
                 return TP_EFAIL;
-            return after_commit(ch, before, flags);
+            return tp_out_commit(ch, before, flags);
         }
         b->deferred_flags = BF_FINAL | (b->pack_off ? BF_PACKED : 0u);
         b->len = plen;
@@ -476,7 +509,7 @@ static int write_slow(tp_channel *ch, tp_buf *b, unsigned flags)
             ch->st.no_buffers++;
         return rc;
     }
-    return after_commit(ch, before, flags);
+    return tp_out_commit(ch, before, flags);
 }
 
 int tp_write(tp_channel *ch, tp_buf *b, unsigned flags)
@@ -496,7 +529,7 @@ int tp_write(tp_channel *ch, tp_buf *b, unsigned flags)
         size_t q = before + flen;
         if (TP_LIKELY(q < ch->hwm && !(flags & TP_WRITE_DIRECT)))
             return (int)q; /* q < hwm, which fits an int */
-        return after_commit(ch, before, flags);
+        return tp_out_commit(ch, before, flags);
     }
     if (ch->shm)
         return tp_shm_write(ch, b, flags);
@@ -516,6 +549,8 @@ int tp_release(tp_channel *ch, tp_buf *b)
     b->frag_id = 0;
     b->deferred_flags = 0;
     if (b == &ch->direct && ch->n_deferred && ch->state == TP_STATE_ACTIVE && run_deferred(ch) < 0)
+        return TP_EFAIL;
+    if (b == &ch->direct && ch->ws && ch->state == TP_STATE_ACTIVE && tp_ws_flush_controls(ch) < 0)
         return TP_EFAIL;
     return 0;
 }
@@ -540,12 +575,17 @@ int tp_ping(tp_channel *ch)
         return state_err(ch);
     if (ch->out_tail > ch->out_head)
         return tp_flush(ch);
+    if (ch->ws_json)
+        return tp_ws_json_ping(ch);
     if (!ch->direct.busy) {
-        if (out_reserve(ch, 3) < 0)
+        uint32_t room = ch->ws ? tp_ws_room(ch, 3) : 0, n = 3;
+        if (tp_out_reserve(ch, room + 3) < 0)
             return TP_EFAIL;
-        memcpy(ch->out + ch->out_tail, ping, 3);
-        ch->out_tail += 3;
-        ch->st.bytes_written += 3;
+        memcpy(ch->out + ch->out_tail + room, ping, 3);
+        if (ch->ws)
+            n = tp_ws_wrap(ch, ch->out + ch->out_tail, room, 3, TP_WS_OP_BINARY);
+        ch->out_tail += n;
+        ch->st.bytes_written += n;
         ch->st.pings_sent++;
         return tp_out_flush(ch);
     }

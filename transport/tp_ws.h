@@ -23,13 +23,12 @@
 #include <stdint.h>
 #include <zlib.h>
 
+#include "tp.h"
+
 /* ---- sub-protocols ------------------------------------------------------------------- */
 
-typedef enum tp_ws_proto {
-    TP_WS_PROTO_NONE = 0,
-    TP_WS_PROTO_RWF = 1,  /* rssl.rwf (old alias tr_rwf): RIPC inside binary frames */
-    TP_WS_PROTO_JSON2 = 2 /* rssl.json.v2, on the wire tr_json2: JSON arrays in text frames */
-} tp_ws_proto;
+/* tp_ws_proto (tp.h): TP_WS_PROTO_RWF is rssl.rwf (old alias tr_rwf), RIPC inside binary
+ * frames; TP_WS_PROTO_JSON2 is rssl.json.v2, on the wire tr_json2, JSON arrays in text frames. */
 
 /* Room for a rewritten list: every known name at most once. */
 #define TP_WS_PL_MAX 64

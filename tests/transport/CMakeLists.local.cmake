@@ -13,3 +13,8 @@ list(APPEND transport_special test_tp_interop)
 rwfperf_unit_test(test_tp_tls_interop SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_tp_tls_interop.c
                   LABELS transport interop TIMEOUT 240)
 list(APPEND transport_special test_tp_tls_interop)
+# test_tp_ws_interop: live WebSocket interop with the original tools (RWFPERF_ORIG_BIN), about
+# 40 s; skipped otherwise.
+rwfperf_unit_test(test_tp_ws_interop SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_tp_ws_interop.c
+                  LABELS transport interop TIMEOUT 240)
+list(APPEND transport_special test_tp_ws_interop)

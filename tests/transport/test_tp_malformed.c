@@ -378,8 +378,12 @@ static void bad_server(const uint8_t *b, size_t n, int eof, const char *why)
 static void test_server_handshake(void **state)
 {
     (void)state;
+    /* an HTTP request is taken for a WebSocket upgrade, and this one is not */
     const char *http = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
-    bad_server((const uint8_t *)http, strlen(http), 0, "ConnectReq length 18245 is outside");
+    bad_server((const uint8_t *)http, strlen(http), 0,
+               "bad WebSocket upgrade request: request target '/' is not /WebSocket");
+    const char *post = "POST /WebSocket HTTP/1.1\r\n\r\n";
+    bad_server((const uint8_t *)post, strlen(post), 0, "ConnectReq length 20559 is outside");
     uint8_t b[TP_RIPC_HS_MAX];
     size_t n = ts_hex("00 05 00 00 00", b, sizeof(b));
     bad_server(b, n, 0, "ConnectReq length 5 is outside 14..1024");
