@@ -24,7 +24,7 @@ int tp_chan_fail(tp_channel *ch)
         shutdown(ch->fd, SHUT_RDWR); /* the peer learns now; the number stays ours until close */
     ch->state = TP_STATE_CLOSED;
     ch->pk_cur = NULL;
-    ch->rd_fast = ch->wr_fast = ch->shm_rd = ch->shm_wr = 0;
+    ch->rd_fast = ch->wr_fast = ch->shm_rd = ch->shm_wr = ch->ws_fast = 0;
     return TP_EFAIL;
 }
 

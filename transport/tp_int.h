@@ -75,6 +75,7 @@ struct tp_channel {
     struct tp_stream *strm; /* top of the stream stack; NULL: the plain socket */
     struct tp_ws *ws;       /* the WebSocket layer (in the stack); NULL when not WebSocket */
     uint8_t ws_json;        /* active rssl.json.v2 channel: JSON frames instead of RIPC */
+    uint8_t ws_fast;        /* active WebSocket channel without compression: its fast paths */
     uint8_t *in;
     uint32_t in_cap, in_rd, in_wr;
     uint32_t max_in_frame;
@@ -143,9 +144,9 @@ struct tp_channel {
     tp_opts o;
     char host[256], port[64], iface[256], component[256];
     char peer_component[256];
-    char tls_ca[256];       /* encrypted client: the CA store's name, for error texts */
+    char tls_ca[256];         /* encrypted client: the CA store's name, for error texts */
     char ws_pl[TP_WS_PL_MAX]; /* the rewritten WebSocket sub-protocol list (o.ws_protocols) */
-    char fail[ERR_MSG_MAX]; /* why the channel failed */
+    char fail[ERR_MSG_MAX];   /* why the channel failed */
 
     struct tp_shm_chan *shm;
 

@@ -430,6 +430,8 @@ int tp_read(tp_channel *ch, tp_msg *msg)
             }
         }
     }
+    if (ch->ws)
+        return tp_ws_read(ch, msg);
     if (ch->shm)
         return tp_shm_read(ch, msg);
     return read_slow(ch, msg);

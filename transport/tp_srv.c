@@ -31,8 +31,7 @@ int tp_bind(const tp_opts *o, tp_server **out)
     if (s->conn_type == TP_CONN_WEBSOCKET)
         s->conn_type = TP_CONN_SOCKET; /* every socket server takes RIPC and WebSocket */
     if (s->conn_type == TP_CONN_ENCRYPTED) {
-        if (o->encrypted_protocol != TP_CONN_SOCKET &&
-            o->encrypted_protocol != TP_CONN_WEBSOCKET) {
+        if (o->encrypted_protocol != TP_CONN_SOCKET && o->encrypted_protocol != TP_CONN_WEBSOCKET) {
             free(s);
             return err_set("an encrypted server carries RIPC or WebSocket, not connection "
                            "type %d",

@@ -285,6 +285,34 @@ static tp_buf *own_buf(tp_channel *ch, tp_buf *b)
 
 static int get_slow(tp_channel *ch, uint32_t size, bool packed, tp_buf **out);
 
+/* WebSocket channels without compression: the direct buffer sits after the room for the
+ * frame header (2 or 4 bytes as the size asked for needs, and a client's 4-byte mask key),
+ * then the RIPC header (rssl.rwf) or the "[" (rssl.json.v2). */
+static int __attribute__((noinline))
+ws_get_fast(tp_channel *ch, uint32_t size, bool packed, tp_buf **out)
+{
+    uint32_t hdr = ch->ws_json ? 0 : 3;
+    uint32_t pay = size + (packed || ch->ws_json ? 2u : 0u);
+    uint32_t room = (pay + hdr < 126 ? 2u : 4u) + (ch->server ? 0u : 4u);
+    if (TP_LIKELY(!ch->direct.busy && !ch->n_deferred && pay <= ch->max_user && pay >= size &&
+                  ch->out_cap - ch->out_tail >= (size_t)room + hdr + pay)) {
+        tp_buf *b = &ch->direct;
+        b->room = (uint8_t)room;
+        b->packed = packed;
+        b->pay = ch->out + ch->out_tail + room + hdr;
+        b->pay_cap = pay;
+        b->pack_off = ch->ws_json ? 1 : packed ? 2 : 0;
+        if (ch->ws_json)
+            b->pay[0] = '[';
+        b->data = b->pay + b->pack_off;
+        b->len = size;
+        b->busy = 1;
+        *out = b;
+        return 0;
+    }
+    return get_slow(ch, size, packed, out);
+}
+
 int tp_get_buffer(tp_channel *ch, uint32_t size, bool packed, tp_buf **out)
 {
     /* the common case: an open direct buffer in the output area, room at its tail */
@@ -301,6 +329,8 @@ int tp_get_buffer(tp_channel *ch, uint32_t size, bool packed, tp_buf **out)
         *out = b;
         return 0;
     }
+    if (ch->ws_fast)
+        return ws_get_fast(ch, size, packed, out);
     if (ch->shm)
         return tp_shm_get_buffer(ch, size, packed, out);
     return get_slow(ch, size, packed, out);
@@ -369,7 +399,7 @@ get_slow(tp_channel *ch, uint32_t size, bool packed, tp_buf **out)
     }
     /* room for (the first frame of) the message must exist now, as ETA requires */
     uint32_t first = pay > ch->max_user ? ch->max_user : (uint32_t)pay;
-    size_t need = 16 + (ch->ws_json     ? (ch->comp_out ? tp_ws_pmd_bound(first) : first)
+    size_t need = 16 + (ch->ws_json    ? (ch->comp_out ? tp_ws_pmd_bound(first) : first)
                         : ch->comp_out ? tp_comp_bound(ch, first)
                                        : first);
     if (ch->out_cap - ch->out_tail < need) {
@@ -512,6 +542,41 @@ static int write_slow(tp_channel *ch, tp_buf *b, unsigned flags)
     return tp_out_commit(ch, before, flags);
 }
 
+/* WebSocket channels without compression: an unpacked direct buffer gets its RIPC header (or
+ * its closing "]") and its frame header in place. */
+static int __attribute__((noinline)) ws_write_fast(tp_channel *ch, tp_buf *b, unsigned flags)
+{
+    uint32_t extra = ch->ws_json ? 2u : 0u; /* the brackets */
+    if (!(b == &ch->direct && b->busy && !b->packed && b->len - 1u < b->pay_cap - extra &&
+          !ch->n_deferred))
+        return write_slow(ch, b, flags);
+    size_t before = ch->out_tail - ch->out_head;
+    uint8_t *f;
+    uint32_t flen;
+    if (ch->ws_json) {
+        f = b->pay; /* "[" is there */
+        f[b->len + 1] = ']';
+        flen = b->len + 2;
+    } else {
+        f = b->pay - 3;
+        flen = b->len + 3;
+        tp_put16(f, flen);
+        f[2] = TP_F_DATA;
+    }
+    uint32_t n =
+        tp_ws_wrap(ch, f - b->room, b->room, flen, ch->ws_json ? TP_WS_OP_TEXT : TP_WS_OP_BINARY);
+    ch->out_tail += n;
+    b->busy = 0;
+    ch->st.bytes_written += n;
+    ch->st.msgs_written++;
+    if (TP_UNLIKELY((ch->ws->pong_due || ch->ws->jpong_due) && tp_ws_flush_controls(ch) < 0))
+        return TP_EFAIL;
+    size_t q = ch->out_tail - ch->out_head;
+    if (TP_LIKELY(q < ch->hwm && !(flags & TP_WRITE_DIRECT)))
+        return (int)q;
+    return tp_out_commit(ch, before, flags);
+}
+
 int tp_write(tp_channel *ch, tp_buf *b, unsigned flags)
 {
     /* the common case: the direct buffer, unpacked, nothing deferred */
@@ -531,6 +596,8 @@ int tp_write(tp_channel *ch, tp_buf *b, unsigned flags)
             return (int)q; /* q < hwm, which fits an int */
         return tp_out_commit(ch, before, flags);
     }
+    if (ch->ws_fast)
+        return ws_write_fast(ch, b, flags);
     if (ch->shm)
         return tp_shm_write(ch, b, flags);
     return write_slow(ch, b, flags);

@@ -23,19 +23,6 @@ static const char *peer_name(const tp_channel *ch, char *buf, size_t cap)
     return buf;
 }
 
-void tp_ws_next_key(tp_ws *w, uint8_t key[4])
-{
-    /* xorshift64*, seeded from getrandom(): unpredictable enough for masking, which only
-     * keeps intermediaries from reading the payload as their own protocol */
-    uint64_t x = w->prng;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    w->prng = x;
-    uint32_t k = (uint32_t)((x * 0x2545F4914F6CDD1Dull) >> 32);
-    memcpy(key, &k, 4);
-}
-
 static uint64_t seed(void)
 {
     uint64_t v = 0;
@@ -561,7 +548,10 @@ static int go_raw(tp_channel *ch, tp_ws *w)
 
 int tp_ws_activated(tp_channel *ch)
 {
-    return go_raw(ch, ch->ws);
+    if (go_raw(ch, ch->ws) < 0)
+        return TP_EFAIL;
+    ch->ws_fast = !ch->comp_out;
+    return 0;
 }
 
 /* rssl.json.v2: no RIPC handshake; the channel's sizes follow the ETA WebSocket transport
@@ -615,6 +605,7 @@ static int json_activate(tp_channel *ch, tp_ws *w)
         if (ch->stack[i]->ops->activate)
             ch->stack[i]->ops->activate(ch->stack[i]);
     ch->rx_pend = w->base.lower && w->base.lower->ops->pending(w->base.lower);
+    ch->ws_fast = !ch->comp_out;
     ch->istate = TP_IS_ACTIVE;
     ch->state = TP_STATE_ACTIVE;
     ch->init_deadline_ns = 0;

@@ -26,6 +26,8 @@
 #include "tp_stream.h"
 #include "tp_ws.h"
 
+#include <string.h>
+
 /* Handshake states of the stream. */
 enum {
     WS_HS_SEND = 1, /* writing hs_out (request, response or refusal) */
@@ -99,8 +101,19 @@ int tp_ws_after_handshake(tp_channel *ch);
  * and switches to in-place framing. 0 or TP_EFAIL. */
 int tp_ws_activated(tp_channel *ch);
 
-/* A fresh mask key (client frames). */
-void tp_ws_next_key(tp_ws *w, uint8_t key[4]);
+/* A fresh mask key (client frames): xorshift64*, seeded from getrandom(), unpredictable
+ * enough for masking, which only keeps intermediaries from reading the payload as their own
+ * protocol. */
+static inline void tp_ws_next_key(tp_ws *w, uint8_t key[4])
+{
+    uint64_t x = w->prng;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    w->prng = x;
+    uint32_t k = (uint32_t)((x * 0x2545F4914F6CDD1Dull) >> 32);
+    memcpy(key, &k, 4);
+}
 
 /* ---- tp_ws_io.c ---------------------------------------------------------------------- */
 
@@ -115,7 +128,33 @@ int tp_ws_more(const tp_channel *ch);
  * after start (the room reserved for the header), moving the payload down when the header
  * is shorter, and masks the payload (client). Returns the bytes from start to the frame's
  * end. */
-uint32_t tp_ws_wrap(tp_channel *ch, uint8_t *start, uint32_t room, uint32_t len, uint8_t opcode);
+static inline uint32_t tp_ws_wrap(tp_channel *ch, uint8_t *start, uint32_t room, uint32_t len,
+                                  uint8_t opcode)
+{
+    bool masked = !ch->server;
+    uint32_t h = tp_ws_hdr_size(len, masked);
+    if (TP_UNLIKELY(h < room))
+        memmove(start + h, start + room, len); /* reserved for more than was written */
+    start[0] = (uint8_t)(0x80 | opcode);
+    if (len < 126) {
+        start[1] = (uint8_t)len;
+    } else if (len <= 0xFFFF) {
+        start[1] = 126;
+        start[2] = (uint8_t)(len >> 8);
+        start[3] = (uint8_t)len;
+    } else {
+        start[1] = 127;
+        for (int i = 0; i < 8; i++)
+            start[2 + i] = (uint8_t)((uint64_t)len >> (56 - 8 * i));
+    }
+    if (masked) {
+        start[1] |= 0x80;
+        uint8_t *key = start + h - 4;
+        tp_ws_next_key(ch->ws, key);
+        tp_ws_mask(start + h, len, key, 0);
+    }
+    return h + len;
+}
 
 /* The room to reserve before a RIPC frame of up to flen bytes. */
 static inline uint32_t tp_ws_room(const tp_channel *ch, uint32_t flen)

@@ -42,7 +42,7 @@ static int queue_frame(tp_channel *ch, uint8_t opcode, const void *pay, uint32_t
 int tp_ws_flush_controls(tp_channel *ch)
 {
     tp_ws *w = ch->ws;
-    if (TP_LIKELY(!w->pong_due && !w->jpong_due && !w->close_code))
+    if (TP_LIKELY(!w->pong_due && !w->jpong_due))
         return 0;
     int rc;
     if (w->pong_due) {
@@ -340,8 +340,53 @@ static int read_json(tp_channel *ch, tp_ws *w, tp_msg *msg)
     }
 }
 
+/* The common case of a client: an unmasked, final binary frame holding one plain RIPC data
+ * message (rssl.rwf), or an unmasked, final, uncompressed text frame (rssl.json.v2), complete
+ * in the input area with nothing pending. Returns the tp_read() result, or -1000 to take the
+ * general path. */
+static inline int read_fast(tp_channel *ch, tp_ws *w, tp_msg *msg)
+{
+    if (w->server || ch->pk_cur || ch->in_rd != ch->in_wr || w->rx.in_msg || ch->split)
+        return -1000;
+    uint32_t raw = w->raw_wr - w->raw_rd;
+    const uint8_t *p = ch->in + w->raw_rd;
+    if (raw < 2 || p[0] != (ch->ws_json ? 0x81 : 0x82))
+        return -1000;
+    uint32_t len = p[1], hl = 2;
+    if (len == 126 && raw >= 4) {
+        len = tp_get16(p + 2);
+        hl = 4;
+    } else if (len >= 126) {
+        return -1000;
+    }
+    if (raw - hl < len || len < 3)
+        return -1000;
+    const uint8_t *q = p + hl;
+    if (ch->ws_json) {
+        if (len > w->max_msg || (len == 17 && q[9] == 'P') ||
+            (w->utf8 && tp_utf8_step(0, q, len) != TP_UTF8_OK))
+            return -1000; /* a ping or pong, or the error path */
+    } else if (tp_get16(q) != len || q[2] != TP_F_DATA || len > ch->max_in_frame) {
+        return -1000;
+    } else {
+        q += 3;
+        len -= 3;
+    }
+    w->raw_rd += hl + (uint32_t)(q - p - hl) + len;
+    ch->in_rd = ch->in_wr = w->raw_rd;
+    msg->data = q;
+    msg->len = len;
+    ch->st.msgs_read++;
+    return TP_READ_MSG | tp_ws_more(ch);
+}
+
 int tp_ws_read(tp_channel *ch, tp_msg *msg)
 {
+    if (TP_LIKELY(ch->ws_fast)) {
+        int rc = read_fast(ch, ch->ws, msg);
+        if (rc != -1000)
+            return rc;
+    }
     if (TP_UNLIKELY(ch->state != TP_STATE_ACTIVE)) {
         if (ch->state == TP_STATE_CLOSED)
             return tp_chan_refail(ch);
@@ -352,21 +397,6 @@ int tp_ws_read(tp_channel *ch, tp_msg *msg)
 }
 
 /* ---- writing ------------------------------------------------------------------------- */
-
-uint32_t tp_ws_wrap(tp_channel *ch, uint8_t *start, uint32_t room, uint32_t len, uint8_t opcode)
-{
-    bool masked = !ch->server;
-    uint32_t h = tp_ws_hdr_size(len, masked);
-    if (h < room)
-        memmove(start + h, start + room, len); /* reserved for more than was written */
-    uint8_t key[4];
-    if (masked)
-        tp_ws_next_key(ch->ws, key);
-    tp_ws_hdr_write(start, true, false, opcode, len, masked ? key : NULL);
-    if (masked)
-        tp_ws_mask(start + h, len, key, 0);
-    return h + len;
-}
 
 int tp_ws_json_pack(tp_channel *ch, tp_buf *b)
 {

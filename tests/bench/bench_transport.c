@@ -10,12 +10,18 @@
  *
  *   bench_transport [-t seconds] [-size bytes] [-pack n] [-hwm bytes] [-busy] [-reps n]
  *                   [-comp none|zlib|lz4] [-mode unpacked|packed|all] [-tls 1.2|1.3]
+ *                   [-ws rwf|json] [-from client|server]
  *
  * Defaults: 3 s per run, 76-byte messages, packed runs with 50 messages per frame, the
- * transport's default high-water mark, readers that poll() when idle, best of 3 runs.
+ * transport's default high-water mark, readers that poll() when idle, best of 3 runs, a RIPC
+ * channel written by its client.
  * -tls runs the channel encrypted (a throw-away self-signed RSA certificate made in a
  * temporary folder), TLS 1.2 (ECDHE-RSA-AES128-GCM-SHA256) or TLS 1.3 (TLS_AES_128_GCM_SHA256);
  * with -hwm 1 every message is flushed, so TLS writes one record per message.
+ * -ws runs a WebSocket channel of that sub-protocol (inside TLS with -tls; json: each message
+ * is "[" + the bytes + "]" on the wire, packed ones share an array; -comp zlib is then
+ * permessage-deflate); -from server writes from the server's side (unmasked frames, as a
+ * provider does) instead of the client's (masked).
  */
 #include <errno.h>
 #include <openssl/evp.h>
@@ -43,7 +49,9 @@ typedef struct cfg {
     uint32_t hwm;
     int busy;
     tp_comp comp;
-    uint8_t tls; /* 0 plain, else TP_TLS_V1_2 or TP_TLS_V1_3 */
+    uint8_t tls;     /* 0 plain, else TP_TLS_V1_2 or TP_TLS_V1_3 */
+    int ws;          /* 0 RIPC, TP_WS_PROTO_RWF, TP_WS_PROTO_JSON2 */
+    int from_server; /* the server side writes */
 } cfg;
 
 static char cert_dir[64], cert_path[96], key_path[96];
@@ -201,14 +209,23 @@ static void *reader(void *arg)
             break;
         }
         if (rc & TP_READ_MSG) {
-            uint64_t seq;
-            memcpy(&seq, m.data, 8);
-            if (seq != expect) {
-                snprintf(s->err, sizeof(s->err), "reader: sequence %llu, expected %llu",
-                         (unsigned long long)seq, (unsigned long long)expect);
-                break;
+            /* JSON: an array of one message, or of the packed ones, separated by "," */
+            const uint8_t *p = m.data;
+            uint32_t n = 1, step = s->c->size + 1;
+            if (s->c->ws == TP_WS_PROTO_JSON2) {
+                p++;
+                n = (m.len - 1) / step;
             }
-            expect++;
+            for (uint32_t k = 0; k < n; k++, p += step) {
+                uint64_t seq;
+                memcpy(&seq, p, 8);
+                if (seq != expect) {
+                    snprintf(s->err, sizeof(s->err), "reader: sequence %llu, expected %llu",
+                             (unsigned long long)seq, (unsigned long long)expect);
+                    goto out;
+                }
+                expect++;
+            }
             idle = 0;
         }
         if (rc & TP_READ_MORE)
@@ -222,6 +239,7 @@ static void *reader(void *arg)
             }
         }
     }
+out:
     s->wall_s = now_s() - t0;
     s->cpu_s = thread_cpu_s() - c0;
     s->msgs = expect;
@@ -238,7 +256,7 @@ static int run(const cfg *c, double *rate, double *wns, double *rns)
     so.guaranteed_output_buffers = co.guaranteed_output_buffers = 5000;
     so.compression = co.compression = c->comp;
     so.compression_level = 5;
-    co.high_water_mark = c->hwm;
+    co.high_water_mark = so.high_water_mark = c->hwm;
     co.host = "127.0.0.1";
     if (c->tls) {
         so.conn_type = co.conn_type = TP_CONN_ENCRYPTED;
@@ -246,6 +264,15 @@ static int run(const cfg *c, double *rate, double *wns, double *rns)
         so.tls_key_file = key_path;
         co.tls_ca_store = cert_path;
         co.tls_protocols = c->tls;
+    }
+    if (c->ws) {
+        so.ws_protocols = "rssl.rwf, rssl.json.v2";
+        co.ws_protocols = c->ws == TP_WS_PROTO_JSON2 ? "rssl.json.v2" : "rssl.rwf";
+        if (c->tls)
+            co.encrypted_protocol = TP_CONN_WEBSOCKET;
+        else
+            co.conn_type = TP_CONN_WEBSOCKET;
+        so.ws_no_utf8_check = co.ws_no_utf8_check = true; /* the messages are binary */
     }
     tp_server *srv;
     if (tp_bind(&so, &srv) < 0) {
@@ -276,14 +303,15 @@ static int run(const cfg *c, double *rate, double *wns, double *rns)
     }
     atomic_store(&stop_flag, 0);
     atomic_store(&reader_ready, 0);
-    side w = {.ch = cl, .c = c, .cpu = 0}, r = {.ch = sv, .c = c, .cpu = 1};
+    side w = {.ch = c->from_server ? sv : cl, .c = c, .cpu = 0};
+    side r = {.ch = c->from_server ? cl : sv, .c = c, .cpu = 1};
     pthread_t tw, tr;
     pthread_create(&tr, NULL, reader, &r);
     pthread_create(&tw, NULL, writer, &w);
     pthread_join(tw, NULL);
     pthread_join(tr, NULL);
     tp_stats st;
-    tp_get_stats(cl, &st);
+    tp_get_stats(w.ch, &st);
     tp_close(cl);
     tp_close(sv);
     tp_server_close(srv);
@@ -357,10 +385,15 @@ int main(int argc, char **argv)
             c.busy = 1;
         else if (!strcmp(a, "-tls") && v && (!strcmp(v, "1.2") || !strcmp(v, "1.3")))
             c.tls = !strcmp(v, "1.2") ? TP_TLS_V1_2 : TP_TLS_V1_3, i++;
+        else if (!strcmp(a, "-ws") && v)
+            c.ws = !strcmp(v, "json") ? TP_WS_PROTO_JSON2 : TP_WS_PROTO_RWF, i++;
+        else if (!strcmp(a, "-from") && v)
+            c.from_server = !strcmp(v, "server"), i++;
         else {
             fprintf(stderr,
                     "usage: %s [-t s] [-size n] [-pack n] [-hwm n] [-busy] [-reps n] "
-                    "[-comp none|zlib|lz4] [-mode unpacked|packed|all] [-tls 1.2|1.3]\n",
+                    "[-comp none|zlib|lz4] [-mode unpacked|packed|all] [-tls 1.2|1.3] "
+                    "[-ws rwf|json] [-from client|server]\n",
                     argv[0]);
             return 2;
         }
@@ -374,17 +407,25 @@ int main(int argc, char **argv)
         remove_cert();
         return 1;
     }
-    const char *kind = c.tls == TP_TLS_V1_2 ? "tls1.2" : c.tls ? "tls1.3" : "socket";
-    char name[96];
+    char kind[32], name[128];
+    snprintf(kind, sizeof(kind), "%s%s",
+             c.tls == TP_TLS_V1_2 ? "tls1.2"
+             : c.tls              ? "tls1.3"
+             : c.ws               ? ""
+                                  : "socket",
+             c.ws == TP_WS_PROTO_JSON2 ? (c.tls ? "+ws-json" : "ws-json")
+             : c.ws                    ? (c.tls ? "+ws-rwf" : "ws-rwf")
+                                       : "");
+    const char *from = c.from_server ? " from server" : "";
     if (strcmp(mode, "packed") != 0) {
-        snprintf(name, sizeof(name), "%s %uB unpacked hwm %u%s", kind, c.size, c.hwm ? c.hwm : 6000,
-                 c.comp ? " comp" : "");
+        snprintf(name, sizeof(name), "%s %uB unpacked hwm %u%s%s", kind, c.size,
+                 c.hwm ? c.hwm : 6000, c.comp ? " comp" : "", from);
         bench(name, &c, reps);
     }
     if (strcmp(mode, "unpacked") != 0) {
         c.pack = packn;
-        snprintf(name, sizeof(name), "%s %uB packed %d hwm %u%s", kind, c.size, packn,
-                 c.hwm ? c.hwm : 6000, c.comp ? " comp" : "");
+        snprintf(name, sizeof(name), "%s %uB packed %d hwm %u%s%s", kind, c.size, packn,
+                 c.hwm ? c.hwm : 6000, c.comp ? " comp" : "", from);
         bench(name, &c, reps);
     }
     remove_cert();
