@@ -355,6 +355,10 @@ static int handle_req(tp_channel *ch)
     tp_ripc_ack a;
     int nak;
     tp_ripc_negotiate(&ch->o, &r, &a, &nak);
+    /* over WebSocket the sub-protocol (rssl.rwf) already says what is spoken: the ETA
+     * TransportPerf client sends protocol type 0 there, and its server takes it */
+    if (nak && ch->ws && r.protocol_type == TP_PROTOCOL_RWF)
+        nak = 0;
     snprintf(ch->peer_component, sizeof(ch->peer_component), "%.*s", r.component.len,
              r.component.p ? r.component.p : "");
     if (nak) {

@@ -2,8 +2,8 @@
  * unknown CA, a host name or IP address the certificate does not name, an expired
  * certificate, a plain client or garbage on the TLS port, a TLS client on a plain port, a
  * peer that closes in the middle of the handshake, one that never finishes it; unusable
- * server and client settings; WebSocket inside TLS refused. A server keeps serving after
- * each bad connection. */
+ * server and client settings; a WebSocket sub-protocol list with an unknown name. A server
+ * keeps serving after each bad connection. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -388,17 +388,13 @@ static void test_bad_settings(void **state)
     o.tls_protocols = 0x01;
     assert_int_equal(tp_tls_check(&o, false), TP_EINVAL);
     tt_assert_has(err_msg(), "name neither TLS 1.2");
-    /* WebSocket inside TLS, and plain WebSocket, are refused with the reason */
+    /* WebSocket inside TLS with a sub-protocol list naming an unknown one */
     tt_client_opts(&o, "localhost", tt.ca.cert_path);
     o.encrypted_protocol = TP_CONN_WEBSOCKET;
+    o.ws_protocols = "rssl.rwf, rssl.json";
     o.port = "1";
     assert_int_equal(tp_connect(&o, &c), TP_EFAIL);
-    assert_string_equal(err_msg(), "WebSocket connections are not available in this build");
-    tu_opts(&o);
-    o.conn_type = TP_CONN_WEBSOCKET;
-    o.port = "1";
-    assert_int_equal(tp_connect(&o, &c), TP_EFAIL);
-    assert_string_equal(err_msg(), "WebSocket connections are not available in this build");
+    tt_assert_has(err_msg(), "unknown WebSocket sub-protocol 'rssl.json'");
 }
 
 static int setup(void **state)

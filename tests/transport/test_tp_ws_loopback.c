@@ -6,7 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "tp_testutil.h"
+#include "tp_tlsutil.h"
 #include "tp_ws.h"
 
 static void ws_client(tp_opts *o, const char *pl)
@@ -240,6 +240,34 @@ static void test_choice_and_ripc(void **st)
     tu_close(&p);
 }
 
+/* A TransportPerf server (protocol type 88) takes a rssl.rwf client of protocol type 0, as
+ * the ETA one does (its own client sends 0 over WebSocket); a RIPC client of type 0 is still
+ * refused. */
+static void test_protocol_type(void **st)
+{
+    (void)st;
+    tp_opts so, co;
+    ws_server(&so, "rssl.rwf");
+    so.protocol_type = TP_PROTOCOL_TRANSPORTPERF;
+    so.rwf_major = so.rwf_minor = 0;
+    ws_client(&co, "rssl.rwf");
+    co.rwf_major = co.rwf_minor = 0;
+    tu_pair p;
+    tu_connect(&p, &so, &co);
+    xfer(p.s, p.c, 76, 5, false);
+    tp_opts ro;
+    tu_opts(&ro);
+    ro.port = p.port;
+    tu_pair q = {.srv = p.srv};
+    assert_int_equal(tp_connect(&ro, &q.c), 0);
+    int rs, rc;
+    tu_handshake(&q, &rs, &rc, 5000);
+    assert_true(rc < 0);
+    tp_close(q.c);
+    tp_close(q.s);
+    tu_close(&p);
+}
+
 /* Refusals: the client's tp_init fails saying why, the server channel too. */
 static void refused(const char *srv_pl, const char *cli_pl, const char *cli_why,
                     const char *srv_why)
@@ -333,13 +361,61 @@ static void test_json_ping_close(void **st)
     tu_close(&p);
 }
 
+/* Encrypted WebSocket (-connType encrypted -encryptedConnType websocket), both
+ * sub-protocols, with permessage-deflate / RIPC zlib; the server also takes plain TLS RIPC. */
+static void test_tls(void **st)
+{
+    (void)st;
+    tt_pki_make();
+    for (int json = 0; json < 2; json++) {
+        tp_opts so, co;
+        tt_server_opts(&so, &tt.server);
+        so.ws_protocols = "rssl.rwf, rssl.json.v2";
+        so.compression = TP_COMP_ZLIB;
+        tt_client_opts(&co, "localhost", tt.ca.cert_path);
+        co.encrypted_protocol = TP_CONN_WEBSOCKET;
+        co.ws_protocols = json ? "rssl.json.v2" : "rssl.rwf";
+        co.compression = TP_COMP_ZLIB;
+        tu_pair p;
+        tu_connect(&p, &so, &co);
+        tp_info i;
+        assert_int_equal(tp_get_info(p.c, &i), 0);
+        assert_int_equal(i.conn_type, TP_CONN_ENCRYPTED);
+        assert_int_equal(i.encrypted_protocol, TP_CONN_WEBSOCKET);
+        assert_int_equal(i.ws_protocol, json ? TP_WS_PROTO_JSON2 : TP_WS_PROTO_RWF);
+        assert_int_equal(i.compression, TP_COMP_ZLIB);
+        assert_true(i.tls_version[0] != 0);
+        assert_int_equal(tp_get_info(p.s, &i), 0);
+        assert_int_equal(i.encrypted_protocol, TP_CONN_WEBSOCKET);
+        both_ways(&p, json);
+        /* a TLS RIPC client on the same server */
+        if (json) {
+            tp_opts ro;
+            tt_client_opts(&ro, "localhost", tt.ca.cert_path);
+            ro.port = p.port;
+            tu_pair q = {.srv = p.srv};
+            assert_int_equal(tp_connect(&ro, &q.c), 0);
+            int rs, rc;
+            tu_handshake(&q, &rs, &rc, 5000);
+            assert_int_equal(rs, TP_ACTIVE);
+            assert_int_equal(rc, TP_ACTIVE);
+            xfer(q.c, q.s, 300, 2, false);
+            tp_close(q.c);
+            tp_close(q.s);
+        }
+        tu_close(&p);
+    }
+    tt_pki_free();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rwf),      cmocka_unit_test(test_rwf_zlib),
-        cmocka_unit_test(test_json),     cmocka_unit_test(test_json_deflate),
-        cmocka_unit_test(test_packed),   cmocka_unit_test(test_choice_and_ripc),
-        cmocka_unit_test(test_refusals), cmocka_unit_test(test_json_ping_close),
+        cmocka_unit_test(test_rwf),           cmocka_unit_test(test_rwf_zlib),
+        cmocka_unit_test(test_json),          cmocka_unit_test(test_json_deflate),
+        cmocka_unit_test(test_packed),        cmocka_unit_test(test_choice_and_ripc),
+        cmocka_unit_test(test_refusals),      cmocka_unit_test(test_json_ping_close),
+        cmocka_unit_test(test_protocol_type), cmocka_unit_test(test_tls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
