@@ -249,11 +249,6 @@ static void their_provperf(bool tls)
         tp_info info;
         assert_int_equal(tp_get_info(ch, &info), 0);
         assert_int_equal(info.ws_protocol, json ? TP_WS_PROTO_JSON2 : TP_WS_PROTO_RWF);
-        /* The original ProvPerf, over TLS and rssl.rwf, often takes a login request that
-         * follows the RIPC key message at once but never answers it (2 of 3 runs here; its own
-         * ConsPerf fails the same way now and then): give it a moment first. */
-        if (tls && !json)
-            usleep(300000);
         ws_write_msg(ch, c2s.p[0], c2s.n[0], json); /* login request */
         tp_msg m;
         assert_int_equal(tu_read(ch, &m, 5000), 1);
