@@ -70,4 +70,18 @@ typedef struct ts_tcp_streams {
 int ts_pcap_tcp_streams(const char *path, uint16_t server_port, ts_tcp_streams *out);
 void ts_tcp_streams_free(ts_tcp_streams *s);
 
+/* One UDP datagram of a capture (addresses and ports in host byte order). */
+typedef struct ts_udp_dgram {
+    uint32_t src, dst;
+    uint16_t sport, dport;
+    const uint8_t *data;
+    size_t len;
+} ts_udp_dgram;
+
+typedef void (*ts_udp_fn)(const ts_udp_dgram *d, void *arg);
+
+/* Calls fn for every IPv4 UDP datagram of the classic pcap file at path, in capture order.
+ * Returns how many, or -1 with a message on stderr. */
+int ts_pcap_udp(const char *path, ts_udp_fn fn, void *arg);
+
 #endif
