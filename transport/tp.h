@@ -68,11 +68,13 @@
 /* The values are those of the ETA connection types. TP_CONN_ENCRYPTED is TLS over TCP with
  * tp_opts.encrypted_protocol (TP_CONN_SOCKET or TP_CONN_WEBSOCKET) inside it;
  * TP_CONN_WEBSOCKET is a WebSocket client (tp_opts.ws_protocols); a server of either socket
- * kind accepts RIPC and WebSocket clients alike. */
+ * kind accepts RIPC and WebSocket clients alike. TP_CONN_SEQ_MCAST is the
+ * sequenced UDP multicast of tp_mcast.h: tp_connect only (both ends are clients). */
 typedef enum tp_conn_type {
     TP_CONN_SOCKET = 0,
     TP_CONN_ENCRYPTED = 1,
     TP_CONN_SHMEM = 3,
+    TP_CONN_SEQ_MCAST = 6,
     TP_CONN_WEBSOCKET = 7
 } tp_conn_type;
 
@@ -112,7 +114,8 @@ typedef struct tp_opts {
     uint32_t guaranteed_output_buffers; /* 50; with max_output_buffers sizes the output area */
     uint32_t max_output_buffers;        /* 0 = same as guaranteed_output_buffers */
     uint32_t num_input_buffers;         /* 10; sizes the input area */
-    uint32_t max_fragment_size;         /* (server) largest frame payload offered: 6144 */
+    uint32_t max_fragment_size;         /* (server) largest frame payload offered: 6144;
+                                         * (seqMCast) largest message in a datagram */
     uint32_t high_water_mark;           /* queued bytes that trigger a flush; 0 = 6000 */
     uint32_t max_reassembly;            /* largest fragmented message accepted: 64 MiB */
     bool tcp_nodelay;                   /* true */
@@ -169,6 +172,21 @@ typedef struct tp_opts {
     bool ws_no_utf8_check;    /* accept text frames that are not UTF-8 (the original
                                * TransportPerf sends binary bytes in them); else they close the
                                * channel with 1007 */
+
+    /* seqMCast (TP_CONN_SEQ_MCAST, tp_mcast.h). The strings are read by tp_connect, not kept.
+     * The largest message a datagram carries is max_fragment_size (capped at 65493); the
+     * interface (an address, a host name or an interface name such as "lo") chooses where
+     * the group is joined and where datagrams leave; sndbuf/rcvbuf size the socket. */
+    const char *mc_recv_addr; /* group to receive on (an address that is not multicast is
+                               * bound without joining); NULL or "" = host */
+    const char *mc_recv_port; /* NULL or "" = port */
+    const char *mc_send_addr; /* group to send to; NULL or "" = the receive group */
+    const char *mc_send_port; /* NULL or "" = the receive port */
+    uint16_t mc_instance_id;  /* written in every datagram header: 0 */
+    uint32_t mc_max_senders;  /* senders whose sequence numbers are followed: 0 = 256 */
+    uint32_t mc_loss_ppm;     /* loss generator: drop this many of every million datagrams
+                               * received, before they are looked at: 0 = none */
+    uint64_t mc_loss_seed;    /* its pseudo-random sequence; 0 = a seed from the clock */
 } tp_opts;
 
 /* Fills *o with the defaults listed above. */

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tp_mc_int.h"
 #include "tp_stream.h"
 #include "tp_ws_int.h"
 
@@ -134,6 +135,8 @@ int tp_chan_check_deadline(tp_channel *ch)
 int tp_connect(const tp_opts *o, tp_channel **out)
 {
     *out = NULL;
+    if (o->conn_type == TP_CONN_SEQ_MCAST)
+        return tp_mc_connect(o, out);
     tp_channel *ch = tp_chan_new(o, 0);
     if (!ch)
         return err_set("out of memory for a channel");
@@ -661,6 +664,8 @@ tp_state tp_get_state(const tp_channel *ch)
 
 short tp_events(const tp_channel *ch)
 {
+    if (ch->mc && ch->state == TP_STATE_ACTIVE)
+        return (short)(POLLIN | (tp_queued(ch) ? POLLOUT : 0));
     if (ch->state == TP_STATE_ACTIVE)
         return (short)(POLLIN | (ch->out_tail > ch->out_head ? POLLOUT : 0) |
                        (ch->strm ? ch->strm->want : 0));
@@ -679,6 +684,8 @@ short tp_events(const tp_channel *ch)
 
 size_t tp_queued(const tp_channel *ch)
 {
+    if (ch->mc)
+        return ch->mc->tx_bytes;
     return ch->out_tail - ch->out_head;
 }
 
@@ -705,6 +712,10 @@ int tp_get_info(tp_channel *ch, tp_info *out)
     out->conn_type = (tp_conn_type)ch->conn_type;
     if (ch->conn_type == TP_CONN_SHMEM) {
         tp_shm_info(ch, out);
+        return 0;
+    }
+    if (ch->mc) {
+        tp_mc_info(ch, out);
         return 0;
     }
     out->max_user_msg_size = ch->max_user;
@@ -780,6 +791,7 @@ void tp_close(tp_channel *ch)
         return;
     if (ch->conn_type == TP_CONN_SHMEM)
         tp_shm_close(ch);
+    tp_mc_close(ch);
     /* first: a stream's orderly end (a WebSocket close frame) uses the output area */
     tp_stream_stack_free(ch, ch->state == TP_STATE_ACTIVE);
     tp_comp_stop(ch);

@@ -53,6 +53,7 @@ typedef struct tp_frag {
 } tp_frag;
 
 struct tp_shm_chan; /* tp_shm.c */
+struct tp_mc_chan;  /* tp_mc_int.h */
 struct tp_shm_srv;
 struct tp_stream;  /* tp_stream.h */
 struct tp_ws;      /* tp_ws_int.h */
@@ -149,6 +150,7 @@ struct tp_channel {
     char fail[ERR_MSG_MAX];   /* why the channel failed */
 
     struct tp_shm_chan *shm;
+    struct tp_mc_chan *mc; /* seqMCast */
 
     /* ---- stream stack (tp_stream.c) ---- */
     struct tp_stream *stack[TP_STREAM_MAX]; /* bottom first */

@@ -54,6 +54,7 @@ void tp_opts_copy(tp_opts *dst, const tp_opts *o, char *host, char *port, char *
         dst->ping_timeout = 1;
     /* TLS files are loaded by tp_connect/tp_bind from the caller's options, not kept */
     dst->tls_ca_store = dst->tls_key_file = dst->tls_cert_file = dst->tls_ciphers = NULL;
+    dst->mc_recv_addr = dst->mc_recv_port = dst->mc_send_addr = dst->mc_send_port = NULL;
 }
 
 const char *tp_default_component(void)

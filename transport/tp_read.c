@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "tp_mc_int.h"
 #include "tp_stream.h"
 #include "tp_ws_int.h"
 
@@ -434,11 +435,15 @@ int tp_read(tp_channel *ch, tp_msg *msg)
         return tp_ws_read(ch, msg);
     if (ch->shm)
         return tp_shm_read(ch, msg);
+    if (ch->mc)
+        return tp_mc_read(ch, msg);
     return read_slow(ch, msg);
 }
 
 bool tp_read_ready(const tp_channel *ch)
 {
+    if (ch->mc)
+        return ch->state == TP_STATE_ACTIVE && (ch->mc->cur || ch->mc->rx_i < ch->mc->rx_n);
     if (ch->conn_type != TP_CONN_SOCKET || ch->state != TP_STATE_ACTIVE)
         return false;
     return (ch->ws ? tp_ws_more(ch) : more_flag(ch)) != 0;

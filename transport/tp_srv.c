@@ -42,6 +42,11 @@ int tp_bind(const tp_opts *o, tp_server **out)
             return TP_EINVAL;
         }
     }
+    if (s->conn_type == TP_CONN_SEQ_MCAST) {
+        free(s);
+        return err_set("sequenced multicast has no server: both ends connect (as clients) to "
+                       "the groups");
+    }
     int rc = s->conn_type == TP_CONN_SHMEM ? tp_shm_bind(s)
              : s->conn_type == TP_CONN_SOCKET || s->conn_type == TP_CONN_ENCRYPTED
                  ? tp_sock_bind(s)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "tp_mc_int.h"
 #include "tp_stream.h"
 #include "tp_ws_int.h"
 
@@ -333,6 +334,8 @@ int tp_get_buffer(tp_channel *ch, uint32_t size, bool packed, tp_buf **out)
         return ws_get_fast(ch, size, packed, out);
     if (ch->shm)
         return tp_shm_get_buffer(ch, size, packed, out);
+    if (ch->mc)
+        return tp_mc_get_buffer(ch, size, packed, out);
     return get_slow(ch, size, packed, out);
 }
 
@@ -439,7 +442,9 @@ int tp_pack(tp_channel *ch, tp_buf *b)
 {
     if (ch->ws_json && own_buf(ch, b))
         return tp_ws_json_pack(ch, b);
-    if (ch->conn_type != TP_CONN_SOCKET || !own_buf(ch, b) || !b->busy || !b->pack_off) {
+    /* a seqMCast datagram's entries have the layout of a packed frame's */
+    if ((ch->conn_type != TP_CONN_SOCKET && !ch->mc) || !own_buf(ch, b) || !b->busy ||
+        !b->pack_off) {
         err_set("tp_pack: not an open packed buffer of this channel");
         return TP_EINVAL;
     }
@@ -600,11 +605,15 @@ int tp_write(tp_channel *ch, tp_buf *b, unsigned flags)
         return ws_write_fast(ch, b, flags);
     if (ch->shm)
         return tp_shm_write(ch, b, flags);
+    if (ch->mc)
+        return tp_mc_write(ch, b, flags);
     return write_slow(ch, b, flags);
 }
 
 int tp_release(tp_channel *ch, tp_buf *b)
 {
+    if (ch->mc)
+        return tp_mc_release(ch, b);
     if (ch->conn_type != TP_CONN_SOCKET)
         return tp_shm_release(ch, b);
     if (!own_buf(ch, b) || !b->busy || b->deferred) {
@@ -624,6 +633,8 @@ int tp_release(tp_channel *ch, tp_buf *b)
 
 int tp_flush(tp_channel *ch)
 {
+    if (ch->mc)
+        return tp_mc_flush(ch);
     if (ch->conn_type != TP_CONN_SOCKET)
         return tp_shm_flush(ch);
     if (ch->state != TP_STATE_ACTIVE)
@@ -636,6 +647,8 @@ int tp_flush(tp_channel *ch)
 int tp_ping(tp_channel *ch)
 {
     static const uint8_t ping[3] = {0x00, 0x03, TP_F_DATA};
+    if (ch->mc)
+        return tp_mc_ping(ch);
     if (ch->conn_type != TP_CONN_SOCKET)
         return tp_shm_ping(ch);
     if (ch->state != TP_STATE_ACTIVE)
