@@ -135,7 +135,8 @@ int rjs_number(rjs_lex *lx, const char **s, size_t *len)
     if (p < end && *p == '-')
         p++;
     if (p >= end || *p < '0' || *p > '9')
-        return rjs_lex_err(lx, start, "expected a number, found %s", found(lx));
+        return p > start ? rjs_lex_err(lx, start, "'-' without digits")
+                         : rjs_lex_err(lx, start, "expected a number, found %s", found(lx));
     if (*p == '0')
         p++;
     else

@@ -234,8 +234,12 @@ static int key_member(rjs_rd *rd, rjs_lex *lx, const rjs_str *n, int domain, rwf
     if (RJS_STR_IS(n, "Name")) {
         int kind = rjs_kind(lx);
         if (kind == RJS_V_ARR && x) {
-            x->names = lx->p;
-            return rjs_skip(lx);
+            const char *q = x->names = lx->p;
+            if ((rc = rjs_skip(lx)) < 0)
+                return rc;
+            while (*++q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
+                ;
+            return *q == ']' ? rjs_lex_err(lx, x->names, "a batch request without names") : rc;
         }
         if (kind == RJS_V_NULL)
             return rjs_literal(lx, kind);

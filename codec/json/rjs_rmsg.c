@@ -371,7 +371,7 @@ int rjs_reader_next(const rjs_conv *c, rjs_reader *r, void *out, size_t cap, siz
     r->text_view = rwf_buf_make(NULL, 0);
     int kind = convert(c, &lx, out, cap, len, &r->text_view);
     if (kind < 0) {
-        err_push("JSON message %u at offset %zu", r->index, (size_t)(start - r->text));
+        err_push("JSON message %u (starts at offset %zu)", r->index, (size_t)(start - r->text));
         /* resume after the failed message when its text is well formed */
         char keep[ERR_MSG_MAX];
         snprintf(keep, sizeof(keep), "%s", err_msg());

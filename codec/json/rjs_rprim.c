@@ -379,6 +379,67 @@ static int iso_time(const char *s, size_t len, rwf_time *t)
     return 0;
 }
 
+/* Two digits, or two spaces (a blank part: 0). -1 for anything else. */
+static int part2(const char **p, const char *end)
+{
+    if (end - *p >= 2 && (*p)[0] == ' ' && (*p)[1] == ' ') {
+        *p += 2;
+        return 0;
+    }
+    return digits(p, end, 2);
+}
+
+/* Dates as the writer makes them: "YYYY-MM-DD" with "--" for a blank year and two spaces for a
+ * blank month or day, the blank parts at the end cut ("2005", "2005-11", "2005-  -15",
+ * "--11-15"). 0 on success, -1 for any other text. */
+static int iso_date(const char *s, size_t len, rwf_date *d)
+{
+    const char *p = s, *end = s + len;
+    unsigned y = 0;
+    int m = 0, day = 0;
+    if (len >= 2 && s[0] == '-' && s[1] == '-') {
+        p += 2;
+    } else {
+        for (; p < end && p - s < 5 && *p >= '0' && *p <= '9'; p++)
+            y = y * 10 + (unsigned)(*p - '0');
+        if (p - s < 4 || y > 65535 || (p < end && *p++ != '-'))
+            return -1;
+    }
+    if (p < end && ((m = part2(&p, end)) < 0 || (p < end && *p++ != '-')))
+        return -1;
+    if (p < end && ((day = part2(&p, end)) < 0 || p < end))
+        return -1;
+    if (p == s + 2 || p[-1] == ' ' || p[-1] == '-') /* nothing after "--", or a blank at the end */
+        return -1;
+    d->year = (uint16_t)y;
+    d->month = (uint8_t)m;
+    d->day = (uint8_t)day;
+    return 0;
+}
+
+/* A time whose parts are in range or blank (255, 65535, 2047 for the sub-second parts). */
+static int time_ok(const rwf_time *t)
+{
+    return (t->hour <= 23 || t->hour == 255) && (t->minute <= 59 || t->minute == 255) &&
+           (t->second <= 60 || t->second == 255) &&
+           (t->millisecond <= 999 || t->millisecond == 65535) &&
+           (t->microsecond <= 999 || t->microsecond == 2047) &&
+           (t->nanosecond <= 999 || t->nanosecond == 2047);
+}
+
+/* A date whose parts are in range; a part may be 0 (blank). A day past the end of its month is
+ * refused when month and year are known. */
+static int date_ok(const rwf_date *d)
+{
+    static const uint8_t mdays[13] = {31, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (d->month > 12 || d->day > mdays[d->month])
+        return 0;
+    if (d->month == 2 && d->day == 29 && d->year &&
+        (d->year % 4 != 0 || (d->year % 100 == 0 && d->year % 400 != 0)))
+        return 0;
+    return 1;
+}
+
 /* TIME, DATE or DATETIME from a string. */
 static int get_datetime(rjs_lex *lx, int type, rwf_value *out)
 {
@@ -395,14 +456,28 @@ static int get_datetime(rjs_lex *lx, int type, rwf_value *out)
         if (iso_time(s.s, s.len, &out->time) == 0)
             return RWF_OK;
         rc = rwf_time_from_str(&out->time, s.s, s.len);
+        if (rc == RWF_OK && !time_ok(&out->time))
+            rc = RWF_E_INVALID;
     } else if (type == RWF_DT_DATE) {
+        if (iso_date(s.s, s.len, &out->date) == 0 && date_ok(&out->date))
+            return RWF_OK;
         rc = rwf_date_from_str(&out->date, s.s, s.len);
+        if (rc == RWF_OK && !date_ok(&out->date))
+            rc = RWF_E_INVALID;
     } else {
+        /* The writer's form first: "<date>T<time>", either part left out when blank. */
         const char *tpos = memchr(s.s, 'T', s.len);
-        if (tpos && iso_time(tpos + 1, (size_t)(s.s + s.len - tpos - 1), &out->datetime.time) == 0)
-            rc = rwf_date_from_str(&out->datetime.date, s.s, (size_t)(tpos - s.s));
+        size_t dlen = tpos ? (size_t)(tpos - s.s) : s.len;
+        rwf_datetime *dt = &out->datetime;
+        memset(&dt->date, 0, sizeof(dt->date));
+        rwf_time_blank(&dt->time);
+        if ((dlen == 0 || iso_date(s.s, dlen, &dt->date) == 0) &&
+            (!tpos || iso_time(tpos + 1, (size_t)(s.s + s.len - tpos - 1), &dt->time) == 0))
+            rc = RWF_OK;
         else
-            rc = rwf_datetime_from_str(&out->datetime, s.s, s.len);
+            rc = rwf_datetime_from_str(dt, s.s, s.len);
+        if (rc == RWF_OK && (!date_ok(&out->datetime.date) || !time_ok(&out->datetime.time)))
+            rc = RWF_E_INVALID;
     }
     if (rc < 0)
         return rjs_lex_err(lx, at, "\"%.*s\" is not a %s", (int)s.len, s.s,
