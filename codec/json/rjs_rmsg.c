@@ -44,13 +44,20 @@ static int class_of(const msg_in *in, int *cls, int *kind)
     return rc;
 }
 
-/* Every member present must be in ok. */
-static int check_members(const msg_in *in, uint64_t ok, const char *what)
+/* Every member present must be in ok (the members a message of class cls may have; cls -1: a
+ * Ping, Pong or Error). */
+static int check_members(const msg_in *in, uint64_t ok, int cls)
 {
-    for (int k = 0; k < K_COUNT; k++)
-        if (in->at[k] && !(ok & ((uint64_t)1 << k)))
-            return rjs_lex_err(in->lx, in->at[k], "key \"%s\" is not valid in %s", rjs_key_name(k),
-                               what);
+    for (int k = 0; k < K_COUNT; k++) {
+        if (!in->at[k] || (ok & ((uint64_t)1 << k)))
+            continue;
+        if (cls < 0)
+            return rjs_lex_err(in->lx, in->at[k],
+                               "key \"%s\" is not valid in a Ping, Pong or Error", rjs_key_name(k));
+        const char *name = rjs_name(&rjs_msg_classes, cls)->name;
+        return rjs_lex_err(in->lx, in->at[k], "key \"%s\" is not valid in a%s %s message",
+                           rjs_key_name(k), strchr("AEIOU", name[0]) ? "n" : "", name);
+    }
     return RWF_OK;
 }
 
@@ -162,7 +169,7 @@ static int read_header(rjs_rd *rd, const msg_in *in, int nested, msg_out *o, int
             ok |= ((uint64_t)1 << K_TEXT) | ((uint64_t)1 << K_DEBUG);
         if (nested)
             return rjs_lex_err(in->lx, in->at[K_TYPE], "a Post carries a Ping, Pong or Error");
-        if ((rc = check_members(in, ok, "a Ping, Pong or Error")) < 0)
+        if ((rc = check_members(in, ok, -1)) < 0)
             return rc;
         if (in->payload)
             return rjs_lex_err(in->lx, in->payload, "a Ping, Pong or Error has no payload");
@@ -182,10 +189,7 @@ static int read_header(rjs_rd *rd, const msg_in *in, int nested, msg_out *o, int
             return rc;
         o->m.domain = (uint8_t)v;
     }
-    char what[32];
-    snprintf(what, sizeof(what), "a%s %s message", cls == RWF_MC_ACK ? "n" : "",
-             rjs_name(&rjs_msg_classes, cls)->name);
-    if ((rc = check_members(in, rjs_keys_allowed(cls), what)) < 0 || (rc = id_of(in, o)) < 0 ||
+    if ((rc = check_members(in, rjs_keys_allowed(cls), cls)) < 0 || (rc = id_of(in, o)) < 0 ||
         (rc = rjs_h_class(rd, in, o)) < 0)
         return rc;
     int synth = (o->m.flags & (RWF_RQMF_HAS_BATCH | RWF_RQMF_HAS_VIEW) && cls == RWF_MC_REQUEST) ||

@@ -27,62 +27,62 @@ typedef struct num {
     uint8_t neg;
     uint8_t is_int;   /* no '.' and no exponent */
     uint8_t overflow; /* more digits than 64 bits hold */
+    uint8_t sig;      /* significant digits in mant (up to 19 counted) */
 } num;
 
-/* mant = mant * 10 + digit c, or overflow. */
-static void add_digit(num *o, char c)
+/* Digits at p into o (each one after the '.' lowers the exponent when frac); returns the end
+ * of the digits. The first 19 significant digits cannot overflow and take the short path. */
+static const char *num_digits(num *o, const char *p, const char *end, int frac)
 {
-    uint64_t d = (uint64_t)(c - '0');
-    if (o->mant > (UINT64_MAX - d) / 10)
-        o->overflow = 1;
-    else
-        o->mant = o->mant * 10 + d;
+    for (; p < end && (unsigned)(*p - '0') < 10; p++) {
+        uint64_t d = (uint64_t)(*p - '0');
+        if (o->sig < 19) {
+            o->mant = o->mant * 10 + d;
+            o->sig += o->mant != 0;
+        } else if (o->mant > (UINT64_MAX - d) / 10) {
+            o->overflow = 1;
+        } else {
+            o->mant = o->mant * 10 + d;
+        }
+        o->exp -= frac;
+    }
+    return p;
 }
 
-static void num_parse(const char *s, size_t n, num *o)
+/* Reads a number value at lx into *o, checking its JSON syntax on the way; err text (expected
+ * exp) for anything else. */
+static int read_num(rjs_lex *lx, num *o, const char *exp)
 {
-    const char *p = s, *end = s + n;
-    o->mant = 0;
-    o->exp = 0;
-    o->neg = o->overflow = 0;
+    rjs_ws(lx);
+    const char *start = lx->p, *p = start, *end = lx->end;
+    memset(o, 0, sizeof(*o));
     o->is_int = 1;
-    if (*p == '-') {
+    if (p < end && *p == '-') {
         o->neg = 1;
         p++;
     }
-    for (; p < end && *p >= '0' && *p <= '9'; p++)
-        add_digit(o, *p);
+    if (p >= end || (unsigned)(*p - '0') >= 10)
+        return p > start ? rjs_lex_err(lx, start, "'-' without digits") : rjs_r_expected(lx, exp);
+    p = *p == '0' ? p + 1 : num_digits(o, p, end, 0);
     if (p < end && *p == '.') {
+        if (++p >= end || (unsigned)(*p - '0') >= 10)
+            return rjs_lex_err(lx, start, "number without digits after its '.'");
         o->is_int = 0;
-        for (p++; p < end && *p >= '0' && *p <= '9'; p++) {
-            add_digit(o, *p);
-            o->exp--;
-        }
+        p = num_digits(o, p, end, 1);
     }
-    if (p < end) { /* exponent (checked by the tokenizer) */
+    if (p < end && (*p == 'e' || *p == 'E')) {
         int eneg = 0, e = 0;
         o->is_int = 0;
-        p++;
-        if (*p == '+' || *p == '-')
+        if (++p < end && (*p == '+' || *p == '-'))
             eneg = *p++ == '-';
-        for (; p < end; p++)
+        if (p >= end || (unsigned)(*p - '0') >= 10)
+            return rjs_lex_err(lx, start, "number without digits in its exponent");
+        for (; p < end && (unsigned)(*p - '0') < 10; p++)
             if (e < 10000)
                 e = e * 10 + (*p - '0');
         o->exp += eneg ? -e : e;
     }
-}
-
-/* Reads a number value at lx into *o (err text for anything else). */
-static int read_num(rjs_lex *lx, num *o, const char *exp)
-{
-    const char *s;
-    size_t n;
-    if (rjs_kind(lx) != RJS_V_NUM)
-        return rjs_r_expected(lx, exp);
-    int rc = rjs_number(lx, &s, &n);
-    if (rc < 0)
-        return rc;
-    num_parse(s, n, o);
+    lx->p = p;
     return RWF_OK;
 }
 

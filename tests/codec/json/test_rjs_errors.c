@@ -183,7 +183,7 @@ static const bad_case bad_cases[] = {
     {"{\"ID\":[],\"Type\":\"Close\"}", {"a batch close without IDs"}},
     {"{\"ID\":5,\"Type\":\"Request\",\"Key\":{\"Name\":[ ]}}", {"a batch request without names"}},
     {"{\"ID\":5,\"Type\":\"Update\",\"Fields\":{\"BID\":1},\"Qos\":{\"Timeliness\":\"Realtime\"}}",
-     {"offset 49", "\"Qos\" is not valid in a Update message"}},
+     {"offset 49", "\"Qos\" is not valid in an Update message"}},
     {"{\"ID\":5,\"Type\":\"Refresh\",\"Key\":{\"Name\":\"A\"},\"Fields\":{\"BID\":1},\"Elements\":{"
      "}}",
      {"offset 63", "a second payload \"Elements\""}},
