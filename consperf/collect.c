@@ -18,6 +18,14 @@ static void watch(cons_collector *c)
     }
 }
 
+/* The tags of the latency kinds in the histogram logs (-histogramLog); the first is the main. */
+static const char *const hlog_tags[CONS_LAT_KINDS] = {
+    [CONS_LAT_UPD] = "update",    [CONS_LAT_SCH] = "sched-update",
+    [CONS_LAT_POST] = "post",     [CONS_LAT_POST_SCH] = "sched-post",
+    [CONS_LAT_GEN] = "genmsg",    [CONS_LAT_GEN_SCH] = "sched-genmsg",
+    [CONS_LAT_DECODE] = "decode",
+};
+
 int cons_collect_init(cons_collector *c, cons_run *run)
 {
     memset(c, 0, sizeof(*c));
@@ -32,6 +40,9 @@ int cons_collect_init(cons_collector *c, cons_run *run)
         if (cons_stats_open(run_col_stats(&c->col, i), c->cfg, i + 1) < 0 ||
             cons_latency_open(run_col_latlog(&c->col, i), c->cfg, i + 1) < 0)
             return -1;
+    if (c->cfg->histogram_log[0] &&
+        run_col_hlog(&c->col, c->cfg->histogram_log, 0, "ConsPerf", hlog_tags) < 0)
+        return -1;
     watch(c);
     return 0;
 }

@@ -91,6 +91,8 @@ const opt_def cons_options[] = {
     OPT_INT_("-writeStatsInterval", C, write_stats_interval, 1, INT_MAX, "<sec>",
              "Seconds between statistics lines"),
     OPT_FLAG_OFF_("-noDisplayStats", C, display_stats, "Do not print statistics on the console"),
+    OPT_STR_("-histogramLog", C, histogram_log, "<base>",
+             "HdrHistogram interval log of every latency kind (ours): <base><thread>.hlog"),
 
     OPT_REFUSED_("-reactor", false, "VA Reactor"),
     OPT_REFUSED_("-watchlist", false, "VA Reactor watchlist"),

@@ -61,13 +61,14 @@ typedef struct cons_config {
     int expected_update_rate;     /* -expectedUpdateRate (ours), updates/s per connection, 0 */
 
     /* Files and output */
-    char item_file[CONS_PATH_LEN];    /* -itemFile, "350k.xml" */
-    char msg_file[CONS_PATH_LEN];     /* -msgFile, "MsgData.xml" */
-    char summary_file[CONS_PATH_LEN]; /* -summaryFile, "ConsSummary.out" */
-    char stats_file[CONS_PATH_LEN];   /* -statsFile, base name, "ConsStats" */
-    char latency_file[CONS_PATH_LEN]; /* -latencyFile, base name, "" = no latency log */
-    int write_stats_interval;         /* -writeStatsInterval, s, 5 */
-    bool display_stats;               /* false with -noDisplayStats */
+    char item_file[CONS_PATH_LEN];     /* -itemFile, "350k.xml" */
+    char msg_file[CONS_PATH_LEN];      /* -msgFile, "MsgData.xml" */
+    char summary_file[CONS_PATH_LEN];  /* -summaryFile, "ConsSummary.out" */
+    char stats_file[CONS_PATH_LEN];    /* -statsFile, base name, "ConsStats" */
+    char latency_file[CONS_PATH_LEN];  /* -latencyFile, base name, "" = no latency log */
+    char histogram_log[CONS_PATH_LEN]; /* -histogramLog, base name, "" = none (ours) */
+    int write_stats_interval;          /* -writeStatsInterval, s, 5 */
+    bool display_stats;                /* false with -noDisplayStats */
 } cons_config;
 
 /* Fills cfg with ConsPerf's defaults. */

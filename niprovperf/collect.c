@@ -18,6 +18,12 @@ int niprov_collect_init(niprov_app *a)
     for (int i = 0; i < a->n_threads; i++)
         if (niprov_stats_open(run_col_stats(&a->col, i), &a->cfg, i + 1) != 0)
             return -1;
+    /* Histogram logs (-histogramLog): a non-interactive provider measures no message latency,
+     * only the encoding time of its updates (-measureEncode). */
+    static const char *const tags[PV_LAT_KINDS] = {[PV_LAT_ENCODE] = "encode"};
+    if (a->cfg.histogram_log[0] &&
+        run_col_hlog(&a->col, a->cfg.histogram_log, 0, "NIProvPerf", tags) != 0)
+        return -1;
     return 0;
 }
 

@@ -63,12 +63,13 @@ typedef struct niprov_config {
     bool sched_stamp; /* scheduled send time in latency updates; false with -noScheduledStamp */
 
     /* Files and output */
-    char item_file[NIPROV_PATH_LEN];    /* -itemFile, "350k.xml" */
-    char msg_file[NIPROV_PATH_LEN];     /* -msgFile, "MsgData.xml" */
-    char summary_file[NIPROV_PATH_LEN]; /* -summaryFile, "NIProvSummary.out" */
-    char stats_file[NIPROV_PATH_LEN];   /* -statsFile, base name, "NIProvStats" */
-    int write_stats_interval;           /* -writeStatsInterval, s, 5 */
-    bool display_stats;                 /* false with -noDisplayStats */
+    char item_file[NIPROV_PATH_LEN];     /* -itemFile, "350k.xml" */
+    char msg_file[NIPROV_PATH_LEN];      /* -msgFile, "MsgData.xml" */
+    char summary_file[NIPROV_PATH_LEN];  /* -summaryFile, "NIProvSummary.out" */
+    char stats_file[NIPROV_PATH_LEN];    /* -statsFile, base name, "NIProvStats" */
+    char histogram_log[NIPROV_PATH_LEN]; /* -histogramLog, base name, "" = none (ours) */
+    int write_stats_interval;            /* -writeStatsInterval, s, 5 */
+    bool display_stats;                  /* false with -noDisplayStats */
 } niprov_config;
 
 /* Fills cfg with NIProvPerf's defaults. */

@@ -62,12 +62,13 @@ typedef struct prov_config {
     bool sched_stamp; /* scheduled send time in latency messages; false with -noScheduledStamp */
 
     /* Files and output */
-    char msg_file[PROV_PATH_LEN];     /* -msgFile, "MsgData.xml" */
-    char summary_file[PROV_PATH_LEN]; /* -summaryFile, "ProvSummary.out" */
-    char stats_file[PROV_PATH_LEN];   /* -statsFile, base name, "ProvStats" */
-    char latency_file[PROV_PATH_LEN]; /* -latencyFile, base name, "" = none */
-    int write_stats_interval;         /* -writeStatsInterval, s, 5 */
-    bool display_stats;               /* false with -noDisplayStats */
+    char msg_file[PROV_PATH_LEN];      /* -msgFile, "MsgData.xml" */
+    char summary_file[PROV_PATH_LEN];  /* -summaryFile, "ProvSummary.out" */
+    char stats_file[PROV_PATH_LEN];    /* -statsFile, base name, "ProvStats" */
+    char latency_file[PROV_PATH_LEN];  /* -latencyFile, base name, "" = none */
+    char histogram_log[PROV_PATH_LEN]; /* -histogramLog, base name, "" = none (ours) */
+    int write_stats_interval;          /* -writeStatsInterval, s, 5 */
+    bool display_stats;                /* false with -noDisplayStats */
 } prov_config;
 
 /* Fills cfg with ProvPerf's defaults. */

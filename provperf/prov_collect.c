@@ -23,6 +23,14 @@ int prov_collect_init(prov_collect *c, prov_app *app)
         if (prov_stats_open(run_col_stats(&c->col, i), &app->cfg, i + 1) != 0 ||
             prov_latency_open(run_col_latlog(&c->col, i), &app->cfg, i + 1) != 0)
             return -1;
+    /* Histogram logs (-histogramLog): generic-message latency first, the encoding time with
+     * -measureEncode. */
+    static const char *const tags[PV_LAT_KINDS] = {[PV_LAT_GENMSG] = "genmsg",
+                                                   [PV_LAT_GENMSG_SCHED] = "sched-genmsg",
+                                                   [PV_LAT_ENCODE] = "encode"};
+    if (app->cfg.histogram_log[0] &&
+        run_col_hlog(&c->col, app->cfg.histogram_log, 0, "ProvPerf", tags) != 0)
+        return -1;
     return 0;
 }
 

@@ -70,12 +70,13 @@ typedef struct tperf_config {
     bool reflect_msgs;    /* -reflectMsgs: write every received message back */
 
     /* Files and output; the names are final (process id included). */
-    char summary_file[TPERF_PATH_LEN]; /* TransportSummary_<pid>.out */
-    char stats_file[TPERF_PATH_LEN];   /* base of the statistics files */
-    char latency_file[TPERF_PATH_LEN]; /* -latencyFile, base, "" = no latency log */
-    int write_stats_interval;          /* -writeStatsInterval, s, 5 */
-    bool display_stats;                /* false with -noDisplayStats */
-    int pid;                           /* the process id in the file names */
+    char summary_file[TPERF_PATH_LEN];  /* TransportSummary_<pid>.out */
+    char stats_file[TPERF_PATH_LEN];    /* base of the statistics files */
+    char latency_file[TPERF_PATH_LEN];  /* -latencyFile, base, "" = no latency log */
+    char histogram_log[TPERF_PATH_LEN]; /* -histogramLog, base, "" = none (ours) */
+    int write_stats_interval;           /* -writeStatsInterval, s, 5 */
+    bool display_stats;                 /* false with -noDisplayStats */
+    int pid;                            /* the process id in the file names */
 } tperf_config;
 
 /* Fills cfg with TransportPerf's defaults; pid goes into the file names. */

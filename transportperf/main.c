@@ -74,6 +74,18 @@ static int setup(tperf_app *R)
             return RUN_EXIT_INVALID;
         }
     }
+    /* The latency measured here is a round trip when this side sends and does not reflect:
+     * what comes back is its own messages. */
+    static const char *const oneway[TPERF_LAT_KINDS] = {
+        [TPERF_LAT] = "oneway", [TPERF_LAT_SCHED] = "sched-oneway"};
+    static const char *const rtt[TPERF_LAT_KINDS] = {
+        [TPERF_LAT] = "rtt", [TPERF_LAT_SCHED] = "sched-rtt"};
+    bool round_trip = !cfg->reflect_msgs && cfg->msg_rate > 0;
+    if (cfg->histogram_log[0] && run_col_hlog(&R->col, cfg->histogram_log, cfg->pid,
+                                              "TransportPerf", round_trip ? rtt : oneway) != 0) {
+        printf("Error: %s\n", err_msg());
+        return RUN_EXIT_INVALID;
+    }
     return RUN_EXIT_OK;
 }
 

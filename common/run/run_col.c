@@ -49,11 +49,21 @@ void run_col_free(run_col *c)
     for (int i = 0; c->t && i < c->n; i++) {
         out_csv_close(&c->t[i].stats);
         out_csv_close(&c->t[i].latlog);
+        run_hlog_close(c->t[i].hlog);
         free(c->t[i].tot);
     }
     free(c->t);
     free(c->samples);
     memset(c, 0, sizeof(*c));
+}
+
+int run_col_hlog(run_col *c, const char *base, int pid, const char *tool, const char *const *tags)
+{
+    c->hlog_tags = tags;
+    for (int i = 0; i < c->n; i++)
+        if (!c->t[i].hlog && !(c->t[i].hlog = run_hlog_open(base, i + 1, pid, tool, c->kinds)))
+            return -1;
+    return 0;
 }
 
 void run_col_watch(run_col *c, int i, latbuf *hand, latring *ring)
@@ -128,8 +138,10 @@ const lat *run_col_take(run_col *c, int i)
     run_col_thread *t = &c->t[i];
     const lat *set = t->lat ? latbuf_collect(t->lat, c->wait_ns) : NULL;
     run_col_drain(c, i);
-    if (set)
+    if (set) {
         add_set(c, i, set);
+        run_hlog_write(t->hlog, c->hlog_tags, c->kinds, set);
+    }
     return set;
 }
 

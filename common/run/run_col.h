@@ -25,6 +25,7 @@
 #include "latring.h"
 #include "out.h"
 #include "res.h"
+#include "run_hlog.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -42,6 +43,7 @@ typedef struct run_col_thread {
     out_csv latlog;   /* its latency log (closed without -latencyFile) */
     lat *tot;         /* kinds recorders: every sample so far */
     uint64_t dropped; /* samples its ring refused, as last reported */
+    run_hlog *hlog;   /* its histogram log; NULL without -histogramLog */
 } run_col_thread;
 
 typedef struct run_col {
@@ -55,6 +57,7 @@ typedef struct run_col {
     time_t wall;        /* wall-clock time of the last interval */
     latring_sample *samples;
     size_t samples_cap;
+    const char *const *hlog_tags; /* per kind: tag in the histogram logs, NULL: not logged */
 } run_col;
 
 /* Prepares the totals of n workers with `kinds` latency recorders each, paced at tick_rate
@@ -80,6 +83,14 @@ static inline out_csv *run_col_latlog(run_col *c, int i)
 {
     return &c->t[i].latlog;
 }
+
+/*
+ * Histogram logs (-histogramLog <base>, run_hlog.h): creates every worker's log for `tool`, and
+ * from then on writes each latency set taken from a worker to its log, kind k under tags[k]
+ * (NULL: not written; the array must outlive the collector). pid > 0 puts it in the file names
+ * (TransportPerf). Returns 0, or -1 (err_set naming the file).
+ */
+int run_col_hlog(run_col *c, const char *base, int pid, const char *tool, const char *const *tags);
 
 /* Called after writing worker i's statistics row, with the writer's status: on a failure
  * prints "Error: <err_msg()>" once and closes the file (later rows are ignored). */

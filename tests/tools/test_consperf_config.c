@@ -470,6 +470,27 @@ static void test_random_command_lines(void **state)
     tt_random_command_lines(init_any, cons_options, 3000);
 }
 
+/* -histogramLog (ours): none by default, a base name, listed after the original's options. */
+static void test_histogram_log(void **state)
+{
+    (void)state;
+    run r;
+    parse_args(&r, NULL);
+    assert_string_equal(r.cfg.histogram_log, "");
+    run_free(&r);
+    PARSE(&r, "-histogramLog", "hl");
+    assert_int_equal(r.status, OPT_CONTINUE);
+    assert_string_equal(r.cfg.histogram_log, "hl");
+    run_free(&r);
+    PARSE(&r, "-?");
+    const char *ours = strstr(r.out.text, "-histogramLog");
+    const char *last = strstr(r.out.text, "-noDisplayStats");
+    assert_non_null(ours);
+    assert_non_null(last);
+    assert_true(ours > last);
+    run_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -479,6 +500,7 @@ int main(void)
         cmocka_unit_test(test_boundaries_accepted),
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_usage),
+        cmocka_unit_test(test_histogram_log),
         cmocka_unit_test(test_inputs_match_vectors),
         cmocka_unit_test(test_inputs_values),
         cmocka_unit_test(test_json_inputs),

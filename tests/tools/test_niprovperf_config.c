@@ -357,18 +357,35 @@ static void test_random_command_lines(void **state)
     tt_random_command_lines(init_any, niprov_options, 3000);
 }
 
+/* -histogramLog (ours): none by default, a base name, listed after the original's options. */
+static void test_histogram_log(void **state)
+{
+    (void)state;
+    run r;
+    parse_args(&r, NULL);
+    assert_string_equal(r.cfg.histogram_log, "");
+    run_free(&r);
+    PARSE(&r, "-histogramLog", "hl");
+    assert_int_equal(r.status, OPT_CONTINUE);
+    assert_string_equal(r.cfg.histogram_log, "hl");
+    run_free(&r);
+    PARSE(&r, "-?");
+    const char *ours = strstr(r.out.text, "-histogramLog");
+    const char *last = strstr(r.out.text, "-noDisplayStats");
+    assert_non_null(ours);
+    assert_non_null(last);
+    assert_true(ours > last);
+    run_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),
-        cmocka_unit_test(test_every_option),
-        cmocka_unit_test(test_invalid),
-        cmocka_unit_test(test_accepted),
-        cmocka_unit_test(test_refused),
-        cmocka_unit_test(test_usage),
-        cmocka_unit_test(test_inputs_block),
-        cmocka_unit_test(test_json_inputs),
-        cmocka_unit_test(test_random_command_lines),
+        cmocka_unit_test(test_defaults),      cmocka_unit_test(test_every_option),
+        cmocka_unit_test(test_invalid),       cmocka_unit_test(test_accepted),
+        cmocka_unit_test(test_refused),       cmocka_unit_test(test_usage),
+        cmocka_unit_test(test_histogram_log), cmocka_unit_test(test_inputs_block),
+        cmocka_unit_test(test_json_inputs),   cmocka_unit_test(test_random_command_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
