@@ -63,11 +63,18 @@ static const struct {
     const char *label;
     int decimals;
 } kinds[] = {
-    {"update", "Latency", 1},         {"sched-update", "Sched latency", 1},
-    {"post", "Posting latency", 1},   {"sched-post", "Sched posting latency", 1},
-    {"genmsg", "GenMsg latency", 1},  {"sched-genmsg", "Sched GenMsg latency", 1},
-    {"oneway", "One-way latency", 3}, {"sched-oneway", "Sched one-way latency", 3},
-    {"rtt", "Round-trip latency", 3}, {"sched-rtt", "Sched round-trip latency", 3},
+    {"update", "Latency", 1},
+    {"sched-update", "Sched latency", 1},
+    {"post", "Posting latency", 1},
+    {"sched-post", "Sched posting latency", 1},
+    {"genmsg", "GenMsg latency", 1},
+    {"sched-genmsg", "Sched GenMsg latency", 1},
+    {"oneway", "One-way latency", 3},
+    {"sched-oneway", "Sched one-way latency", 3},
+    {"rtt", "Round-trip latency", 3},
+    {"sched-rtt", "Sched round-trip latency", 3},
+    {"decode", "Update decode time", 3},
+    {"encode", "Update encode time", 3},
 };
 #define NKINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
 
@@ -181,6 +188,8 @@ static void text_kind(FILE *f, const merge_kind *k)
     int dec;
     const char *label = merge_kind_label(k->tag, &dec);
     kind_figures g = figures(k);
+    if (g.samples == 0 && g.negative == 0)
+        return; /* a kind logged but never measured (no generic messages, ...) */
     fprintf(f, "  %s samples: %llu\n", label, (unsigned long long)g.samples);
     if (g.exact_avg || g.pct) {
         fprintf(f, "  %s avg (usec): %.*f\n", label, dec, g.avg);
@@ -234,7 +243,8 @@ static void text_input(FILE *f, const merge_proc *p)
         if (i == 0 && g.pct)
             fprintf(f, "%s%s p50 %.*f, p99 %.*f usec", sep, label, dec, g.p[0], dec, g.p[2]);
         else if (i == 0)
-            fprintf(f, "%s%s: no histogram log", sep, label);
+            fprintf(f, "%s%s: %s", sep, label,
+                    ks[i]->has_hist || ks[i]->negative ? "no samples" : "no histogram log");
         if (g.negative)
             fprintf(f, ", %s: %llu below zero", ks[i]->tag, (unsigned long long)g.negative);
         sep = ", ";
