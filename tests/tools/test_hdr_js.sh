@@ -5,7 +5,10 @@
 #   1. a log written by the package's own writer (3 significant digits, another layout than
 #      ours) is merged by rwfperf-merge: count, min, max, p50, p99 agree with the package's;
 #   2. logs written by our writer (generated) are read by the package: count, min, max, p50,
-#      p99 agree with rwfperf-merge's report of them.
+#      p99 agree with rwfperf-merge's report of them;
+#   3. the tools' own logs (-histogramLog: ConsPerf against ProvPerf, TransportPerf one way and
+#      round trip) read by the package give the count, min, max, p50 and p99 of the tool's
+#      JSON summary (within the histogram's precision: the same counter).
 set -uo pipefail
 src=${RWFPERF_SOURCE_DIR:?RWFPERF_SOURCE_DIR is not set}
 bin=${RWFPERF_BIN:?RWFPERF_BIN is not set}
@@ -63,6 +66,59 @@ for i in 1 2; do
     run "rwfperf-merge reads log $i" "$bin/rwfperf-merge" -o ours$i ours/hist$i.hlog
     run "the package reads log $i as rwfperf-merge does" node "$check" compare ours/hist$i.hlog \
         ours$i.json update=combined.latency_usec.update sched-update=combined.latency_usec.sched-update
+done
+
+# 3. The tools write, the package reads, the JSON summary says the same.
+data=$src/data
+cp "$data/RDMFieldDictionary" "$data/enumtype.def" "$data/MsgData.xml" .
+"$data/gen_items.sh" 2000 >350k.xml
+# start_server <name> <port pattern> <command...>: runs it in the background, sets $port.
+start_server() {
+    local name=$1 pattern=$2
+    shift 2
+    "$@" >"$name.out" 2>&1 &
+    server_pid=$!
+    port=
+    for _ in $(seq 100); do
+        port=$(sed -n "s/$pattern/\1/p" "$name.out")
+        [ -n "$port" ] && return 0
+        sleep 0.1
+    done
+    bad "$name did not start: $(cat "$name.out")"
+    return 1
+}
+stop_server() {
+    kill -INT "$server_pid" 2>/dev/null
+    wait "$server_pid" 2>/dev/null
+}
+
+if start_server prov '^Server .* bound to port \([0-9]*\)\..*' "$bin/ProvPerf" -p 0 \
+    -updateRate 20000 -latencyUpdateRate 1000 -runTime 60; then
+    run "ConsPerf -histogramLog" "$bin/ConsPerf" -p "$port" -itemCount 2000 \
+        -steadyStateTime 3 -histogramLog hist
+    stop_server
+    run "ConsPerf's log against its summary" node "$check" compare hist1.hlog ConsSummary.json \
+        update=results.overall.latency sched-update=results.overall.sched_latency
+fi
+
+for mode in oneway rtt; do
+    mkdir -p "tp_$mode" && cd "tp_$mode" || exit 1
+    if [ $mode = oneway ]; then
+        sargs=(-msgRate 20000 -latencyMsgRate 1000) cargs=(-msgRate 0 -latencyMsgRate 0)
+    else
+        sargs=(-reflectMsgs) cargs=(-msgRate 20000 -latencyMsgRate 1000)
+    fi
+    if start_server server '^Server .* bound on port \([0-9]*\).*' "$bin/TransportPerf" \
+        -appType server -p 0 -runTime 30 -tickRate 1000 "${sargs[@]}"; then
+        run "TransportPerf $mode -histogramLog" "$bin/TransportPerf" -appType client -p "$port" \
+            -runTime 3 -tickRate 1000 "${cargs[@]}" -histogramLog th
+        stop_server
+        log=$(ls th1_*.hlog 2>/dev/null | head -n 1)
+        summary=$(ls TransportSummary_*.json 2>/dev/null | grep -v "_$server_pid.json" | head -n 1)
+        run "TransportPerf's $mode log against its summary" node "$check" compare "$log" \
+            "$summary" "$mode=results.overall.latency" "sched-$mode=results.overall.sched_latency"
+    fi
+    cd .. || exit 1
 done
 
 echo "$passed passed, $failed failed"
