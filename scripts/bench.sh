@@ -20,6 +20,9 @@
 #   PROV_CPU (0), CONS_CPU (1)   -threads of each tool (one core each); "" leaves them unbound
 #   PROV_WORKER, CONS_WORKER ("")  -workerThreads of each tool in the Reactor modes ("": unbound)
 #   RUN_DIR (build/bench)   working folder
+#   ENCRYPTED=1     both tools over TLS (-connType encrypted; a throw-away self-signed RSA
+#                   certificate for localhost is made in RUN_DIR with the openssl command);
+#                   the original pair (ORIG_BIN) too
 # CPU and memory are the means over the statistics rows written in steady state (after every
 # image); CPU per update is the tool's CPU time (all its threads) per update received
 # (consumer) or sent (provider), in nanoseconds. Each run uses a free loopback port. The
@@ -59,6 +62,15 @@ mkdir -p "$run_dir"
 cp "$top/data/RDMFieldDictionary" "$top/data/enumtype.def" "$top/data/MsgData.xml" "$run_dir/"
 "$top/data/gen_items.sh" "$items" > "$run_dir/items.xml"
 cd "$run_dir"
+tls_p=() tls_c=() host=127.0.0.1
+if [ "${ENCRYPTED:-0}" = 1 ]; then
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout tls.key -out tls.pem -days 2 \
+        -subj /CN=localhost -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" 2>/dev/null
+    tls_p=(-connType encrypted -keyfile tls.key -cert tls.pem)
+    tls_c=(-connType encrypted -castore tls.pem)
+    host=localhost
+    echo "(encrypted: TLS, certificate $run_dir/tls.pem)"
+fi
 
 free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
@@ -102,11 +114,12 @@ for mode in $modes; do
                 port=$(free_port)
                 rm -f ConsSummary.out ProvSummary.out ConsStats1.csv ProvStats1.csv
                 pargs=(-p "$port" -updateRate "$rate" -latencyUpdateRate "$lat_rate"
-                       -runTime $((steady + 40)) -writeStatsInterval 1)
+                       -runTime $((steady + 40)) -writeStatsInterval 1 "${tls_p[@]}")
                 [ "$pack" -gt 1 ] && pargs+=(-maxPackCount "$pack" -packBufSize 6000)
                 [ -n "$prov_cpu" ] && pargs+=(-threads "$prov_cpu")
-                cargs=(-h 127.0.0.1 -p "$port" -itemCount "$items" -itemFile items.xml
-                       -steadyStateTime "$steady" -writeStatsInterval 1 -noDisplayStats)
+                cargs=(-h "$host" -p "$port" -itemCount "$items" -itemFile items.xml
+                       -steadyStateTime "$steady" -writeStatsInterval 1 -noDisplayStats
+                       "${tls_c[@]}")
                 [ -n "$cons_cpu" ] && cargs+=(-threads "$cons_cpu")
                 if [ "$mode" != bare ]; then
                     pargs+=(-reactor)

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Finds the highest loss-free TransportPerf rate on this machine, 76-byte messages, server
-# sending to a client on the same host: socket unpacked, socket -pack 50, shared memory.
+# sending to a client on the same host: socket unpacked, socket -pack 50, shared memory, and
+# the same two socket series over TLS (-connType encrypted, a throw-away self-signed
+# certificate made with the openssl command).
 #
-#   scripts/bench_transport.sh                 all three series with the default rate steps
-#   scripts/bench_transport.sh socket pack     only those series (socket | pack | shmem)
+#   scripts/bench_transport.sh                 socket, pack and shmem with the default steps
+#   scripts/bench_transport.sh socket pack     only those series (socket | pack | shmem |
+#                                              tls | tlspack)
 #
 # A rate is loss-free when the client received every message the server sent (the original
 # may lose its last burst at close: one tick's worth is allowed for it; a shared-memory
@@ -21,7 +24,8 @@
 #   REPEAT=1            runs per rate (the best is kept: others may be using the machine)
 #   QUIET=60            wait up to this many seconds for a >= 90% idle machine before each run
 #                       (0: do not wait)
-#   SOCKET_RATES, PACK_RATES, SHMEM_RATES   space-separated steps (messages/s)
+#   SOCKET_RATES, PACK_RATES, SHMEM_RATES, TLS_RATES, TLSPACK_RATES   space-separated steps
+#                       (messages/s)
 #   OUT=<folder>        where the runs are kept (default: build/bench_transport)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,6 +36,8 @@ out=${OUT:-$top/build/bench_transport}
 socket_rates=${SOCKET_RATES:-"3000000 4000000 5000000 5500000 6000000 6500000 7000000 7500000 8000000 9000000 10000000"}
 pack_rates=${PACK_RATES:-"6000000 8000000 9000000 10000000 11000000 12100000 13000000 14000000 16000000 18000000"}
 shmem_rates=${SHMEM_RATES:-"500000 1000000 2000000 3000000 4000000 5000000 6000000 8000000"}
+tls_rates=${TLS_RATES:-"1000000 2000000 3000000 4000000 5000000 6000000 7000000 8000000"}
+tlspack_rates=${TLSPACK_RATES:-"2000000 4000000 6000000 8000000 9000000 10000000 12000000"}
 
 if [ -z "${BIN:-}" ]; then
     "$top/scripts/build.sh" release >/dev/null
@@ -42,6 +48,12 @@ tp=$BIN/TransportPerf
 series=("$@")
 [ ${#series[@]} -gt 0 ] || series=(socket pack shmem)
 mkdir -p "$out"
+case " ${series[*]} " in
+*" tls "* | *" tlspack "*)
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout "$out/tls.key" -out "$out/tls.pem" \
+        -days 2 -subj /CN=localhost -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" \
+        2>/dev/null ;;
+esac
 
 free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
@@ -76,6 +88,12 @@ run_once() {
     case $kind in
     socket) ;;
     pack) sargs+=(-pack 50) ;;
+    tls | tlspack)
+        sargs+=(-connType encrypted -keyfile "$out/tls.key" -cert "$out/tls.pem")
+        cargs+=(-connType encrypted -encryptedConnType socket -castore "$out/tls.pem"
+                -h localhost)
+        [ "$kind" = tlspack ] && sargs+=(-pack 50)
+        ;;
     shmem)
         sargs+=(-connType shmem -outputBufs 9000 -maxFragmentSize 256 -threads 0)
         cargs+=(-connType shmem -threads 1)
@@ -136,6 +154,8 @@ for kind in "${series[@]}"; do
     socket) rates=$socket_rates ;;
     pack) rates=$pack_rates ;;
     shmem) rates=$shmem_rates ;;
+    tls) rates=$tls_rates ;;
+    tlspack) rates=$tlspack_rates ;;
     *) echo "bench_transport: unknown series $kind" >&2; exit 2 ;;
     esac
     echo "== $kind ($tp, $secs s per run, best of $repeat)"
