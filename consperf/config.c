@@ -14,7 +14,7 @@ static const opt_name conn_types[] = {
     {"webSocket", 0, "WebSocket transport"},
     {"WebSocket", 0, "WebSocket transport"},
     {"http", 0, "HTTP tunnelling"},
-    {"encrypted", 0, "TLS encryption"},
+    {"encrypted", RUN_CONN_ENCRYPTED, NULL},
     {NULL, 0, NULL},
 };
 
@@ -110,9 +110,7 @@ const opt_def cons_options[] = {
     OPT_REFUSED_("-calcRWFJSONConversionLatency", false, "WebSocket RWF/JSON conversion"),
     OPT_REFUSED_("-addConversionOverhead", false, "WebSocket RWF/JSON conversion"),
     OPT_REFUSED_("-jsonAllocatorSize", true, "WebSocket RWF/JSON conversion"),
-    OPT_REFUSED_("-encryptedConnType", true, "TLS encryption"),
-    OPT_REFUSED_("-castore", true, "TLS encryption"),
-    OPT_REFUSED_("-spTLSv1.2", false, "TLS encryption"),
+    RUN_TLS_CLIENT_OPTIONS(C, tls),
     OPT_END_,
 };
 
@@ -125,6 +123,7 @@ void cons_config_defaults(cons_config *cfg)
     cfg->output_bufs = 5000;
     cfg->input_bufs = 15;
     cfg->tcp_nodelay = true;
+    run_tls_defaults(&cfg->tls);
     strcpy(cfg->service_name, "DIRECT_FEED");
     cfg->steady_state_time = 300;
     cfg->tick_rate = 1000;
@@ -145,6 +144,8 @@ int cons_config_threads(const cons_config *cfg)
 
 int cons_config_check(const cons_config *c)
 {
+    if (run_tls_check(&c->tls, c->conn_type, false) < 0)
+        return -1;
     if (c->request_rate < c->tick_rate)
         return err_set("Config Error: -requestRate %d is less than -tickRate %d.", c->request_rate,
                        c->tick_rate);
@@ -204,7 +205,8 @@ void cons_config_print(const cons_config *c, const out_extra *extra, out_report 
     out_printf(r, "--- TEST INPUTS ---\n\n");
     out_input(r, w, "Steady State Time", "%d", c->steady_state_time);
     out_input(r, w, "Delay Steady State Time", "%d", c->delay_steady_state_calc);
-    out_input(r, w, "Connection Type", "socket");
+    out_input(r, w, "Connection Type", "%s",
+              c->conn_type == RUN_CONN_ENCRYPTED ? "encrypted" : "socket");
     out_input(r, w, "Hostname", "%s", c->host);
     out_input(r, w, "Port", "%s", c->port);
     /* Warm standby is not built: the original's lines for "not configured". */
@@ -243,10 +245,10 @@ void cons_config_print(const cons_config *c, const out_extra *extra, out_report 
     out_input(r, w, "Latency Log File", "%s", c->latency_file[0] ? c->latency_file : "(none)");
     out_input(r, w, "Latency Show JSON Conv", "No");
     out_input(r, w, "Tick Rate", "%d", c->tick_rate);
-    /* Reactor, TLS, WebSocket and tunnels are not built: the original's "off" values. */
+    /* Reactor, WebSocket and tunnels are not built: the original's "off" values. */
     out_input(r, w, "Reactor/Watchlist Usage", "None");
-    out_input(r, w, "CA store location", "%s", "");
-    out_input(r, w, "TLS Protocol flags", "0");
+    out_input(r, w, "CA store location", "%s", c->tls.castore);
+    out_input(r, w, "TLS Protocol flags", "%d", run_tls_protocol_flags(&c->tls));
     out_input(r, w, "WS Protocol List", "%s", "");
     out_input(r, w, "Tunnel Enabled", "No");
     out_input(r, w, "Tunnel Authentication", "No");

@@ -3,7 +3,7 @@
  * (tools.md §1.1), parsed from the command line, and the TEST INPUTS block exactly as ConsPerf
  * 3.6.5 prints it.
  *
- * Options of the VA Reactor, watchlist, tunnel streams, warm standby, WebSocket/JSON and TLS are
+ * Options of the VA Reactor, watchlist, tunnel streams, warm standby and WebSocket/JSON are
  * recognised and refused (exit status 2) with a message saying they are not available in this
  * build. Their TEST INPUTS lines are still printed, with the values the original prints when
  * they are off, so that parsers of the original's summary find every line.
@@ -13,6 +13,7 @@
 
 #include "opt.h"
 #include "out.h"
+#include "run_tls.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -31,7 +32,8 @@ typedef struct cons_config {
     char host[CONS_NAME_LEN];           /* -h, "localhost" */
     char port[64];                      /* -p, "14002" (a number or a service name) */
     char interface_name[CONS_NAME_LEN]; /* -if / -i, "" = any */
-    int conn_type;                      /* -connType: 0 = socket (the only one built) */
+    int conn_type;                      /* -connType: 0 = socket, 1 = encrypted (TLS) */
+    run_tls tls;                        /* -encryptedConnType, -castore, -spTLSv1.2 */
     int compression_type;               /* -compressionType: 0 none, 1 zlib, 2 lz4 */
     opt_threads threads;                /* -threads: one connection per entry */
     int output_bufs;                    /* -outputBufs, guaranteed output buffers, 5000 */

@@ -123,7 +123,11 @@ typedef struct cons_thread {
     _Atomic uint64_t first_gen_recv_ns; /* first generic message received */
     _Atomic int done;                   /* the worker returned */
     run_fail fail;                      /* why the worker failed */
-    _Atomic uint64_t decode_sum;        /* the running sum of decoded values (cons_stamps.sum) */
+    /* Written by the worker, read by the main thread after joining it. */
+    char conn_error[512]; /* the last failed connection attempt's reason, "" if none */
+    char tls_version[16]; /* of the encrypted connection ("" when not encrypted) */
+    char tls_cipher[64];
+    _Atomic uint64_t decode_sum; /* the running sum of decoded values (cons_stamps.sum) */
 } cons_thread;
 
 /* The worker thread's entry point; arg is its cons_thread. Runs until sig_stop_requested(),

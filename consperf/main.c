@@ -78,15 +78,18 @@ static run_end main_loop(cons_collector *col, cons_run *run)
     return RUN_STOPPED;
 }
 
-/* The error text of a thread that lacks images when the run ends for want of them. */
-static void note_missing_images(cons_result *r, cons_stats *thread, const char *why)
+/* The error text of a thread that lacks images when the run ends for want of them, with the
+ * reason its last connection attempt failed (a certificate the check refused, ...). */
+static void note_missing_images(cons_result *r, cons_stats *thread, const cons_run *run,
+                                const char *why)
 {
     for (int i = 0; i < r->thread_count; i++) {
         cons_stats *s = &thread[i];
         if (s->error[0] || s->image_end_ns || s->item_count == 0)
             continue;
-        snprintf(s->error, sizeof(s->error), "%s (%" PRIu64 " of %d images received).", why,
-                 s->refreshes, s->item_count);
+        const char *conn = i < run->thread_count ? run->threads[i].conn_error : "";
+        snprintf(s->error, sizeof(s->error), "%.128s (%" PRIu64 " of %d images received)%s%.300s%s",
+                 why, s->refreshes, s->item_count, conn[0] ? ": " : ".", conn, conn[0] ? "." : "");
     }
     if (r->thread_count == 1)
         memcpy(r->total.error, thread[0].error, sizeof(r->total.error));
@@ -112,11 +115,11 @@ static int write_summary(cons_collector *col, cons_run *run, FILE *summary, run_
     } else if (why == RUN_IMAGES_LATE) {
         snprintf(why_text, sizeof(why_text), "Failed to receive all images within %d seconds",
                  cfg->steady_state_time);
-        note_missing_images(&result, thread, why_text);
+        note_missing_images(&result, thread, run, why_text);
     } else if (why == RUN_STOPPED && !images && sig_caught()) {
         snprintf(why_text, sizeof(why_text), "Stopped by %s before all images were received",
                  sig_caught() == SIGINT ? "SIGINT" : "SIGTERM");
-        note_missing_images(&result, thread, why_text);
+        note_missing_images(&result, thread, run, why_text);
     }
 
     out_report rep;
@@ -125,8 +128,19 @@ static int write_summary(cons_collector *col, cons_run *run, FILE *summary, run_
     if (out_report_flush(&rep) < 0)
         fprintf(stderr, "Error: writing the summary: %s\n", err_msg());
 
-    run_json_summary(cfg->summary_file,
-                     cons_report_json(cfg, &result, NULL, (int)getpid(), time(NULL)));
+    json_object *doc = cons_report_json(cfg, &result, NULL, (int)getpid(), time(NULL));
+    json_object *results = NULL;
+    if (doc && json_object_object_get_ex(doc, "results", &results)) {
+        run_tls_seen seen;
+        run_tls_seen_init(&seen);
+        for (int i = 0; i < run->thread_count; i++)
+            run_tls_seen_add(&seen, run->threads[i].tls_version, run->threads[i].tls_cipher);
+        json_object *tls = run_tls_seen_json(&seen);
+        if (tls)
+            out_json_add(results, "tls", tls);
+        pthread_mutex_destroy(&seen.lock);
+    }
+    run_json_summary(cfg->summary_file, doc);
     free(thread);
     return failed || why == RUN_IMAGES_LATE ? RUN_EXIT_FAILED : RUN_EXIT_OK;
 }

@@ -357,8 +357,10 @@ static void nap(cons_worker *w, int ms)
     }
 }
 
-/* Connects, retrying every second until the provider answers or a stop is requested.
- * Returns 0 with w->ch active, or -1 (stopped; not an error of the test). */
+/* Connects, retrying every second until the provider answers or a stop is requested; a
+ * failure is printed when it differs from the previous attempt's (an unusable certificate is
+ * named once, not every second) and kept for the summary. Returns 0 with w->ch active, or -1
+ * (stopped; not an error of the test). */
 static int connect_channel(cons_worker *w)
 {
     const cons_config *cfg = w->cfg;
@@ -374,6 +376,8 @@ static int connect_channel(cons_worker *w)
     o.rcvbuf = cfg->recv_buf_size;
     o.tcp_nodelay = cfg->tcp_nodelay;
     o.compression = (tp_comp)cfg->compression_type;
+    run_tls_opts(&cfg->tls, cfg->conn_type, &o);
+    run_conn_errors errs = {0};
     while (!sig_stop_requested()) {
         printf("\nAttempting to connect to server %s:%s...\n", cfg->host, cfg->port);
         fflush(stdout);
@@ -385,6 +389,11 @@ static int connect_channel(cons_worker *w)
             rc = tp_init(ch);
             if (rc == TP_ACTIVE) {
                 w->ch = ch;
+                tp_info in;
+                if (tp_get_info(ch, &in) == 0) {
+                    snprintf(w->t->tls_version, sizeof(w->t->tls_version), "%s", in.tls_version);
+                    snprintf(w->t->tls_cipher, sizeof(w->t->tls_cipher), "%s", in.tls_cipher);
+                }
                 return 0;
             }
             if (rc < 0)
@@ -393,8 +402,10 @@ static int connect_channel(cons_worker *w)
             poll(&p, 1, 100);
             latbuf_poll(&w->t->lat);
         }
-        if (rc < 0)
-            printf("Connection failed: %s\n", err_msg());
+        if (rc < 0) {
+            snprintf(w->t->conn_error, sizeof(w->t->conn_error), "%s", err_msg());
+            run_conn_error(&errs, "Connection failed: %s\n", err_msg());
+        }
         tp_close(ch);
         nap(w, 1000);
     }

@@ -1,0 +1,117 @@
+/* Encrypted connections as every tool offers them (see run_tls.h). */
+#include "run_tls.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "err.h"
+#include "out.h"
+
+const opt_name run_tls_protocols[] = {
+    {"socket", TP_CONN_SOCKET, NULL},
+    {"websocket", TP_CONN_WEBSOCKET, "WebSocket transport"},
+    {"webSocket", TP_CONN_WEBSOCKET, "WebSocket transport"},
+    {"WebSocket", TP_CONN_WEBSOCKET, "WebSocket transport"},
+    {"http", 0, "HTTP tunnelling"},
+    {NULL, 0, NULL},
+};
+
+void run_tls_defaults(run_tls *t)
+{
+    memset(t, 0, sizeof(*t));
+    t->encrypted_protocol = TP_CONN_SOCKET;
+}
+
+void run_tls_opts(const run_tls *t, int conn_type, tp_opts *o)
+{
+    if (conn_type != RUN_CONN_ENCRYPTED)
+        return;
+    o->conn_type = TP_CONN_ENCRYPTED;
+    o->encrypted_protocol = (tp_conn_type)t->encrypted_protocol;
+    o->tls_ca_store = t->castore;
+    o->tls_key_file = t->keyfile;
+    o->tls_cert_file = t->cert;
+    o->tls_ciphers = t->cipher;
+    o->tls_protocols = (uint8_t)(t->sp_tls12 ? TP_TLS_V1_2 : 0);
+}
+
+int run_tls_check(const run_tls *t, int conn_type, bool server)
+{
+    if (conn_type != RUN_CONN_ENCRYPTED)
+        return 0;
+    if (!server && t->encrypted_protocol != TP_CONN_SOCKET)
+        return err_set("Config Error: -encryptedConnType websocket is not available in this "
+                       "build (WebSocket transport).");
+    tp_opts o;
+    tp_opts_init(&o);
+    run_tls_opts(t, conn_type, &o);
+    if (tp_tls_check(&o, server) < 0)
+        return err_push("Config Error");
+    return 0;
+}
+
+int run_tls_protocol_flags(const run_tls *t)
+{
+    return t->sp_tls12 ? TP_TLS_V1_2 : 0;
+}
+
+void run_tls_seen_init(run_tls_seen *s)
+{
+    memset(s, 0, sizeof(*s));
+    pthread_mutex_init(&s->lock, NULL);
+}
+
+void run_tls_seen_add(run_tls_seen *s, const char *version, const char *cipher)
+{
+    if (!version[0])
+        return;
+    pthread_mutex_lock(&s->lock);
+    int i = 0;
+    while (i < s->n &&
+           (strcmp(s->v[i].version, version) != 0 || strcmp(s->v[i].cipher, cipher) != 0))
+        i++;
+    if (i == s->n && s->n < RUN_TLS_SEEN_MAX) {
+        snprintf(s->v[i].version, sizeof(s->v[i].version), "%s", version);
+        snprintf(s->v[i].cipher, sizeof(s->v[i].cipher), "%s", cipher);
+        s->n++;
+    }
+    if (i < s->n)
+        s->v[i].connections++;
+    pthread_mutex_unlock(&s->lock);
+}
+
+void run_tls_seen_note(run_tls_seen *s, tp_channel *ch)
+{
+    tp_info in;
+    if (tp_get_info(ch, &in) == 0)
+        run_tls_seen_add(s, in.tls_version, in.tls_cipher);
+}
+
+json_object *run_tls_seen_json(run_tls_seen *s)
+{
+    pthread_mutex_lock(&s->lock);
+    json_object *a = NULL;
+    if (s->n > 0)
+        a = json_object_new_array();
+    for (int i = 0; a && i < s->n; i++) {
+        json_object *o = json_object_new_object();
+        out_json_add(o, "version", json_object_new_string(s->v[i].version));
+        out_json_add(o, "cipher", json_object_new_string(s->v[i].cipher));
+        out_json_add(o, "connections", json_object_new_int((int)s->v[i].connections));
+        json_object_array_add(a, o);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return a;
+}
+
+bool run_conn_error(run_conn_errors *e, const char *fmt, const char *text)
+{
+    if (strcmp(e->last, text) == 0) {
+        e->repeats++;
+        return false;
+    }
+    snprintf(e->last, sizeof(e->last), "%s", text);
+    e->repeats = 0;
+    printf(fmt, text);
+    return true;
+}

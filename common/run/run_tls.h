@@ -1,0 +1,122 @@
+/*
+ * run_tls: encrypted connections (-connType encrypted) as every tool offers them, once:
+ *
+ *  - the options of the ETA tools: a client's -encryptedConnType (socket | websocket; websocket
+ *    is refused until this build has WebSocket connections), -castore and -spTLSv1.2; a
+ *    server's -keyfile, -cert and -cipher (option-table entries a tool puts in its table with
+ *    RUN_TLS_CLIENT_OPTIONS / RUN_TLS_SERVER_OPTIONS);
+ *  - the check at start that refuses unusable settings (a missing or unreadable key,
+ *    certificate or CA store, a key that does not match its certificate, a cipher list that
+ *    names nothing) with a clear message, before anything connects;
+ *  - the transport settings (tp_opts) they make;
+ *  - the TLS versions and cipher suites the connections negotiated, for the JSON summary;
+ *  - the client's failure lines: one per distinct error, however often a retry meets it.
+ */
+#ifndef RWFPERF_RUN_TLS_H
+#define RWFPERF_RUN_TLS_H
+
+#include <json-c/json.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "opt.h"
+#include "tp.h"
+
+#define RUN_TLS_PATH 512
+
+/* The -connType value of an encrypted connection (the ETA value). */
+#define RUN_CONN_ENCRYPTED 1
+
+typedef struct run_tls {
+    int encrypted_protocol;     /* -encryptedConnType: 0 socket (RIPC inside TLS) */
+    char castore[RUN_TLS_PATH]; /* -castore: the client's CA file; "" = system default */
+    bool sp_tls12;              /* -spTLSv1.2: TLS 1.2 only (protocol flags 4) */
+    char keyfile[RUN_TLS_PATH]; /* -keyfile: the server's PEM key */
+    char cert[RUN_TLS_PATH];    /* -cert: the server's PEM certificate (chain) */
+    char cipher[RUN_TLS_PATH];  /* -cipher: the server's TLS 1.2 cipher list, "" = default */
+} run_tls;
+
+/* Words of -encryptedConnType. */
+extern const opt_name run_tls_protocols[];
+
+/* The client's options; T is the tool's configuration type and f its run_tls member. */
+#define RUN_TLS_CLIENT_OPTIONS(T, f)                                                               \
+    OPT_ENUM_("-encryptedConnType", T, f.encrypted_protocol, run_tls_protocols, "<type>",          \
+              "What runs inside an encrypted connection: socket (websocket is not available in "   \
+              "this build)"),                                                                      \
+        OPT_STR_("-castore", T, f.castore, "<file>",                                               \
+                 "CA certificates (PEM) the server's certificate must chain to; default: the "     \
+                 "system's store"),                                                                \
+        OPT_FLAG_("-spTLSv1.2", T, f.sp_tls12, "Encrypted connections use TLS 1.2 only")
+
+/* The server's options. */
+#define RUN_TLS_SERVER_OPTIONS(T, f)                                                               \
+    OPT_STR_("-keyfile", T, f.keyfile, "<file>", "Private key (PEM) of an encrypted server"),      \
+        OPT_STR_("-cert", T, f.cert, "<file>",                                                     \
+                 "Certificate (PEM, the chain after it) of an encrypted server"),                  \
+        OPT_STR_("-cipher", T, f.cipher, "<list>",                                                 \
+                 "TLS 1.2 cipher suites of an encrypted server (OpenSSL list); default: the "      \
+                 "DHE/ECDHE-RSA AES-GCM and SHA-2 suites")
+
+/* Fills t with the defaults (everything off or empty). */
+void run_tls_defaults(run_tls *t);
+
+/*
+ * The check at start for a tool whose -connType is conn_type: nothing unless it is encrypted;
+ * then -encryptedConnType websocket is refused, and the files and cipher list are loaded as
+ * the transport will load them (server: key, certificate, their match, cipher list; client:
+ * the CA store). Returns 0, or -1 with err_msg() holding the message ("Config Error: ...").
+ */
+int run_tls_check(const run_tls *t, int conn_type, bool server);
+
+/* Sets the connection type and TLS settings of o from conn_type and t (o's strings then point
+ * into t). */
+void run_tls_opts(const run_tls *t, int conn_type, tp_opts *o);
+
+/* The TLS protocol flags the ETA tools print in TEST INPUTS ("TLS Protocol flags"): 4 with
+ * -spTLSv1.2, else 0 (the library's default). */
+int run_tls_protocol_flags(const run_tls *t);
+
+/* ---- what the connections negotiated ---------------------------------------------------- */
+
+#define RUN_TLS_SEEN_MAX 8
+
+/* Distinct (version, cipher) pairs and how many connections had each; filled by workers and
+ * read by the main thread (under its lock, not on a hot path). */
+typedef struct run_tls_seen {
+    pthread_mutex_t lock;
+    int n;
+    struct {
+        char version[16];
+        char cipher[64];
+        unsigned connections;
+    } v[RUN_TLS_SEEN_MAX];
+} run_tls_seen;
+
+void run_tls_seen_init(run_tls_seen *s);
+
+/* Notes the TLS version and cipher of a channel that became active (nothing when it has
+ * none). */
+void run_tls_seen_note(run_tls_seen *s, tp_channel *ch);
+
+/* Counts one connection that negotiated version and cipher (nothing when version is ""). */
+void run_tls_seen_add(run_tls_seen *s, const char *version, const char *cipher);
+
+/* The pairs as a JSON array of {"version", "cipher", "connections"}, or NULL when no
+ * encrypted connection was seen. */
+json_object *run_tls_seen_json(run_tls_seen *s);
+
+/* ---- a client's failure lines ----------------------------------------------------------- */
+
+/* The last failure text a client printed. */
+typedef struct run_conn_errors {
+    char last[1024];
+    unsigned repeats; /* attempts since it was printed that failed the same way */
+} run_conn_errors;
+
+/* Prints (to stdout, with fmt around the text, "%s" in it) the failure of a connection attempt
+ * when it differs from the previous one; counts it otherwise. Returns true when printed. */
+bool run_conn_error(run_conn_errors *e, const char *fmt, const char *text);
+
+#endif
