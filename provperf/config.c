@@ -10,7 +10,7 @@
 
 static const opt_name conn_types[] = {
     {"socket", 0, NULL},
-    {"encrypted", 0, "TLS encryption"},
+    {"encrypted", RUN_CONN_ENCRYPTED, NULL},
     {NULL, 0, NULL},
 };
 
@@ -87,9 +87,7 @@ const opt_def prov_options[] = {
     OPT_REFUSED_("-tunnelStreamOutputBufs", true, "tunnel streams"),
     OPT_REFUSED_("-tunnelStreamBuffersUsed", false, "tunnel streams"),
     OPT_REFUSED_("-pl", true, "WebSocket transport"),
-    OPT_REFUSED_("-keyfile", true, "TLS encryption"),
-    OPT_REFUSED_("-cert", true, "TLS encryption"),
-    OPT_REFUSED_("-cipher", true, "TLS encryption"),
+    RUN_TLS_SERVER_OPTIONS(C, tls),
     OPT_END_,
 };
 
@@ -102,6 +100,7 @@ void prov_config_defaults(prov_config *cfg)
     cfg->max_output_bufs = 5000;
     cfg->max_fragment_size = 6144;
     cfg->tcp_nodelay = true;
+    run_tls_defaults(&cfg->tls);
     cfg->sched_stamp = true;
     cfg->run_time = 360;
     cfg->tick_rate = 1000;
@@ -138,6 +137,8 @@ int prov_config_latency_genmsg_rate(const prov_config *cfg)
 
 int prov_config_check(const prov_config *c)
 {
+    if (run_tls_check(&c->tls, c->conn_type, true) < 0)
+        return -1;
     if (opt_check_latency_rate("-latencyUpdateRate", c->latency_update_rate, "-updateRate",
                                c->update_rate, c->tick_rate) != 0 ||
         opt_check_latency_rate("-genericMsgLatencyRate", c->generic_msg_latency_rate,
@@ -212,9 +213,9 @@ void prov_config_print(const prov_config *c, const out_extra *extra, out_report 
     out_input(r, w, "Write Stats Interval", "%d", c->write_stats_interval);
     out_input(r, w, "Display Stats", "%s", yes_no(c->display_stats));
     /* TLS, WebSocket and tunnels are not built: the original's "off" values. */
-    out_input(r, w, "Private Key", "%s", "");
-    out_input(r, w, "Server Cert", "%s", "");
-    out_input(r, w, "Cipher", "%s", "");
+    out_input(r, w, "Private Key", "%s", c->tls.keyfile);
+    out_input(r, w, "Server Cert", "%s", c->tls.cert);
+    out_input(r, w, "Cipher", "%s", c->tls.cipher);
     out_input(r, w, "WS Protocol List", "%s", "");
     out_input(r, w, "Output Tunnel Buffers", "15000");
     out_input(r, w, "Print Usage Tunnel Bufs", "No");

@@ -3,7 +3,7 @@
  * (tools.md §1.2), parsed from the command line, and the TEST INPUTS block exactly as ProvPerf
  * 3.6.5 prints it, tab-indented "Connection Type" line included.
  *
- * Options of the VA Reactor, tunnel streams, WebSocket and TLS are recognised and refused (exit
+ * Options of the VA Reactor, tunnel streams and WebSocket are recognised and refused (exit
  * status 2) with a message saying they are not available in this build; their TEST INPUTS lines
  * are printed with the values the original prints when they are off.
  */
@@ -11,6 +11,7 @@
 #define RWFPERF_PROV_CONFIG_H
 
 #include "opt.h"
+#include "run_tls.h"
 #include "out.h"
 
 #include <stdbool.h>
@@ -30,7 +31,8 @@ typedef struct prov_config {
     /* Server */
     char port[64];                      /* -p, "14002" */
     char interface_name[PROV_NAME_LEN]; /* -if, "" = any */
-    int conn_type;                      /* -connType: 0 = socket (the only one built) */
+    int conn_type;                      /* -connType: 0 = socket, 1 = encrypted (TLS) */
+    run_tls tls;                        /* -keyfile, -cert, -cipher */
     opt_threads threads;                /* -threads: provider threads */
     int output_bufs;                    /* -outputBufs, guaranteed per channel, 5000 */
     int max_output_bufs;                /* -maxOutputBufs, 5000 */

@@ -80,6 +80,7 @@ static int bind_server(prov_app *a)
     o.rcvbuf = cfg->recv_buf_size;
     o.compression = (tp_comp)cfg->compression_type;
     o.compression_level = (uint8_t)cfg->compression_level;
+    run_tls_opts(&cfg->tls, cfg->conn_type, &o);
     if (tp_bind(&o, &a->srv) != 0)
         return err_push("rsslBind() failed");
     printf("Server %d bound to port %u.\n\n", tp_server_fd(a->srv), tp_server_port(a->srv));
@@ -112,6 +113,7 @@ int main(int argc, char **argv)
     if (rc != OPT_CONTINUE)
         return rc;
     run_fail_init(&app.fail);
+    run_tls_seen_init(&app.tls_seen);
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (sig_install() != 0) {
         fprintf(stderr, "Error: %s\n", err_msg());
@@ -172,8 +174,13 @@ int main(int argc, char **argv)
         out_printf(&rep, "ERROR: TEST FAILED: %s\n", run_fail_text(&app.fail));
     out_report_flush(&rep);
     fclose(summary);
-    run_json_summary(app.cfg.summary_file,
-                     prov_report_json(&app.cfg, &result, NULL, (int)getpid(), time(NULL)));
+    json_object *doc = prov_report_json(&app.cfg, &result, NULL, (int)getpid(), time(NULL));
+    json_object *results = NULL, *tls = run_tls_seen_json(&app.tls_seen);
+    if (tls && doc && json_object_object_get_ex(doc, "results", &results))
+        out_json_add(results, "tls", tls);
+    else if (tls)
+        json_object_put(tls);
+    run_json_summary(app.cfg.summary_file, doc);
     printf("Exiting.\n");
 
     prov_collect_free(&col);

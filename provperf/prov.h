@@ -66,6 +66,7 @@ struct prov_app {
 
     /* An error that ends the run (a thread's): exit status 1. */
     run_fail fail;
+    run_tls_seen tls_seen; /* TLS versions and ciphers of the encrypted channels */
 };
 
 /* Starts thread th. Returns 0, or -1 with err_msg() set. */

@@ -156,6 +156,7 @@ static int activate(prov_thread *th, pv_sess *s)
     }
     pv_content_print_sizes(app->content, stdout);
     fflush(stdout);
+    run_tls_seen_note(&app->tls_seen, s->ch);
     if (pv_items_init(&s->items, 1024) != 0)
         return -1;
     pv_out_init(&s->out, s->ch, (uint32_t)cfg->max_pack_count, (uint32_t)cfg->pack_buf_size,
@@ -173,6 +174,8 @@ static void on_handshake(prov_thread *th, pv_sess *s)
             return;
         }
         set_events(th, s, EPOLLIN);
+        /* what arrived with the end of the handshake (inside TLS) has no readiness event */
+        s->more_input = tp_read_ready(s->ch);
     } else if (rc < 0) {
         close_session(th, s, err_msg());
     } else {
@@ -255,6 +258,11 @@ static void tick_bursts(prov_thread *th)
     for (int i = 0; i < th->n_sess;) {
         pv_sess *s = th->sess[i];
         if (!s->active_ns) {
+            /* a handshake that stalls makes no event: its time limit is checked here */
+            if (tp_tick(s->ch, (uint64_t)now) < 0) {
+                close_session(th, s, err_msg());
+                continue;
+            }
             i++;
             continue;
         }
