@@ -111,6 +111,7 @@ const opt_def cons_options[] = {
     OPT_REFUSED_("-addConversionOverhead", false, "WebSocket RWF/JSON conversion"),
     OPT_REFUSED_("-jsonAllocatorSize", true, "WebSocket RWF/JSON conversion"),
     RUN_TLS_CLIENT_OPTIONS(C, tls),
+    RUN_TLS_SP12_OPTION(C, tls),
     OPT_END_,
 };
 

@@ -11,7 +11,7 @@
 static const opt_name conn_types[] = {
     {"socket", 0, NULL},
     {"reliableMCast", 0, "reliable multicast"},
-    {"encrypted", 0, "TLS encryption"},
+    {"encrypted", RUN_CONN_ENCRYPTED, NULL},
     {NULL, 0, NULL},
 };
 
@@ -81,8 +81,7 @@ const opt_def niprov_options[] = {
     OPT_REFUSED_("-u", true, "reliable multicast"),
     OPT_REFUSED_("-mcastStats", false, "reliable multicast"),
     OPT_REFUSED_("-takeMCastStats", false, "reliable multicast"),
-    OPT_REFUSED_("-encryptedConnType", true, "TLS encryption"),
-    OPT_REFUSED_("-castore", true, "TLS encryption"),
+    RUN_TLS_CLIENT_OPTIONS(C, tls),
     OPT_REFUSED_("-reactor", false, "VA Reactor"),
     OPT_REFUSED_("-workerThreads", true, "VA Reactor"),
     OPT_END_,
@@ -96,6 +95,7 @@ void niprov_config_defaults(niprov_config *cfg)
     cfg->threads.count = 1;
     cfg->output_bufs = 5000;
     cfg->tcp_nodelay = true;
+    run_tls_defaults(&cfg->tls);
     cfg->sched_stamp = true;
     cfg->run_time = 360;
     cfg->tick_rate = 1000;
@@ -127,6 +127,8 @@ int niprov_config_latency_update_rate(const niprov_config *cfg)
 
 int niprov_config_check(const niprov_config *c)
 {
+    if (run_tls_check(&c->tls, c->conn_type, false) < 0)
+        return -1;
     int threads = niprov_config_threads(c);
     if (c->common_item_count > c->item_count / threads)
         return err_set("Config Error: -commonItemCount %d is greater than the items per "
@@ -176,7 +178,8 @@ void niprov_config_print(const niprov_config *c, const out_extra *extra, out_rep
     const int w = NIPROV_LABEL_WIDTH;
     out_printf(r, "--- TEST INPUTS ---\n\n");
     out_input(r, w, "Run Time", "%d sec", c->run_time);
-    out_input(r, w, "Connection Type", "socket");
+    out_input(r, w, "Connection Type", "%s",
+              c->conn_type == RUN_CONN_ENCRYPTED ? "encrypted" : "socket");
     out_input(r, w, "Hostname", "%s", c->host);
     out_input(r, w, "Port", "%s", c->port);
     out_input(r, w, "Thread List", "%s", opt_threads_text(&c->threads, "(non)"));

@@ -4,7 +4,7 @@
  * NIProvPerf 3.6.5 prints it: labels right-justified to 22 characters, then, after a blank
  * line, four more lines justified to 21.
  *
- * Options of reliable multicast, TLS and the VA Reactor are recognised and refused (exit status
+ * Options of reliable multicast and the VA Reactor are recognised and refused (exit status
  * 2) with a message saying they are not available in this build. -compressionType, which the
  * original NIProvPerf lacks, is accepted as in every tool.
  */
@@ -12,6 +12,7 @@
 #define RWFPERF_NIPROV_CONFIG_H
 
 #include "opt.h"
+#include "run_tls.h"
 #include "out.h"
 
 #include <stdbool.h>
@@ -34,7 +35,8 @@ typedef struct niprov_config {
     char host[NIPROV_NAME_LEN];           /* -h, "localhost" */
     char port[64];                        /* -p, "14003" */
     char interface_name[NIPROV_NAME_LEN]; /* -if, "" = any */
-    int conn_type;                        /* -connType: 0 = socket (the only one built) */
+    int conn_type;                        /* -connType: 0 = socket, 1 = encrypted (TLS) */
+    run_tls tls;                          /* -encryptedConnType, -castore */
     int compression_type;                 /* -compressionType: 0 none, 1 zlib, 2 lz4 */
     opt_threads threads;                  /* -threads: one connection per entry */
     int output_bufs;                      /* -outputBufs, 5000 */

@@ -85,6 +85,7 @@ int main(int argc, char **argv)
         return rc;
     const niprov_config *cfg = &app.cfg;
     run_fail_init(&app.fail);
+    run_tls_seen_init(&app.tls_seen);
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (sig_install() != 0) {
         fprintf(stderr, "Error: %s\n", err_msg());
@@ -127,8 +128,13 @@ int main(int argc, char **argv)
     niprov_report_summary(&rep, cfg, &result);
     out_report_flush(&rep);
     fclose(summary);
-    run_json_summary(cfg->summary_file,
-                     niprov_report_json(cfg, &result, NULL, (int)getpid(), time(NULL)));
+    json_object *doc = niprov_report_json(cfg, &result, NULL, (int)getpid(), time(NULL));
+    json_object *results = NULL, *tls = run_tls_seen_json(&app.tls_seen);
+    if (tls && doc && json_object_object_get_ex(doc, "results", &results))
+        out_json_add(results, "tls", tls);
+    else if (tls)
+        json_object_put(tls);
+    run_json_summary(cfg->summary_file, doc);
     printf("Exiting.\n");
 
     niprov_collect_free(&app);

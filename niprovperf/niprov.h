@@ -64,6 +64,7 @@ struct niprov_app {
     pv_counts *sum;           /* each thread's counts so far */
     niprov_stats *totals;     /* each thread's figures for the summary */
     uint64_t refreshes_total; /* images sent by every thread so far */
+    run_tls_seen tls_seen;    /* TLS versions and ciphers of the encrypted connections */
 };
 
 /* Prepares thread i. Returns 0, or -1 with err_msg() set. */

@@ -53,6 +53,8 @@ static bool connect_loop(niprov_thread *th)
     o.sndbuf = cfg->send_buf_size;
     o.rcvbuf = cfg->recv_buf_size;
     o.compression = (tp_comp)cfg->compression_type;
+    run_tls_opts(&cfg->tls, cfg->conn_type, &o);
+    run_conn_errors errs = {0};
     while (!sig_stop_requested()) {
         printf("\nAttempting unified connect to server %s:%s...\n", cfg->host, cfg->port);
         fflush(stdout);
@@ -72,10 +74,13 @@ static bool connect_loop(niprov_thread *th)
         }
         if (rc == TP_ACTIVE) {
             th->sess.ch = ch;
+            run_tls_seen_note(&th->app->tls_seen, ch);
             return true;
         }
-        if (rc < 0)
+        if (rc < 0 && strcmp(errs.last, err_msg()) != 0) {
+            snprintf(errs.last, sizeof(errs.last), "%s", err_msg());
             run_channel_closed(stdout, err_msg());
+        }
         tp_close(ch);
         pause_second();
     }

@@ -88,6 +88,7 @@ const opt_def prov_options[] = {
     OPT_REFUSED_("-tunnelStreamBuffersUsed", false, "tunnel streams"),
     OPT_REFUSED_("-pl", true, "WebSocket transport"),
     RUN_TLS_SERVER_OPTIONS(C, tls),
+    RUN_TLS_CIPHER_OPTION(C, tls),
     OPT_END_,
 };
 

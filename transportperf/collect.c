@@ -95,8 +95,22 @@ void tperf_write_summary(tperf_app *R)
         printf("Error: %s\n", err_msg());
         R->status = run_worst(R->status, RUN_EXIT_FAILED);
     }
-    if (run_json_summary(R->cfg.summary_file,
-                         tperf_report_json(&R->cfg, &result, NULL, time(NULL))) != 0)
+    json_object *doc = tperf_report_json(&R->cfg, &result, NULL, time(NULL));
+    json_object *results = NULL;
+    if (doc && json_object_object_get_ex(doc, "results", &results)) {
+        run_tls_seen all;
+        run_tls_seen_init(&all);
+        for (int i = 0; i < R->n; i++)
+            for (int k = 0; k < R->w[i].tls_seen.n; k++)
+                for (unsigned c = 0; c < R->w[i].tls_seen.v[k].connections; c++)
+                    run_tls_seen_add(&all, R->w[i].tls_seen.v[k].version,
+                                     R->w[i].tls_seen.v[k].cipher);
+        json_object *tls = run_tls_seen_json(&all);
+        if (tls)
+            out_json_add(results, "tls", tls);
+        pthread_mutex_destroy(&all.lock);
+    }
+    if (run_json_summary(R->cfg.summary_file, doc) != 0)
         R->status = run_worst(R->status, RUN_EXIT_FAILED);
     free(ts);
 }

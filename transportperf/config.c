@@ -17,7 +17,7 @@ static const opt_name app_types[] = {
 static const opt_name conn_types[] = {
     {"socket", TPERF_SOCKET, NULL},          {"shmem", TPERF_SHMEM, NULL},
     {"websocket", 0, "WebSocket transport"}, {"http", 0, "HTTP tunnelling"},
-    {"encrypted", 0, "TLS encryption"},      {"reliableMCast", 0, "reliable multicast"},
+    {"encrypted", TPERF_ENCRYPTED, NULL},    {"reliableMCast", 0, "reliable multicast"},
     {"seqMCast", 0, "sequenced multicast"},  {NULL, 0, NULL},
 };
 
@@ -122,10 +122,8 @@ const opt_def tperf_options[] = {
     OPT_REFUSED_("-u", true, "multicast"),
     OPT_REFUSED_("-mcastStats", false, "multicast"),
     OPT_REFUSED_("-pl", true, "WebSocket transport"),
-    OPT_REFUSED_("-encryptedConnType", true, "TLS encryption"),
-    OPT_REFUSED_("-castore", true, "TLS encryption"),
-    OPT_REFUSED_("-keyfile", true, "TLS encryption"),
-    OPT_REFUSED_("-cert", true, "TLS encryption"),
+    RUN_TLS_CLIENT_OPTIONS(C, tls),
+    RUN_TLS_SERVER_OPTIONS(C, tls),
     OPT_END_,
 };
 
@@ -143,6 +141,7 @@ void tperf_config_defaults(tperf_config *cfg, int pid)
     cfg->max_fragment_size = 6144;
     cfg->compression_level = 5;
     cfg->tcp_nodelay = true;
+    run_tls_defaults(&cfg->tls);
     cfg->run_time = 300;
     cfg->tick_rate = 1000;
     cfg->msg_rate = 100000;
@@ -173,6 +172,9 @@ int tperf_config_pack_bytes(const tperf_config *cfg)
 
 int tperf_config_check(const tperf_config *c)
 {
+    if (run_tls_check(&c->tls, c->conn_type == TPERF_ENCRYPTED ? RUN_CONN_ENCRYPTED : 0,
+                      c->app_type == TPERF_SERVER) < 0)
+        return -1;
     if (c->conn_type == TPERF_SHMEM && c->app_type == TPERF_CLIENT && c->msg_rate != 0)
         return err_set("Config Error: a shared-memory client only reads: -msgRate must be 0 "
                        "(it is %d).",
@@ -241,7 +243,17 @@ void tperf_config_print(const tperf_config *c, const out_extra *extra, out_repor
     thread_text(c, threads, sizeof(threads));
     out_printf(r, "\n--- TEST INPUTS ---\n\n");
     out_input(r, w, "Runtime", "%d sec", c->run_time);
-    out_input(r, w, "Connection Type", "%s", c->conn_type == TPERF_SHMEM ? "shmem" : "socket");
+    out_input(r, w, "Connection Type", "%s",
+              c->conn_type == TPERF_SHMEM       ? "shmem"
+              : c->conn_type == TPERF_ENCRYPTED ? "encrypted"
+                                                : "socket");
+    if (c->conn_type == TPERF_ENCRYPTED && c->app_type == TPERF_CLIENT) {
+        out_input(r, w, "Encrypted Connection Type", "socket");
+        out_printf(r, "\t\t\t  CA Store: %s\n", c->tls.castore);
+    } else if (c->conn_type == TPERF_ENCRYPTED) {
+        out_printf(r, "\tServer Private Key: %s\n", c->tls.keyfile);
+        out_printf(r, "\tServer Certificate: %s\n", c->tls.cert);
+    }
     out_input(r, w, "Hostname", "%s", c->host);
     out_input(r, w, "Port", "%s", c->port);
     out_input(r, w, "App Type", "%s", c->app_type == TPERF_CLIENT ? "client" : "server");

@@ -10,13 +10,14 @@
  *            X_<pid> (so X_<pid><thread>_<pid>.csv); -statsFileStatic X makes it X
  *   latency  <latencyFile><thread>_<pid>.csv
  *
- * Options of WebSocket, TLS and multicast connections are recognised and refused (exit status
+ * Options of WebSocket and multicast connections are recognised and refused (exit status
  * 2) with a message saying they are not available in this build.
  */
 #ifndef RWFPERF_TPERF_CONFIG_H
 #define RWFPERF_TPERF_CONFIG_H
 
 #include "opt.h"
+#include "run_tls.h"
 #include "out.h"
 
 #include <stdbool.h>
@@ -35,7 +36,7 @@
 enum { TPERF_SERVER = 0, TPERF_CLIENT = 1 };
 
 /* -connType */
-enum { TPERF_SOCKET = 0, TPERF_SHMEM = 1 };
+enum { TPERF_SOCKET = 0, TPERF_SHMEM = 1, TPERF_ENCRYPTED = 2 };
 
 /* Each message carries an 8-byte sequence number and an 8-byte time stamp. */
 #define TPERF_MIN_MSG_SIZE 16
@@ -43,7 +44,9 @@ enum { TPERF_SOCKET = 0, TPERF_SHMEM = 1 };
 typedef struct tperf_config {
     /* Connection */
     int app_type;                        /* -appType: TPERF_SERVER (default) or TPERF_CLIENT */
-    int conn_type;                       /* -connType: TPERF_SOCKET (default) or TPERF_SHMEM */
+    int conn_type;                       /* -connType: TPERF_SOCKET (default), TPERF_SHMEM or
+                                          * TPERF_ENCRYPTED */
+    run_tls tls;                         /* -encryptedConnType, -castore, -keyfile, -cert */
     char host[TPERF_NAME_LEN];           /* -h, "localhost" (client, shmem client) */
     char port[64];                       /* -p, "14002" */
     char interface_name[TPERF_NAME_LEN]; /* -if, "" = any */

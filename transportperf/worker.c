@@ -37,6 +37,7 @@ int worker_init(tperf_worker *w, int index, const tperf_config *cfg, const lra *
     w->lra = la;
     w->cpu = cpu;
     run_fail_init(&w->fail);
+    run_tls_seen_init(&w->tls_seen);
     w->pack_bytes = tperf_config_pack_bytes(cfg);
     w->write_flags = cfg->direct_write ? TP_WRITE_DIRECT : 0;
     counter_init(&w->msgs_sent);
@@ -85,6 +86,7 @@ int worker_init(tperf_worker *w, int index, const tperf_config *cfg, const lra *
     o->rcvbuf = cfg->recv_buf_size;
     o->compression = (tp_comp)cfg->compression_type;
     o->compression_level = (uint8_t)cfg->compression_level;
+    run_tls_opts(&cfg->tls, cfg->conn_type == TPERF_ENCRYPTED ? RUN_CONN_ENCRYPTED : 0, o);
     return 0;
 }
 
@@ -147,7 +149,12 @@ static void session_close(tperf_worker *w, int i, const char *why)
 {
     tperf_session *s = w->sess[i];
     int64_t now = clk_ns();
-    run_channel_closed(stdout, why);
+    /* a client's failed attempts: each distinct reason once, however often it retries */
+    bool retrying = !s->active && why && w->cfg->app_type == TPERF_CLIENT;
+    if (!retrying || strcmp(w->errs.last, why) != 0)
+        run_channel_closed(stdout, why);
+    if (retrying)
+        snprintf(w->errs.last, sizeof(w->errs.last), "%s", why);
     if (s->active) {
         w->disconnect_ns = now;
         if (s->sent > 0)
@@ -186,6 +193,7 @@ static int session_activate(tperf_worker *w, int i)
         return -1;
     }
     run_channel_info_print(stdout, s->fd, &in);
+    run_tls_seen_add(&w->tls_seen, in.tls_version, in.tls_cipher);
     if (cfg->high_water_mark > 0)
         tp_set_high_water_mark(s->ch, (uint32_t)cfg->high_water_mark);
     if (cfg->pack > 1 && is_writer(w) && w->pack_bytes > (int64_t)in.max_fragment_size) {
@@ -245,7 +253,7 @@ static void client_connect(tperf_worker *w)
     printf("\nAttempting to connect to server %s:%s...\n", cfg->host, cfg->port);
     w->reconnect_ns = clk_ns() + CLK_NS_PER_SEC;
     if (tp_connect(&w->opts, &ch) < 0) {
-        printf("Connection failed: %s\n", err_msg());
+        run_conn_error(&w->errs, "Connection failed: %s\n", err_msg());
         return;
     }
     run_handoff_opened(&w->hand);
@@ -527,10 +535,11 @@ static void on_tick(tperf_worker *w, const tick *t, int64_t now)
             /* A tick that was due before the channel came up is not made up on it. */
             if (writer && tick_deadline(t) >= s->active_ns && send_burst(w, i, t) < 0)
                 continue;
-            if (tp_tick(s->ch, (uint64_t)now) < 0) {
-                session_fail(w, i);
-                continue;
-            }
+        }
+        /* keep-alive; a handshake that stalls makes no event, its time limit is checked here */
+        if (tp_tick(s->ch, (uint64_t)now) < 0) {
+            session_fail(w, i);
+            continue;
         }
         i++;
     }

@@ -103,6 +103,8 @@ typedef struct tperf_worker {
     run_fail fail;         /* RUN_EXIT_FAILED: wrong data, a reader too slow; RUN_EXIT_INVALID:
                               the options do not fit the channel (-pack larger than a fragment) */
     bool ever_active;      /* a connection became active */
+    run_tls_seen tls_seen; /* TLS versions and ciphers of its encrypted channels */
+    run_conn_errors errs;  /* client: the last failed attempt's reason (printed once) */
     int64_t reconnect_ns;  /* client: next connection attempt */
     int64_t pack_bytes;    /* size of a packed buffer */
     tick sched;            /* the tick schedule */

@@ -2,9 +2,10 @@
  * run_tls: encrypted connections (-connType encrypted) as every tool offers them, once:
  *
  *  - the options of the ETA tools: a client's -encryptedConnType (socket | websocket; websocket
- *    is refused until this build has WebSocket connections), -castore and -spTLSv1.2; a
- *    server's -keyfile, -cert and -cipher (option-table entries a tool puts in its table with
- *    RUN_TLS_CLIENT_OPTIONS / RUN_TLS_SERVER_OPTIONS);
+ *    is refused until this build has WebSocket connections), -castore and (ConsPerf)
+ *    -spTLSv1.2; a server's -keyfile, -cert and (ProvPerf) -cipher (option-table entries a
+ *    tool puts in its table with RUN_TLS_CLIENT_OPTIONS, RUN_TLS_SP12_OPTION,
+ *    RUN_TLS_SERVER_OPTIONS, RUN_TLS_CIPHER_OPTION);
  *  - the check at start that refuses unusable settings (a missing or unreadable key,
  *    certificate or CA store, a key that does not match its certificate, a cipher list that
  *    names nothing) with a clear message, before anything connects;
@@ -47,17 +48,23 @@ extern const opt_name run_tls_protocols[];
               "this build)"),                                                                      \
         OPT_STR_("-castore", T, f.castore, "<file>",                                               \
                  "CA certificates (PEM) the server's certificate must chain to; default: the "     \
-                 "system's store"),                                                                \
-        OPT_FLAG_("-spTLSv1.2", T, f.sp_tls12, "Encrypted connections use TLS 1.2 only")
+                 "system's store")
+
+/* -spTLSv1.2 (ConsPerf's). */
+#define RUN_TLS_SP12_OPTION(T, f)                                                                  \
+    OPT_FLAG_("-spTLSv1.2", T, f.sp_tls12, "Encrypted connections use TLS 1.2 only")
 
 /* The server's options. */
 #define RUN_TLS_SERVER_OPTIONS(T, f)                                                               \
     OPT_STR_("-keyfile", T, f.keyfile, "<file>", "Private key (PEM) of an encrypted server"),      \
         OPT_STR_("-cert", T, f.cert, "<file>",                                                     \
-                 "Certificate (PEM, the chain after it) of an encrypted server"),                  \
-        OPT_STR_("-cipher", T, f.cipher, "<list>",                                                 \
-                 "TLS 1.2 cipher suites of an encrypted server (OpenSSL list); default: the "      \
-                 "DHE/ECDHE-RSA AES-GCM and SHA-2 suites")
+                 "Certificate (PEM, the chain after it) of an encrypted server")
+
+/* -cipher (ProvPerf's). */
+#define RUN_TLS_CIPHER_OPTION(T, f)                                                                \
+    OPT_STR_("-cipher", T, f.cipher, "<list>",                                                     \
+             "TLS 1.2 cipher suites of an encrypted server (OpenSSL list); default: the "          \
+             "DHE/ECDHE-RSA AES-GCM and SHA-2 suites")
 
 /* Fills t with the defaults (everything off or empty). */
 void run_tls_defaults(run_tls *t);
