@@ -247,6 +247,29 @@ static void test_boundaries_accepted(void **state)
     }
 }
 
+/* -connType encrypted: the CA store is read at start (exit 2 when it cannot be); -spTLSv1.2 and
+ * the system's store are accepted; WebSocket inside TLS is refused with the reason. */
+static void test_tls_settings(void **state)
+{
+    (void)state;
+    run r;
+    PARSE(&r, "-connType", "encrypted", "-castore", "/nonexistent/ca.pem");
+    assert_int_equal(r.status, OPT_EXIT_INVALID);
+    assert_non_null(
+        strstr(r.err.text, "Config Error: CA store /nonexistent/ca.pem cannot be read"));
+    run_free(&r);
+    PARSE(&r, "-connType", "encrypted", "-spTLSv1.2", "-encryptedConnType", "socket");
+    assert_int_equal(r.status, OPT_CONTINUE);
+    assert_int_equal(r.cfg.conn_type, RUN_CONN_ENCRYPTED);
+    assert_true(r.cfg.tls.sp_tls12);
+    assert_int_equal(run_tls_protocol_flags(&r.cfg.tls), 4);
+    run_free(&r);
+    PARSE(&r, "-connType", "encrypted", "-encryptedConnType", "websocket");
+    assert_int_equal(r.status, OPT_EXIT_INVALID);
+    assert_non_null(strstr(r.err.text, "websocket is not available in this build"));
+    run_free(&r);
+}
+
 static void test_refused(void **state)
 {
     (void)state;
@@ -267,14 +290,11 @@ static void test_refused(void **state)
         {"-calcRWFJSONConversionLatency"},
         {"-addConversionOverhead"},
         {"-jsonAllocatorSize", "65536"},
-        {"-encryptedConnType", "socket"},
-        {"-castore", "ca.pem"},
-        {"-spTLSv1.2"},
+        {"-encryptedConnType", "websocket"},
         {"-connType", "websocket"},
         {"-connType", "webSocket"},
         {"-connType", "WebSocket"},
         {"-connType", "http"},
-        {"-connType", "encrypted"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         run r;
@@ -499,6 +519,7 @@ int main(void)
         cmocka_unit_test(test_invalid),
         cmocka_unit_test(test_boundaries_accepted),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_tls_settings),
         cmocka_unit_test(test_usage),
         cmocka_unit_test(test_histogram_log),
         cmocka_unit_test(test_inputs_match_vectors),

@@ -204,6 +204,22 @@ static void test_accepted(void **state)
     }
 }
 
+/* -connType encrypted: the CA store is read at start (exit 2 when it cannot be). */
+static void test_tls_settings(void **state)
+{
+    (void)state;
+    run r;
+    PARSE(&r, "-connType", "encrypted", "-castore", "/nonexistent/ca.pem");
+    assert_int_equal(r.status, OPT_EXIT_INVALID);
+    assert_non_null(
+        strstr(r.err.text, "Config Error: CA store /nonexistent/ca.pem cannot be read"));
+    run_free(&r);
+    PARSE(&r, "-connType", "encrypted");
+    assert_int_equal(r.status, OPT_CONTINUE);
+    assert_int_equal(r.cfg.conn_type, RUN_CONN_ENCRYPTED);
+    run_free(&r);
+}
+
 static void test_refused(void **state)
 {
     (void)state;
@@ -215,12 +231,10 @@ static void test_refused(void **state)
         {"-u", "12345"},
         {"-mcastStats"},
         {"-takeMCastStats"},
-        {"-encryptedConnType", "socket"},
-        {"-castore", "ca.pem"},
+        {"-encryptedConnType", "websocket"},
         {"-reactor"},
         {"-workerThreads", "0"},
         {"-connType", "reliableMCast"},
-        {"-connType", "encrypted"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         run r;
@@ -381,11 +395,17 @@ static void test_histogram_log(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),      cmocka_unit_test(test_every_option),
-        cmocka_unit_test(test_invalid),       cmocka_unit_test(test_accepted),
-        cmocka_unit_test(test_refused),       cmocka_unit_test(test_usage),
-        cmocka_unit_test(test_histogram_log), cmocka_unit_test(test_inputs_block),
-        cmocka_unit_test(test_json_inputs),   cmocka_unit_test(test_random_command_lines),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_every_option),
+        cmocka_unit_test(test_invalid),
+        cmocka_unit_test(test_accepted),
+        cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_tls_settings),
+        cmocka_unit_test(test_usage),
+        cmocka_unit_test(test_histogram_log),
+        cmocka_unit_test(test_inputs_block),
+        cmocka_unit_test(test_json_inputs),
+        cmocka_unit_test(test_random_command_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -224,20 +224,28 @@ static void test_boundaries_accepted(void **state)
     }
 }
 
+/* -connType encrypted needs a readable key and certificate (exit 2 at start otherwise). */
+static void test_tls_settings(void **state)
+{
+    (void)state;
+    run r;
+    PARSE(&r, "-connType", "encrypted");
+    assert_int_equal(r.status, OPT_EXIT_INVALID);
+    assert_non_null(strstr(r.err.text, "Config Error: an encrypted server needs a certificate"));
+    run_free(&r);
+    PARSE(&r, "-connType", "encrypted", "-keyfile", "/nonexistent/k.pem", "-cert",
+          "/nonexistent/c.pem", "-cipher", "ECDHE-RSA-AES128-GCM-SHA256");
+    assert_int_equal(r.status, OPT_EXIT_INVALID);
+    assert_non_null(strstr(r.err.text, "/nonexistent/c.pem cannot be read"));
+    run_free(&r);
+}
+
 static void test_refused(void **state)
 {
     (void)state;
     const char *const cases[][3] = {
-        {"-reactor"},
-        {"-workerThreads", "0"},
-        {"-maxEventsInPool", "10"},
-        {"-pl", "rssl.rwf"},
-        {"-tunnelStreamOutputBufs", "5"},
-        {"-tunnelStreamBuffersUsed"},
-        {"-keyfile", "k.pem"},
-        {"-cert", "c.pem"},
-        {"-cipher", "x"},
-        {"-connType", "encrypted"},
+        {"-reactor"},        {"-workerThreads", "0"},          {"-maxEventsInPool", "10"},
+        {"-pl", "rssl.rwf"}, {"-tunnelStreamOutputBufs", "5"}, {"-tunnelStreamBuffersUsed"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         run r;
@@ -432,6 +440,7 @@ int main(void)
         cmocka_unit_test(test_invalid),
         cmocka_unit_test(test_boundaries_accepted),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_tls_settings),
         cmocka_unit_test(test_usage),
         cmocka_unit_test(test_histogram_log),
         cmocka_unit_test(test_inputs_match_vectors),

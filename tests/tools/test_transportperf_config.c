@@ -187,6 +187,26 @@ static void test_invalid(void **state)
     }
 }
 
+/* -connType encrypted: a server needs its key and certificate, a client a readable CA store
+ * (exit 2 at start otherwise). */
+static void test_tls_settings(void **state)
+{
+    (void)state;
+    run r;
+    PARSE(&r, "-appType", "server", "-connType", "encrypted", "-cert", "/nonexistent/c.pem");
+    assert_int_equal(r.status, OPT_EXIT_INVALID);
+    assert_non_null(strstr(r.err.text, "Config Error: an encrypted server needs a private key"));
+    run_free(&r);
+    PARSE(&r, "-appType", "client", "-connType", "encrypted", "-castore", "/nonexistent/ca");
+    assert_int_equal(r.status, OPT_EXIT_INVALID);
+    assert_non_null(strstr(r.err.text, "CA store /nonexistent/ca cannot be read"));
+    run_free(&r);
+    PARSE(&r, "-appType", "client", "-connType", "encrypted", "-encryptedConnType", "socket");
+    assert_int_equal(r.status, OPT_CONTINUE);
+    assert_int_equal(r.cfg.conn_type, TPERF_ENCRYPTED);
+    run_free(&r);
+}
+
 static void test_refused(void **state)
 {
     (void)state;
@@ -198,13 +218,9 @@ static void test_refused(void **state)
         {"-u", "12345"},
         {"-mcastStats"},
         {"-pl", "rssl.rwf"},
-        {"-encryptedConnType", "socket"},
-        {"-castore", "ca"},
-        {"-keyfile", "k"},
-        {"-cert", "c"},
+        {"-encryptedConnType", "websocket"},
         {"-connType", "websocket"},
         {"-connType", "http"},
-        {"-connType", "encrypted"},
         {"-connType", "reliableMCast"},
         {"-connType", "seqMCast"},
     };
@@ -399,6 +415,7 @@ int main(void)
         cmocka_unit_test(test_every_option),
         cmocka_unit_test(test_invalid),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_tls_settings),
         cmocka_unit_test(test_usage),
         cmocka_unit_test(test_histogram_log),
         cmocka_unit_test(test_inputs_match_vectors),

@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# The four tools over TLS on loopback (-connType encrypted), with throw-away certificates made
+# by the openssl command in a temporary folder:
+#   ours   ProvPerf -> ConsPerf: every image and the updates, TLS version and cipher in the
+#          JSON summary; the wrong CA: ConsPerf names the reason once, retries, exits 1 with the
+#          summary; a plain ConsPerf on the TLS port: ProvPerf closes only that connection and
+#          serves the next; unusable server settings: exit 2 at start;
+#          NIProvPerf: its channel comes up over TLS; with the wrong CA the reason once;
+#          TransportPerf one-way, -pack, lz4, reflect: counts match on both sides.
+#   orig   (RWFPERF_ORIG_BIN set) our ConsPerf <- the original ProvPerf, the original ConsPerf
+#          <- our ProvPerf, TransportPerf both ways.
+# Usage: test_tls_tools.sh ours|orig
+set -euo pipefail
+what=${1:-ours}
+bin=${RWFPERF_BIN:?RWFPERF_BIN names the folder of the executables}
+src=${RWFPERF_SOURCE_DIR:?}
+if [ "$what" = orig ] && { [ -z "${RWFPERF_ORIG_BIN:-}" ] || [ ! -x "$RWFPERF_ORIG_BIN/ProvPerf" ]; }; then
+    echo "SKIP: RWFPERF_ORIG_BIN does not name a folder with the original tools"
+    exit 77
+fi
+command -v openssl >/dev/null || { echo "SKIP: no openssl command"; exit 77; }
+dir=$(mktemp -d /tmp/rwfperf_tls_tools.XXXXXX)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$dir"' EXIT
+cd "$dir"
+cp "$src/data/RDMFieldDictionary" "$src/data/enumtype.def" "$src/data/MsgData.xml" .
+"$src/data/gen_items.sh" 20 > 350k.xml
+mk() { # mk NAME SUBJECT-CN SAN
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout "$1.key" -out "$1.pem" -days 2 \
+        -subj "/CN=$2" -addext "subjectAltName=$3" 2>/dev/null
+}
+mk cert localhost "DNS:localhost,IP:127.0.0.1"
+mk wrong localhost "DNS:localhost"
+fails=0
+ok() { echo "ok: $*"; }
+bad() { echo "FAILED: $*"; fails=$((fails + 1)); }
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+has() { grep -qF -- "$2" "$1"; }
+count() { grep -cF -- "$2" "$1" || true; }
+
+prov() { # prov BIN PORT OUT [args...]: an encrypted ProvPerf in the background
+    local b=$1 p=$2 o=$3
+    shift 3
+    "$b/ProvPerf" -p "$p" -connType encrypted -keyfile cert.key -cert cert.pem -runTime 12 \
+        -tickRate 10 -updateRate 50 "$@" > "$o" 2>&1 &
+    sleep 1
+}
+cons() { # cons BIN PORT OUT [args...]: ConsPerf, returns its status
+    local b=$1 p=$2 o=$3
+    shift 3
+    set +e
+    "$b/ConsPerf" -h localhost -p "$p" -itemCount 5 -steadyStateTime 4 -tickRate 10 "$@" \
+        > "$o" 2>&1
+    local rc=$?
+    set -e
+    return $rc
+}
+
+consperf_pair() { # consperf_pair PROV-BIN CONS-BIN LABEL
+    local p rc
+    p=$(free_port)
+    prov "$1" "$p" "prov_$3.out" -summaryFile "prov_$3.sum.out"
+    rc=0
+    cons "$2" "$p" "cons_$3.out" -connType encrypted -castore cert.pem \
+        -summaryFile "cons_$3.sum.out" || rc=$?
+    if [ "$rc" = 0 ] && has "cons_$3.out" "Refreshes received: 5" &&
+        has "cons_$3.out" "Connection Type: encrypted" &&
+        has "cons_$3.out" "CA store location: cert.pem"; then
+        ok "$3: ConsPerf got every image over TLS"
+    else
+        bad "$3: ConsPerf status $rc"; tail -30 "cons_$3.out"
+    fi
+    wait
+}
+
+tperf_pair() { # tperf_pair SERVER-BIN CLIENT-BIN LABEL [server args]
+    local s=$1 c=$2 l=$3 p sent recv
+    shift 3
+    p=$(free_port)
+    "$s/TransportPerf" -appType server -connType encrypted -keyfile cert.key -cert cert.pem \
+        -p "$p" -runTime 4 -tickRate 100 -msgRate 10000 -latencyMsgRate 100 "$@" \
+        > "srv_$l.out" 2>&1 &
+    sleep 1
+    "$c/TransportPerf" -appType client -connType encrypted -encryptedConnType socket \
+        -castore cert.pem -h localhost -p "$p" -runTime 3 -msgRate 0 -latencyMsgRate 0 \
+        $( [[ " $* " == *" lz4 "* ]] && echo "-compressionType lz4") > "cli_$l.out" 2>&1 || true
+    wait
+    sent=$(sed -n 's/^ *Msgs Sent: \([0-9]*\).*/\1/p' "srv_$l.out" | tail -1)
+    recv=$(sed -n 's/^ *Msgs Received: \([0-9]*\).*/\1/p' "cli_$l.out" | tail -1)
+    if [ -n "$sent" ] && [ "${sent:-0}" -gt 1000 ] && [ "$recv" = "$sent" ] &&
+        ! has "cli_$l.out" "out-of-order"; then
+        ok "$l: TransportPerf client received all $recv messages over TLS"
+    else
+        bad "$l: sent '$sent', received '$recv'"; tail -20 "cli_$l.out"
+    fi
+}
+
+if [ "$what" = ours ]; then
+    consperf_pair "$bin" "$bin" ours
+    if python3 - cons_ours.sum.json prov_ours.sum.json <<'EOF'; then ok "JSON summaries record the TLS version and cipher"; else bad "JSON tls"; fi
+import json, sys
+for f in sys.argv[1:]:
+    t = json.load(open(f))["results"]["tls"]
+    assert t[0]["version"] in ("TLSv1.2", "TLSv1.3") and t[0]["cipher"] and t[0]["connections"] == 1, t
+EOF
+
+    # the wrong CA: named once, retried every second, exit 1 with the summary
+    p=$(free_port)
+    prov "$bin" "$p" prov_wrong.out -runTime 8
+    rc=0
+    cons "$bin" "$p" cons_wrong.out -connType encrypted -castore wrong.pem -steadyStateTime 3 || rc=$?
+    n=$(count cons_wrong.out "self-signed certificate (unknown CA:")
+    tries=$(count cons_wrong.out "Attempting to connect")
+    if [ "$rc" = 1 ] && [ "$n" = 2 ] && [ "$tries" -ge 2 ] && has cons_wrong.out "TEST FAILED" &&
+        has cons_wrong.out "OVERALL SUMMARY"; then
+        ok "wrong CA: reason printed once (and in the summary), $tries attempts, exit 1"
+    else
+        bad "wrong CA: status $rc, reason $n times, $tries attempts"; tail -20 cons_wrong.out
+    fi
+    # a plain ConsPerf on the TLS port, then a TLS one: the provider keeps serving
+    rc=0
+    cons "$bin" "$p" cons_plain.out -steadyStateTime 2 || rc=$?
+    cons "$bin" "$p" cons_after.out -connType encrypted -castore cert.pem || rc=$?
+    wait
+    if has prov_wrong.out "the client is not speaking TLS" && has cons_after.out "Refreshes received: 5"; then
+        ok "plain client on the TLS port: that connection closed, the next served"
+    else
+        bad "plain client on the TLS port"; tail -20 prov_wrong.out
+    fi
+    # unusable server settings
+    rc=0
+    "$bin/ProvPerf" -connType encrypted -keyfile wrong.key -cert cert.pem -p 0 -runTime 1 \
+        > prov_bad.out 2>&1 || rc=$?
+    if [ "$rc" = 2 ] && has prov_bad.out "does not match the certificate"; then
+        ok "ProvPerf with a key that does not match its certificate: exit 2"
+    else
+        bad "ProvPerf bad key: status $rc"; cat prov_bad.out
+    fi
+    # NIProvPerf: the channel comes up over TLS; with the wrong CA, the reason once
+    p=$(free_port)
+    prov "$bin" "$p" prov_ni.out -runTime 6
+    "$bin/NIProvPerf" -h localhost -p "$p" -connType encrypted -castore cert.pem -runTime 2 \
+        -itemCount 5 -tickRate 10 -updateRate 50 > ni.out 2>&1 || true
+    "$bin/NIProvPerf" -h localhost -p "$p" -connType encrypted -castore wrong.pem -runTime 3 \
+        -itemCount 5 -tickRate 10 -updateRate 50 > ni_wrong.out 2>&1 || true
+    wait
+    if has ni.out "Connection Type: encrypted" && has ni.out "active. Channel Info:" &&
+        [ "$(count ni_wrong.out "unknown CA")" = 1 ] &&
+        [ "$(count ni_wrong.out "Attempting unified connect")" -ge 2 ]; then
+        ok "NIProvPerf over TLS; the wrong CA named once"
+    else
+        bad "NIProvPerf"; tail -20 ni.out ni_wrong.out
+    fi
+    tperf_pair "$bin" "$bin" oneway
+    tperf_pair "$bin" "$bin" pack -pack 10
+    tperf_pair "$bin" "$bin" lz4 -compressionType lz4
+    # reflect: the client's messages come back
+    p=$(free_port)
+    "$bin/TransportPerf" -appType server -connType encrypted -keyfile cert.key -cert cert.pem \
+        -p "$p" -runTime 4 -tickRate 100 -reflectMsgs > srv_reflect.out 2>&1 &
+    sleep 1
+    "$bin/TransportPerf" -appType client -connType encrypted -castore cert.pem -h localhost \
+        -p "$p" -runTime 2 -tickRate 100 -msgRate 5000 -latencyMsgRate 100 > cli_reflect.out 2>&1 || true
+    wait
+    s=$(sed -n 's/^ *Msgs Sent: \([0-9]*\).*/\1/p' cli_reflect.out | tail -1)
+    r=$(sed -n 's/^ *Msgs Received: \([0-9]*\).*/\1/p' cli_reflect.out | tail -1)
+    if [ -n "$s" ] && [ "${s:-0}" -gt 1000 ] && [ "$s" = "$r" ]; then
+        ok "reflect over TLS: $r of $s back"
+    else
+        bad "reflect: sent '$s' received '$r'"; tail -20 cli_reflect.out
+    fi
+else
+    o=$RWFPERF_ORIG_BIN
+    consperf_pair "$o" "$bin" orig_prov_our_cons
+    consperf_pair "$bin" "$o" our_prov_orig_cons
+    tperf_pair "$o" "$bin" orig_server_our_client
+    tperf_pair "$bin" "$o" our_server_orig_client
+    tperf_pair "$bin" "$o" our_server_orig_client_pack -pack 10
+fi
+echo "$fails failed"
+[ "$fails" = 0 ]
