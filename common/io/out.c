@@ -422,6 +422,8 @@ json_object *out_json_lat(const stat_lat *l)
     out_json_add(o, "p99", out_json_double(l->p99));
     out_json_add(o, "p99_9", out_json_double(l->p999));
     out_json_add(o, "p99_99", out_json_double(l->p9999));
+    if (l->negative) /* clocks that disagree: rwfperf-merge counts them */
+        out_json_add(o, "negative", json_object_new_uint64(l->negative));
     return o;
 }
 

@@ -230,7 +230,8 @@ int out_json_path(char *buf, size_t size, const char *summary_file);
 json_object *out_json_doc(const char *tool, const out_host *host, int pid, time_t now);
 
 /* A new JSON object for a latency summary: {"count", "avg", "stddev", "min", "max", "p50",
- * "p90", "p99", "p99_9", "p99_99"} in microseconds. */
+ * "p90", "p99", "p99_9", "p99_99"} in microseconds, and "negative" (samples below zero) when
+ * there are any. */
 json_object *out_json_lat(const stat_lat *l);
 
 /* A new JSON object for the resource samples: {"samples", "cpu_max", "cpu_min", "cpu_avg",

@@ -128,6 +128,7 @@ void lat_summary(const lat *l, stat_lat *out)
     if (l->count == 0)
         return;
     out->count = l->count;
+    out->negative = l->negative;
     out->avg = l->mean / 1000.0;
     out->stddev = lat_stddev(l) / 1000.0;
     out->min = (double)l->min / 1000.0;

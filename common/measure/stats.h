@@ -23,8 +23,9 @@ typedef struct stat_lat {
     double p50;
     double p90;
     double p99;
-    double p999;  /* 99.9th percentile */
-    double p9999; /* 99.99th percentile */
+    double p999;       /* 99.9th percentile */
+    double p9999;      /* 99.99th percentile */
+    uint64_t negative; /* samples below zero (counted in count, not in the percentiles) */
 } stat_lat;
 
 /* A summary of process CPU and memory samples. samples == 0 means none were taken. CPU is in

@@ -267,6 +267,7 @@ static void test_negative(void **state)
     lat_record(l, 2000);
     lat_record(l, 3000);
     lat_summary(l, &s);
+    assert_int_equal(s.negative, 1);
     assert_true(s.min == -5.0 && s.max == 3.0);
     assert_true(fabs(s.avg - 0.25) < 1e-12);
     assert_true(fabs(lat_percentile(l, 50) - 2000) <= 2000 / 256.0);

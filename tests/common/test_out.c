@@ -363,6 +363,8 @@ static void test_json_document(void **state)
     assert_true(json_object_get_double(v) == 283.0);
     assert_true(json_object_object_get_ex(lat, "avg", &v));
     assert_true(json_object_get_double(v) == 184.6);
+    /* No sample below zero: no "negative" member. */
+    assert_false(json_object_object_get_ex(lat, "negative", &v));
     assert_true(json_object_object_get_ex(back, "resources", &v));
     assert_false(json_object_object_get_ex(back, "ignored", &v));
     json_object_put(back);
@@ -375,6 +377,14 @@ static void test_json_document(void **state)
     assert_null(strstr(text, "184.5999"));
     free(text);
     unlink(path);
+
+    /* Samples below zero are counted. */
+    stat_lat neg = sample_lat;
+    neg.negative = 3;
+    json_object *o = out_json_lat(&neg);
+    assert_true(json_object_object_get_ex(o, "negative", &v));
+    assert_int_equal(json_object_get_int64(v), 3);
+    json_object_put(o);
 
     json_object *nan_value = out_json_double(0.0 / 0.0);
     assert_true(json_object_get_double(nan_value) == 0.0);

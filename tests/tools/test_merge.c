@@ -207,6 +207,19 @@ static void test_summaries_pooled(void **state)
     assert_non_null(strstr(text, "Latency percentiles: none"));
     free(text);
     merge_free(&m);
+
+    /* A summary's samples below zero are counted and warned about. */
+    write_text("neg.json",
+               "{\"tool\": \"ConsPerf\", \"host\": {\"name\": \"hostC\"}, \"pid\": 13,\n"
+               " \"results\": {\"overall\": {\"latency\": {\"count\": 10, \"avg\": 5,"
+               " \"stddev\": 1, \"min\": -3, \"max\": 9, \"negative\": 4}}}}\n");
+    assert_int_equal(merge_read_file(&m, path_of("neg.json")), 0);
+    assert_int_equal(merge_combine(&m), 0);
+    assert_int_equal(merge_kind_get(&m.combined, "update")->j_negative, 4);
+    assert_int_equal(m.nwarn, 1);
+    assert_non_null(
+        strstr(m.warnings[0], "ConsPerf pid 13 on hostC: 4 latency samples below zero"));
+    merge_free(&m);
 }
 
 /* Reads one bad file; checks the entry names the line and says what. */
