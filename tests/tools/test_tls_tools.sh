@@ -98,6 +98,15 @@ tperf_pair() { # tperf_pair SERVER-BIN CLIENT-BIN LABEL [server args]
 
 if [ "$what" = ours ]; then
     consperf_pair "$bin" "$bin" ours
+    # TEST INPUTS lines as the original's (../shared/vectors/tls, transportperf captures)
+    lines_ok=1
+    for l in "         Connection Type: encrypted" "       CA store location: cert.pem" \
+        "      TLS Protocol flags: 0"; do has cons_ours.out "$l" || lines_ok=0; done
+    for l in "$(printf '\t\t  Connection Type: 1')" "             Private Key: cert.key" \
+        "             Server Cert: cert.pem" "                  Cipher: "; do
+        has prov_ours.out "$l" || lines_ok=0
+    done
+    if [ "$lines_ok" = 1 ]; then ok "TEST INPUTS lines of ConsPerf and ProvPerf"; else bad "TEST INPUTS lines"; fi
     if python3 - cons_ours.sum.json prov_ours.sum.json <<'EOF'; then ok "JSON summaries record the TLS version and cipher"; else bad "JSON tls"; fi
 import json, sys
 for f in sys.argv[1:]:
@@ -153,6 +162,14 @@ EOF
         bad "NIProvPerf"; tail -20 ni.out ni_wrong.out
     fi
     tperf_pair "$bin" "$bin" oneway
+    if has cli_oneway.out "Encrypted Connection Type: socket" &&
+        has cli_oneway.out "$(printf '\t\t\t  CA Store: cert.pem')" &&
+        has srv_oneway.out "$(printf '\tServer Private Key: cert.key')" &&
+        has srv_oneway.out "$(printf '\tServer Certificate: cert.pem')"; then
+        ok "TEST INPUTS lines of TransportPerf"
+    else
+        bad "TransportPerf TEST INPUTS lines"
+    fi
     tperf_pair "$bin" "$bin" pack -pack 10
     tperf_pair "$bin" "$bin" lz4 -compressionType lz4
     # reflect: the client's messages come back
