@@ -91,8 +91,6 @@ const opt_def cons_options[] = {
     OPT_INT_("-writeStatsInterval", C, write_stats_interval, 1, INT_MAX, "<sec>",
              "Seconds between statistics lines"),
     OPT_FLAG_OFF_("-noDisplayStats", C, display_stats, "Do not print statistics on the console"),
-    OPT_STR_("-histogramLog", C, histogram_log, "<base>",
-             "HdrHistogram interval log of every latency kind (ours): <base><thread>.hlog"),
 
     OPT_REFUSED_("-reactor", false, "VA Reactor"),
     OPT_REFUSED_("-watchlist", false, "VA Reactor watchlist"),
@@ -112,6 +110,10 @@ const opt_def cons_options[] = {
     OPT_REFUSED_("-jsonAllocatorSize", true, "WebSocket RWF/JSON conversion"),
     RUN_TLS_CLIENT_OPTIONS(C, tls),
     RUN_TLS_SP12_OPTION(C, tls),
+
+    OPT_SECTION_("Ours, beyond the ETA tools' options:"),
+    OPT_STR_("-histogramLog", C, histogram_log, "<base>",
+             "HdrHistogram interval log of every latency kind (ours): <base><thread>.hlog"),
     OPT_END_,
 };
 

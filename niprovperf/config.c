@@ -70,9 +70,6 @@ const opt_def niprov_options[] = {
     OPT_INT_("-writeStatsInterval", C, write_stats_interval, 1, INT_MAX, "<sec>",
              "Seconds between statistics lines"),
     OPT_FLAG_OFF_("-noDisplayStats", C, display_stats, "Do not print statistics on the console"),
-    OPT_STR_("-histogramLog", C, histogram_log, "<base>",
-             "HdrHistogram interval log of the update encoding time (-measureEncode; ours): "
-             "<base><thread>.hlog"),
 
     OPT_REFUSED_("-sa", true, "reliable multicast"),
     OPT_REFUSED_("-sp", true, "reliable multicast"),
@@ -84,6 +81,11 @@ const opt_def niprov_options[] = {
     RUN_TLS_CLIENT_OPTIONS(C, tls),
     OPT_REFUSED_("-reactor", false, "VA Reactor"),
     OPT_REFUSED_("-workerThreads", true, "VA Reactor"),
+
+    OPT_SECTION_("Ours, beyond the ETA tools' options:"),
+    OPT_STR_("-histogramLog", C, histogram_log, "<base>",
+             "HdrHistogram interval log of the update encoding time (-measureEncode; ours): "
+             "<base><thread>.hlog"),
     OPT_END_,
 };
 

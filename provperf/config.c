@@ -78,8 +78,6 @@ const opt_def prov_options[] = {
     OPT_INT_("-writeStatsInterval", C, write_stats_interval, 1, INT_MAX, "<sec>",
              "Seconds between statistics lines"),
     OPT_FLAG_OFF_("-noDisplayStats", C, display_stats, "Do not print statistics on the console"),
-    OPT_STR_("-histogramLog", C, histogram_log, "<base>",
-             "HdrHistogram interval log of every latency kind (ours): <base><thread>.hlog"),
 
     OPT_REFUSED_("-reactor", false, "VA Reactor"),
     OPT_REFUSED_("-workerThreads", true, "VA Reactor"),
@@ -89,6 +87,10 @@ const opt_def prov_options[] = {
     OPT_REFUSED_("-pl", true, "WebSocket transport"),
     RUN_TLS_SERVER_OPTIONS(C, tls),
     RUN_TLS_CIPHER_OPTION(C, tls),
+
+    OPT_SECTION_("Ours, beyond the ETA tools' options:"),
+    OPT_STR_("-histogramLog", C, histogram_log, "<base>",
+             "HdrHistogram interval log of every latency kind (ours): <base><thread>.hlog"),
     OPT_END_,
 };
 

@@ -112,8 +112,6 @@ const opt_def tperf_options[] = {
     OPT_INT_("-writeStatsInterval", C, write_stats_interval, 1, INT_MAX, "<sec>",
              "Seconds between statistics lines"),
     OPT_FLAG_OFF_("-noDisplayStats", C, display_stats, "Do not print statistics on the console"),
-    OPT_STR_("-histogramLog", C, histogram_log, "<base>",
-             "HdrHistogram interval log of the latencies (ours): <base><thread>_<pid>.hlog"),
 
     OPT_REFUSED_("-sa", true, "multicast"),
     OPT_REFUSED_("-sp", true, "multicast"),
@@ -124,6 +122,10 @@ const opt_def tperf_options[] = {
     OPT_REFUSED_("-pl", true, "WebSocket transport"),
     RUN_TLS_CLIENT_OPTIONS(C, tls),
     RUN_TLS_SERVER_OPTIONS(C, tls),
+
+    OPT_SECTION_("Ours, beyond the ETA tools' options:"),
+    OPT_STR_("-histogramLog", C, histogram_log, "<base>",
+             "HdrHistogram interval log of the latencies (ours): <base><thread>_<pid>.hlog"),
     OPT_END_,
 };
 
