@@ -1,25 +1,22 @@
 /*
- * rwf_prim: RWF primitive values — views, value structs, wire forms, text conversions.
+ * rwf_prim: RWF primitive values — their wire forms. This header also brings in the layers
+ * below and beside it, so that including it gives the whole primitive vocabulary:
  *
- * Three layers, from the bytes up:
+ *   rwf_wire.h   views (rwf_buf), big-endian loads/stores, the length forms (u15rb, u16ob,
+ *                u30rb, i15rb) and their limits
+ *   rwf_value.h  value structs (rwf_real, rwf_time, rwf_qos, rwf_state, rwf_value ...)
+ *   rwf_text.h   text conversions (numeric string <-> Real, dates, times, integers)
  *
- *  1. Raw wire helpers: big-endian loads/stores and the length encodings of wire.md §4.1
- *     (u15rb, u16ob, u30rb, i15rb). Writers take a pointer with enough room (the caller has
- *     checked) and return the pointer after what they wrote. Readers take [p, end) and return
- *     the pointer after what they read, or NULL when the encoding does not fit.
+ * Here: rwf_put_<type>() writes a value in its length-prefixed form (the form used in
+ * field/element entries, variable arrays and map keys) and returns the new end; the caller
+ * guarantees RWF_PUT_MAX_<TYPE> bytes of room. rwf_get_<type>() decodes the value bytes of an
+ * entry (the bytes after the length prefix, as a view) and returns RWF_OK, RWF_BLANK (zero
+ * length or the type's blank pattern; *out is then zeroed or set to the blank pattern) or
+ * RWF_E_MALFORMED with err_msg() saying what is wrong. These are inline: they are the
+ * per-field cost of decoding a MarketPrice update. Then the generic value codec and the
+ * set-defined (fixed size) forms.
  *
- *  2. Primitive values. rwf_put_<type>() writes a value in its length-prefixed form (the form
- *     used in field/element entries, variable arrays and map keys) and returns the new end;
- *     the caller guarantees RWF_PUT_MAX_<TYPE> bytes of room. rwf_get_<type>() decodes the
- *     value bytes of an entry (the bytes after the length prefix, as a view) and returns
- *     RWF_OK, RWF_BLANK (zero length or the type's blank pattern; *out is then zeroed or set to
- *     the blank pattern) or RWF_E_MALFORMED with err_msg() saying what is wrong. These are
- *     inline: they are the per-field cost of decoding a MarketPrice update.
- *
- *  3. Text conversions used by MsgData.xml and the summaries (numeric string <-> Real with
- *     ETA's hint rules, dates, times, integers).
- *
- * Nothing here allocates. Views (rwf_buf) point into memory the caller owns.
+ * Nothing here allocates.
  */
 #ifndef RWFPERF_RWF_PRIM_H
 #define RWFPERF_RWF_PRIM_H
@@ -28,300 +25,12 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "rwf_text.h"
 #include "rwf_types.h"
+#include "rwf_value.h"
+#include "rwf_wire.h"
 
-/* A view: len bytes at data, owned by someone else (an input buffer, a dictionary, a string
- * literal). data may be NULL when len is 0. */
-typedef struct rwf_buf {
-    const char *data;
-    uint32_t len;
-} rwf_buf;
-
-/* A view of a string literal, without its NUL. */
-#define RWF_STR(lit) ((rwf_buf){(lit), (uint32_t)(sizeof(lit) - 1)})
-
-/* A view of a NUL-terminated string (NULL gives an empty view). */
-static inline rwf_buf rwf_buf_cstr(const char *s)
-{
-    rwf_buf b = {s, s ? (uint32_t)strlen(s) : 0};
-    return b;
-}
-
-/* A view of len bytes at p (len must fit 32 bits; the codec's lengths are at most 16). */
-static inline rwf_buf rwf_buf_make(const void *p, size_t len)
-{
-    rwf_buf b = {(const char *)p, (uint32_t)len};
-    return b;
-}
-
-/* 1 when both views hold the same bytes. */
-static inline int rwf_buf_eq(rwf_buf a, rwf_buf b)
-{
-    return a.len == b.len && (a.len == 0 || memcmp(a.data, b.data, a.len) == 0);
-}
-
-/* 1 when the view holds exactly the bytes of the NUL-terminated string s. */
-static inline int rwf_buf_eq_cstr(rwf_buf a, const char *s)
-{
-    size_t n = strlen(s);
-    return a.len == n && (n == 0 || memcmp(a.data, s, n) == 0);
-}
-
-/* ---- Value structs ----------------------------------------------------------------------- */
-
-/* value * 10^(hint - 14) for hints 0..21, value / 2^(hint - 22) for 22..30; hints 33/34/35
- * are +Inf/-Inf/NaN (value 0). blank = 1 marks the blank Real. */
-typedef struct rwf_real {
-    int64_t value;
-    uint8_t hint;
-    uint8_t blank;
-} rwf_real;
-
-typedef struct rwf_date {
-    uint8_t day;
-    uint8_t month;
-    uint16_t year;
-} rwf_date; /* 0/0/0 is blank */
-
-typedef struct rwf_time {
-    uint8_t hour;
-    uint8_t minute;
-    uint8_t second;
-    uint16_t millisecond;
-    uint16_t microsecond; /* 0..999 (11 bits on the wire) */
-    uint16_t nanosecond;  /* 0..999 (11 bits on the wire) */
-} rwf_time;               /* blank pattern: 255/255/255/65535/2047/2047 */
-
-typedef struct rwf_datetime {
-    rwf_date date;
-    rwf_time time;
-} rwf_datetime;
-
-typedef struct rwf_qos {
-    uint8_t timeliness; /* RWF_QOS_TIME_* */
-    uint8_t rate;       /* RWF_QOS_RATE_* */
-    uint8_t dynamic;    /* 0 or 1 */
-    uint16_t time_info; /* present on the wire when timeliness > DELAYED_UNKNOWN */
-    uint16_t rate_info; /* present on the wire when rate > JIT_CONFLATED */
-} rwf_qos;
-
-typedef struct rwf_state {
-    uint8_t stream_state; /* RWF_STREAM_* */
-    uint8_t data_state;   /* RWF_DATA_* */
-    uint8_t code;         /* RWF_SC_* */
-    rwf_buf text;
-} rwf_state;
-
-/* A decoded primitive of any type. type is the base type (set-defined types decode into their
- * base type: RWF_DT_UINT_2 -> RWF_DT_UINT). For ARRAY, buf is the encoded array (decode it
- * with rwf_array_dec_init); for the four string/buffer types, buf is the bytes. */
-typedef struct rwf_value {
-    uint8_t type;
-    union {
-        int64_t i;
-        uint64_t u;
-        float f;
-        double d;
-        rwf_real real;
-        rwf_date date;
-        rwf_time time;
-        rwf_datetime datetime;
-        rwf_qos qos;
-        rwf_state state;
-        uint16_t enm;
-        rwf_buf buf;
-    };
-} rwf_value;
-
-/* ---- 1. Raw wire helpers ----------------------------------------------------------------- */
-
-static inline uint16_t rwf_rd16(const uint8_t *p)
-{
-    return (uint16_t)((unsigned)p[0] << 8 | p[1]);
-}
-
-static inline uint32_t rwf_rd32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline uint8_t *rwf_wr16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-    return p + 2;
-}
-
-static inline uint8_t *rwf_wr32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-    return p + 4;
-}
-
-/* Unsigned big-endian of n bytes (n <= 8; 0 gives 0). Fixed-size loads per length: no loop. */
-static inline uint64_t rwf_rdn(const uint8_t *p, unsigned n)
-{
-    switch (n) {
-    case 1:
-        return p[0];
-    case 2:
-        return rwf_rd16(p);
-    case 3:
-        return (uint64_t)rwf_rd16(p) << 8 | p[2];
-    case 4:
-        return rwf_rd32(p);
-    case 5:
-        return (uint64_t)rwf_rd32(p) << 8 | p[4];
-    case 6:
-        return (uint64_t)rwf_rd32(p) << 16 | rwf_rd16(p + 4);
-    case 7:
-        return (uint64_t)rwf_rd32(p) << 24 | (uint64_t)rwf_rd16(p + 4) << 8 | p[6];
-    case 8:
-        return (uint64_t)rwf_rd32(p) << 32 | rwf_rd32(p + 4);
-    default:
-        return 0;
-    }
-}
-
-/* Two's complement big-endian of n bytes (1 <= n <= 8), sign-extended. */
-static inline int64_t rwf_rdn_signed(const uint8_t *p, unsigned n)
-{
-    unsigned shift = 64 - 8 * n;
-    return (int64_t)(rwf_rdn(p, n) << shift) >> shift;
-}
-
-/* Writes the low n bytes of v big-endian. */
-static inline uint8_t *rwf_wrn(uint8_t *p, uint64_t v, unsigned n)
-{
-    for (unsigned i = n; i > 0; i--) {
-        p[i - 1] = (uint8_t)v;
-        v >>= 8;
-    }
-    return p + n;
-}
-
-/* u15rb: < 0x80 in one byte, else two bytes with 0x8000 set. v must be <= 0x7FFF. */
-static inline uint8_t *rwf_wr_u15rb(uint8_t *p, uint16_t v)
-{
-    if (v < 0x80) {
-        *p = (uint8_t)v;
-        return p + 1;
-    }
-    return rwf_wr16(p, (uint16_t)(v | 0x8000));
-}
-
-/* u15rb in its 2-byte form whatever the value (the form ETA reserves in place). */
-static inline uint8_t *rwf_wr_u15rb2(uint8_t *p, uint16_t v)
-{
-    return rwf_wr16(p, (uint16_t)(v | 0x8000));
-}
-
-/* u16ob: < 0xFE in one byte, else 0xFE + u16. */
-static inline uint8_t *rwf_wr_u16ob(uint8_t *p, uint16_t v)
-{
-    if (v < 0xFE) {
-        *p = (uint8_t)v;
-        return p + 1;
-    }
-    p[0] = 0xFE;
-    return rwf_wr16(p + 1, v);
-}
-
-/* u16ob in its 3-byte form whatever the value (the form ETA reserves in place). */
-static inline uint8_t *rwf_wr_u16ob3(uint8_t *p, uint16_t v)
-{
-    p[0] = 0xFE;
-    return rwf_wr16(p + 1, v);
-}
-
-/* u30rb: 1, 2, 3 or 4 bytes, top two bits of the first byte 00/10/01/11. v < 0x40000000. */
-static inline uint8_t *rwf_wr_u30rb(uint8_t *p, uint32_t v)
-{
-    if (v < 0x40) {
-        *p = (uint8_t)v;
-        return p + 1;
-    }
-    if (v < 0x4000)
-        return rwf_wr16(p, (uint16_t)(v | 0x8000));
-    if (v < 0x400000) {
-        p[0] = (uint8_t)(v >> 16 | 0x40);
-        p[1] = (uint8_t)(v >> 8);
-        p[2] = (uint8_t)v;
-        return p + 3;
-    }
-    return rwf_wr32(p, v | 0xC0000000u);
-}
-
-/* i15rb: -64..63 in one byte, -16384..16383 in two bytes with 0x80 in the first. */
-static inline uint8_t *rwf_wr_i15rb(uint8_t *p, int16_t v)
-{
-    if (v >= -64 && v < 64) {
-        *p = (uint8_t)v & 0x7F;
-        return p + 1;
-    }
-    return rwf_wr16(p, (uint16_t)(((uint16_t)v & 0x7FFF) | 0x8000));
-}
-
-static inline const uint8_t *rwf_rd_u15rb(const uint8_t *p, const uint8_t *end, uint16_t *v)
-{
-    if (p >= end)
-        return NULL;
-    if (!(p[0] & 0x80)) {
-        *v = p[0];
-        return p + 1;
-    }
-    if (end - p < 2)
-        return NULL;
-    *v = (uint16_t)(rwf_rd16(p) & 0x7FFF);
-    return p + 2;
-}
-
-static inline const uint8_t *rwf_rd_u16ob(const uint8_t *p, const uint8_t *end, uint16_t *v)
-{
-    if (p >= end)
-        return NULL;
-    if (p[0] < 0xFE) {
-        *v = p[0];
-        return p + 1;
-    }
-    if (p[0] == 0xFF || end - p < 3) /* 0xFF is not a valid first byte */
-        return NULL;
-    *v = rwf_rd16(p + 1);
-    return p + 3;
-}
-
-static inline const uint8_t *rwf_rd_u30rb(const uint8_t *p, const uint8_t *end, uint32_t *v)
-{
-    if (p >= end)
-        return NULL;
-    unsigned top = p[0] >> 6; /* 00 -> 1 byte, 10 -> 2, 01 -> 3, 11 -> 4 */
-    unsigned n = top == 0 ? 1 : top == 2 ? 2 : top == 1 ? 3 : 4;
-    if ((size_t)(end - p) < n)
-        return NULL;
-    *v = (uint32_t)rwf_rdn(p, n) & (0x3FFFFFFFu >> (8 * (4 - n)));
-    return p + n;
-}
-
-static inline const uint8_t *rwf_rd_i15rb(const uint8_t *p, const uint8_t *end, int16_t *v)
-{
-    if (p >= end)
-        return NULL;
-    if (!(p[0] & 0x80)) {
-        int x = p[0] & 0x7F;
-        *v = (int16_t)((x & 0x40) ? x - 0x80 : x);
-        return p + 1;
-    }
-    if (end - p < 2)
-        return NULL;
-    int x = rwf_rd16(p) & 0x7FFF;
-    *v = (int16_t)((x & 0x4000) ? x - 0x8000 : x);
-    return p + 2;
-}
-
-/* ---- 2. Primitive values: length-prefixed writers ---------------------------------------- */
+/* ---- Length-prefixed writers ------------------------------------------------------------- */
 
 /* Room the writers below may use, length byte included (integer and Real writers store their
  * value with one 8-byte store, so they may touch up to this many bytes even for small values;
@@ -336,52 +45,6 @@ static inline const uint8_t *rwf_rd_i15rb(const uint8_t *p, const uint8_t *end, 
 #define RWF_PUT_MAX_DATETIME 13
 #define RWF_PUT_MAX_QOS 6
 #define RWF_PUT_MAX_ENUM 3
-
-/* Bytes of the minimal unsigned big-endian form of v (0 -> 1). */
-static inline unsigned rwf_uint_size(uint64_t v)
-{
-#if defined(__GNUC__)
-    return (unsigned)(64 - __builtin_clzll(v | 1) + 7) / 8;
-#else
-    unsigned n = 1;
-    while (n < 8 && (v >> (8 * n)) != 0)
-        n++;
-    return n;
-#endif
-}
-
-/* Bytes of the minimal two's complement big-endian form of v (0 -> 1, 128 -> 2, -1 -> 1). */
-static inline unsigned rwf_int_size(int64_t v)
-{
-    uint64_t m = v < 0 ? ~(uint64_t)v : (uint64_t)v; /* magnitude bits without the sign */
-#if defined(__GNUC__)
-    return (unsigned)(64 - __builtin_clzll(m | 1) + 1 + 7) / 8;
-#else
-    unsigned n = 1;
-    while (n < 8 && (m >> (8 * n - 1)) != 0)
-        n++;
-    return n;
-#endif
-}
-
-/* Stores v big-endian in 8 bytes. */
-static inline void rwf_wr64(uint8_t *p, uint64_t v)
-{
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    v = __builtin_bswap64(v);
-    memcpy(p, &v, 8);
-#else
-    rwf_wrn(p, v, 8);
-#endif
-}
-
-/* Writes the low n (1..8) bytes of v big-endian as one 8-byte store: the caller provides 8
- * bytes of room at p (the bytes after the n written are scratch). */
-static inline uint8_t *rwf_wrn8(uint8_t *p, uint64_t v, unsigned n)
-{
-    rwf_wr64(p, v << (64 - 8 * n));
-    return p + n;
-}
 
 static inline uint8_t *rwf_put_uint(uint8_t *p, uint64_t v)
 {
@@ -507,10 +170,10 @@ static inline uint8_t *rwf_put_double(uint8_t *p, double d)
 /* QoS bytes without a length (1, 3 or 5 bytes); returns the new end. */
 static inline uint8_t *rwf_put_qos_body(uint8_t *p, const rwf_qos *q)
 {
-    *p++ = (uint8_t)(q->timeliness << 5 | q->rate << 1 | (q->dynamic & 1));
-    if (q->timeliness > RWF_QOS_TIME_DELAYED_UNKNOWN)
+    *p++ = rwf_qos_byte(q);
+    if (rwf_qos_has_time_info(q))
         p = rwf_wr16(p, q->time_info);
-    if (q->rate > RWF_QOS_RATE_JIT_CONFLATED)
+    if (rwf_qos_has_rate_info(q))
         p = rwf_wr16(p, q->rate_info);
     return p;
 }
@@ -531,7 +194,7 @@ static inline uint8_t *rwf_put_state(uint8_t *p, const rwf_state *s)
 {
     uint16_t len = (uint16_t)(3 + s->text.len + (s->text.len > 0x80 ? 1 : 0));
     p = rwf_wr_u15rb(p, len);
-    *p++ = (uint8_t)(s->stream_state << 3 | (s->data_state & 7));
+    *p++ = rwf_state_byte(s);
     *p++ = s->code;
     p = rwf_wr_u15rb(p, (uint16_t)s->text.len);
     if (s->text.len)
@@ -548,7 +211,7 @@ static inline uint8_t *rwf_put_buf(uint8_t *p, const void *data, uint16_t len)
     return p + len;
 }
 
-/* ---- 2. Primitive values: decoders of an entry's value bytes ----------------------------- */
+/* ---- Decoders of an entry's value bytes -------------------------------------------------- */
 
 /* Out-of-line error path: sets err text "<type> value of <len> bytes ..." and returns
  * RWF_E_MALFORMED. */
@@ -582,6 +245,17 @@ static inline int rwf_get_int(rwf_buf v, int64_t *out)
     return RWF_OK;
 }
 
+/* The bit of a Real's hint byte that marks it blank (unless the hint is Inf/-Inf/NaN). The
+ * REAL_4RB / REAL_8RB set forms write it alone for a blank Real. */
+#define RWF_REAL_HINT_BLANK 0x20
+
+/* REAL_4RB / REAL_8RB: a hint byte whose top two bits are a size code, then a mantissa of
+ * rwf_real_rb_len(is REAL_8RB, code) bytes. */
+static inline unsigned rwf_real_rb_len(int eight, unsigned code)
+{
+    return eight ? 2 * (code + 1) : code + 1;
+}
+
 /* Real: 0 bytes blank; 1 byte = hint only (Inf/-Inf/NaN, anything else blank); else hint byte
  * + 1..8 mantissa bytes. A hint with 0x20 set (not Inf/NaN) is blank; hint 31/32 invalid.
  * Also decodes the REAL_4RB/REAL_8RB set forms (same layout, size bits ignored). */
@@ -601,7 +275,7 @@ static inline int rwf_get_real(rwf_buf v, rwf_real *out)
         out->blank = 0;
         return RWF_OK;
     }
-    if (v.len == 1 || (f & 0x20))
+    if (v.len == 1 || (f & RWF_REAL_HINT_BLANK))
         return RWF_BLANK;
     h = f & 0x1F;
     if (h > RWF_RH_FRACTION_256)
@@ -629,14 +303,6 @@ static inline int rwf_get_enum(rwf_buf v, uint16_t *out)
         *out = 0;
         return rwf_bad_value("ENUM", v.len);
     }
-}
-
-/* Sets t to the blank time (255:255:255:65535:2047:2047). */
-static inline void rwf_time_blank(rwf_time *t)
-{
-    t->hour = t->minute = t->second = 255;
-    t->millisecond = 65535;
-    t->microsecond = t->nanosecond = 2047;
 }
 
 /* Time bytes of length 2, 3, 5, 7 or 8 (no length prefix). Returns RWF_BLANK when the parts
@@ -747,62 +413,5 @@ int rwf_fixed_type(int type, unsigned len);
  * set definitions use their length-prefixed form. Returns the new end, or NULL with err text
  * (no room: RWF_E_NOSPACE in *status; bad value: RWF_E_INVALID). */
 uint8_t *rwf_put_set_value(uint8_t *p, uint8_t *end, int set_type, const rwf_value *v, int *status);
-
-/* Validity checks used by the encoders (1 = encodable). */
-static inline int rwf_real_valid(const rwf_real *r)
-{
-    return r->blank || r->hint <= RWF_RH_FRACTION_256 || r->hint == RWF_RH_INFINITY ||
-           r->hint == RWF_RH_NEG_INFINITY || r->hint == RWF_RH_NOT_A_NUMBER;
-}
-
-static inline int rwf_qos_valid(const rwf_qos *q)
-{
-    return q->timeliness != RWF_QOS_TIME_UNSPECIFIED && q->rate != RWF_QOS_RATE_UNSPECIFIED &&
-           q->timeliness < 8 && q->rate < 16;
-}
-
-/* ---- 3. Text conversions ----------------------------------------------------------------- */
-
-/* Numeric text -> Real with ETA's hint rules (wire.md §4.6): decimal digits are all kept
- * ("9000.00" -> 900000 hint EXPONENT_2), integer trailing zeros fold into the exponent
- * ("1266750" -> 126675 hint EXPONENT1, up to 7 zeros), "n/d" and "w n/d" give fraction hints,
- * "Inf"/"-Inf"/"NaN" (whole words), leading spaces skipped, "" / spaces / a lone sign / "+0"
- * blank. The mantissa takes the full int64 range (INT64_MIN included); text without a digit
- * or with anything after the number but spaces is invalid. Returns RWF_OK, RWF_BLANK
- * (r->blank set) or RWF_E_INVALID with err text naming the text. */
-int rwf_real_from_str(rwf_real *r, const char *s, size_t len);
-
-/* Real -> text ("2848.560000", "39100330", "12 3/4", "Inf", "" for blank), NUL-terminated.
- * Returns the length, or RWF_E_NOSPACE when cap is too small (cap >= 32 always suffices). */
-int rwf_real_to_str(const rwf_real *r, char *buf, size_t cap);
-
-/* Real -> double (blank -> 0, Inf/NaN as IEEE). */
-double rwf_real_to_double(const rwf_real *r);
-
-/* Date text: "11/15/2005" (m/d/yyyy; yyyy/m/d when the first part > 255; 2-digit years add
- * 1900), "15 NOV 2005", "2005-11-15", "2005-11", "2005", "20051115", "--11-15", "--1115".
- * "" is blank. Returns RWF_OK, RWF_BLANK or RWF_E_INVALID (err text). */
-int rwf_date_from_str(rwf_date *d, const char *s, size_t len);
-
-/* Time text: "15:52:12:000:000:000" (hh:mm[:ss[:mmm[:uuu[:nnn]]]]), "15:52:12.123456789",
- * "155212", "1552", and the lenient form with leading spaces and ':'/space separators
- * (" 21:00:01:000"). The strict forms may end with a zone, "Z", "+hh", "+hhmm" or "+hh:mm"
- * (or '-'), which is checked and ignored; anything else after the time is invalid. "" or
- * spaces is blank. Returns RWF_OK, RWF_BLANK or RWF_E_INVALID. */
-int rwf_time_from_str(rwf_time *t, const char *s, size_t len);
-
-/* DateTime text: "<date> <time>" with the forms above, or ISO "2005-11-15T15:52:12". */
-int rwf_datetime_from_str(rwf_datetime *dt, const char *s, size_t len);
-
-/* "15 NOV 2005" (blank -> ""); "15:52:12:000:000:000" trimmed of zero sub-second groups
- * ("21:00:01"); NUL-terminated. Return the length or RWF_E_NOSPACE (cap >= 32 suffices). */
-int rwf_date_to_str(const rwf_date *d, char *buf, size_t cap);
-int rwf_time_to_str(const rwf_time *t, char *buf, size_t cap);
-
-/* Decimal integers with optional sign and surrounding spaces; the whole text must be the
- * number. "" is blank. Out of range -> RWF_E_INVALID. Enum accepts 0..65535. */
-int rwf_uint_from_str(uint64_t *v, const char *s, size_t len);
-int rwf_int_from_str(int64_t *v, const char *s, size_t len);
-int rwf_enum_from_str(uint16_t *v, const char *s, size_t len);
 
 #endif

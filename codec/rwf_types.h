@@ -448,4 +448,16 @@ static inline int rwf_is_container(int type)
     return type >= RWF_DT_CONTAINER_MIN && type <= 255;
 }
 
+/* 1 when type is a standard primitive type, INT..RMTES_STRING (7 is not a type). */
+static inline int rwf_is_primitive(int type)
+{
+    return type >= RWF_DT_INT && type <= RWF_DT_RMTES_STRING && type != 7;
+}
+
+/* 1 when type is one of the buffer/string types: BUFFER, ASCII, UTF8 or RMTES string. */
+static inline int rwf_is_buf_type(int type)
+{
+    return type >= RWF_DT_BUFFER && type <= RWF_DT_RMTES_STRING;
+}
+
 #endif
