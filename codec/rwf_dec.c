@@ -66,10 +66,11 @@ static const uint8_t *get_item(int type, const uint8_t *p, const uint8_t *end, r
     if (size < 0)
         return NULL;
     if (type == RWF_DT_REAL_4RB || type == RWF_DT_REAL_8RB) {
-        static const uint8_t len4[4] = {2, 3, 4, 5}, len8[4] = {3, 5, 7, 9};
         if (p >= end)
             return NULL;
-        unsigned n = (p[0] & 0x20) ? 1 : (type == RWF_DT_REAL_4RB ? len4 : len8)[p[0] >> 6];
+        unsigned n = (p[0] & RWF_REAL_HINT_BLANK)
+                         ? 1
+                         : 1 + rwf_real_rb_len(type == RWF_DT_REAL_8RB, p[0] >> 6);
         if ((size_t)(end - p) < n)
             return NULL;
         *out = rwf_buf_make(p, n);
@@ -341,8 +342,8 @@ int rwf_map_next(rwf_map_dec *d, rwf_map_entry *e)
     const uint8_t *p = d->pos, *end = d->end, *q;
     if (p >= end)
         return bad("Map", d->start, p, "entry %u of %u missing", d->index, d->count);
-    e->action = p[0] & 0x0F;
-    e->flags = p[0] >> 4;
+    e->action = rwf_entry_action(p[0]);
+    e->flags = rwf_entry_flags(p[0]);
     q = p + 1;
     e->perm = rwf_buf_make(q, 0);
     if ((d->hdr.flags & RWF_MPF_HAS_PER_ENTRY_PERM_DATA) && (e->flags & RWF_MPEF_HAS_PERM_DATA)) {
@@ -395,8 +396,8 @@ int rwf_filter_next(rwf_filter_dec *d, rwf_filter_entry *e)
     const uint8_t *p = d->pos, *end = d->end, *q;
     if (end - p < 2)
         return bad("FilterList", d->start, p, "entry %u of %u truncated", d->index, d->count);
-    e->action = p[0] & 0x0F;
-    e->flags = p[0] >> 4;
+    e->action = rwf_entry_action(p[0]);
+    e->flags = rwf_entry_flags(p[0]);
     e->id = p[1];
     q = p + 2;
     e->ctype = d->hdr.ctype;
@@ -454,8 +455,8 @@ int rwf_vector_next(rwf_vector_dec *d, rwf_vector_entry *e)
     const uint8_t *p = d->pos, *end = d->end, *q;
     if (p >= end)
         return bad("Vector", d->start, p, "entry %u of %u missing", d->index, d->count);
-    e->action = p[0] & 0x0F;
-    e->flags = p[0] >> 4;
+    e->action = rwf_entry_action(p[0]);
+    e->flags = rwf_entry_flags(p[0]);
     if (!(q = rwf_rd_u30rb(p + 1, end, &e->index)))
         return bad("Vector", d->start, p, "entry %u: truncated index", d->index);
     e->perm = rwf_buf_make(q, 0);
@@ -531,8 +532,7 @@ int rwf_array_dec_init(rwf_array_dec *d, rwf_buf data)
         return bad("Array", d->start, p, "header truncated (%u bytes)", (unsigned)data.len);
     d->count = rwf_rd16(q);
     d->pos = q + 2;
-    if (d->type < RWF_DT_INT || d->type > RWF_DT_RMTES_STRING || d->type == 7 ||
-        d->type == RWF_DT_ARRAY)
+    if (!rwf_is_primitive(d->type) || d->type == RWF_DT_ARRAY)
         return bad("Array", d->start, p, "item type %u is not a primitive type", d->type);
     return RWF_OK;
 }

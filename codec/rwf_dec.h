@@ -82,7 +82,7 @@ static inline int rwf_fl_next(rwf_fl_dec *d, rwf_field *f)
         return rwf_fl_bad_entry(d, p);
     size_t n = p[2];
     const uint8_t *v = p + 3;
-    if (RWF_UNLIKELY(n >= 0xFE)) {
+    if (RWF_UNLIKELY(n >= RWF_U16OB_LONG)) {
         if (n == 0xFF || end - v < 2)
             return rwf_fl_bad_entry(d, p);
         n = rwf_rd16(v);

@@ -138,7 +138,7 @@ int rwf_enc_buf(rwf_enc *e, int type, rwf_buf v);
  * item_len bytes; variable: u16ob). */
 int rwf_enc_encoded(rwf_enc *e, rwf_buf data);
 
-/* ---- FieldList ------------------------------------------------------------------------- */
+/* ---- FieldList --------------------------------------------------------------------------- */
 
 /* Begins a FieldList. h->flags says what follows; with RWF_FLF_HAS_SET_DATA and an empty
  * h->set_data, the set data is encoded in place from the definition of h->set_id found in
@@ -249,7 +249,7 @@ static inline int rwf_enc_fl_date(rwf_enc *e, int16_t fid, const rwf_date *v)
 /* A buffer/string field (type RWF_DT_BUFFER / ASCII / UTF8 / RMTES). */
 static inline int rwf_enc_fl_buf(rwf_enc *e, int16_t fid, int type, rwf_buf v)
 {
-    if (v.len < 0xFE && rwf_enc_fl_fast(e, 3 + (size_t)v.len)) {
+    if (v.len < RWF_U16OB_LONG && rwf_enc_fl_fast(e, 3 + (size_t)v.len)) {
         uint8_t *p = rwf_wr16(e->pos, (uint16_t)fid);
         *p++ = (uint8_t)v.len;
         if (v.len)
@@ -275,7 +275,7 @@ static inline int rwf_enc_fl_blank(rwf_enc *e, int16_t fid)
     return rwf_enc_fl_slow(e, fid, NULL);
 }
 
-/* ---- ElementList ----------------------------------------------------------------------- */
+/* ---- ElementList ------------------------------------------------------------------------- */
 
 /* Begins an ElementList, as rwf_enc_fl_begin begins a FieldList: with RWF_ELF_HAS_SET_DATA and
  * an empty h->set_data, the elements of set h->set_id (found in sets) are written first, in the
@@ -295,7 +295,7 @@ int rwf_enc_el_int(rwf_enc *e, rwf_buf name, int64_t v);
 int rwf_enc_el_buf(rwf_enc *e, rwf_buf name, int type, rwf_buf v);
 int rwf_enc_el_value(rwf_enc *e, rwf_buf name, const rwf_value *v);
 
-/* ---- Map ------------------------------------------------------------------------------- */
+/* ---- Map --------------------------------------------------------------------------------- */
 
 /* Begins a Map. With RWF_MPF_HAS_SET_DEFS and empty h->set_defs, write the definitions next
  * with rwf_enc_set_db; with RWF_MPF_HAS_SUMMARY_DATA and empty h->summary, begin a container

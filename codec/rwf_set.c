@@ -101,8 +101,8 @@ size_t rwf_set_db_encoded_size(const rwf_set_db *db)
             continue;
         n += 2;
         for (unsigned j = 0; j < d->count; j++)
-            n += db->kind == RWF_DT_ELEMENT_LIST
-                     ? (d->entries[j].name.len < 0x80 ? 2u : 3u) + d->entries[j].name.len
+            n += db->kind == RWF_DT_ELEMENT_LIST /* name buf15 + type, or fid + type */
+                     ? rwf_u15rb_size(d->entries[j].name.len) + d->entries[j].name.len + 1
                      : 3;
     }
     return n;

@@ -386,7 +386,7 @@ enum {
     RWF_QOS_RATE_TIME_CONFLATED = 3,
 };
 
-/* ---- Real hints: value = mantissa * 10^(hint - 14), or mantissa / 2^(hint - 22) --------- */
+/* ---- Real hints: value = mantissa * 10^(hint - 14), or mantissa / 2^(hint - 22) ---------- */
 enum {
     RWF_RH_EXPONENT_14 = 0,
     RWF_RH_EXPONENT_13 = 1,
@@ -424,7 +424,7 @@ enum {
     RWF_RH_NOT_A_NUMBER = 35,
 };
 
-/* ---- Names (static strings; "?" style fallbacks documented per function) ---------------- */
+/* ---- Names (static strings; "?" style fallbacks documented per function) ----------------- */
 
 /* The ETA-style name of a data type ("RSSL_DT_UINT"), or NULL when the id is not one. */
 const char *rwf_type_name(int type);

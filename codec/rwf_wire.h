@@ -67,7 +67,7 @@ static inline int rwf_buf_eq_cstr(rwf_buf a, const char *s)
 /* u30rb: every value below RWF_U30RB_LIMIT (1 to 4 bytes). */
 #define RWF_U30RB_LIMIT 0x40000000u
 
-/* ---- Loads and stores ------------------------------------------------------------------- */
+/* ---- Loads and stores -------------------------------------------------------------------- */
 
 static inline uint16_t rwf_rd16(const uint8_t *p)
 {
