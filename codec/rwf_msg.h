@@ -103,17 +103,32 @@ int rwf_msg_encode(const rwf_msg *m, void *buf, size_t cap, size_t *len);
 /* 1 when the class of m carries a msgKey (Request always; others by their flag). */
 int rwf_msg_has_key(const rwf_msg *m);
 
+/* Where the fixed members of an encoded message sit: the u16 header length, then the class
+ * (low 5 bits of its byte), the domain, the stream id (i32), the flags (u15rb), the container
+ * type. */
+enum {
+    RWF_MSG_AT_CLASS = 2,
+    RWF_MSG_AT_DOMAIN = 3,
+    RWF_MSG_AT_STREAM = 4,
+    RWF_MSG_AT_FLAGS = 8,
+};
+#define RWF_MSG_CLASS_MASK 0x1F
+
 /* The class of an encoded message (byte 2), -1 when data is shorter than 3 bytes: a peek that
  * decodes nothing. */
 static inline int rwf_msg_peek_class(rwf_buf data)
 {
-    return data.len >= 3 ? ((const uint8_t *)data.data)[2] & 0x1F : -1;
+    return data.len > RWF_MSG_AT_CLASS
+               ? ((const uint8_t *)data.data)[RWF_MSG_AT_CLASS] & RWF_MSG_CLASS_MASK
+               : -1;
 }
 
 /* The stream id of an encoded message (bytes 4..7), 0 when data is shorter than 8 bytes. */
 static inline int32_t rwf_msg_peek_stream(rwf_buf data)
 {
-    return data.len >= 8 ? (int32_t)rwf_rd32((const uint8_t *)data.data + 4) : 0;
+    return data.len >= RWF_MSG_AT_STREAM + 4
+               ? (int32_t)rwf_rd32((const uint8_t *)data.data + RWF_MSG_AT_STREAM)
+               : 0;
 }
 
 #endif
