@@ -395,7 +395,7 @@ int rwf_enc_append(rwf_enc *e, rwf_buf entries, uint16_t count)
     if (f->state != RWF_ES_ENTRIES)
         return rwf_enc_err(e, RWF_E_INVALID, "pre-encoded entries: the %s expects %s",
                            rwf_enc_kind_name(f->kind), rwf_enc_state_name(f->state));
-    if ((unsigned)f->count + count > 0xFFFF)
+    if ((unsigned)f->count + count > RWF_COUNT_MAX)
         return rwf_enc_err(e, RWF_E_INVALID, "%s holds more than 65535 entries",
                            rwf_enc_kind_name(f->kind));
     if (!rwf_enc_room(e, entries.len, "pre-encoded entries"))

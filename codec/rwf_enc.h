@@ -174,7 +174,7 @@ static inline rwf_enc_frame *rwf_enc_top(rwf_enc *e)
 static inline int rwf_enc_fl_fast(rwf_enc *e, size_t need)
 {
     rwf_enc_frame *f = rwf_enc_top(e);
-    return f->state == RWF_ES_ENTRIES && f->kind == RWF_DT_FIELD_LIST && f->count < 0xFFFF &&
+    return f->state == RWF_ES_ENTRIES && f->kind == RWF_DT_FIELD_LIST && f->count < RWF_COUNT_MAX &&
            (size_t)(e->end - e->pos) >= need && !e->err;
 }
 

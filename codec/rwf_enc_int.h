@@ -38,7 +38,7 @@ int rwf_enc_pop(rwf_enc *e);
  * RWF_OK or the sticky error. */
 static inline int rwf_enc_count_entry(rwf_enc *e, rwf_enc_frame *f)
 {
-    unsigned max = f->kind == RWF_DT_FILTER_LIST ? 0xFF : 0xFFFF;
+    unsigned max = f->kind == RWF_DT_FILTER_LIST ? RWF_FILTER_COUNT_MAX : RWF_COUNT_MAX;
     if (f->count >= max)
         return rwf_enc_err(e, RWF_E_INVALID, "%s holds more than %u entries",
                            rwf_enc_kind_name(f->kind), max);

@@ -67,6 +67,10 @@ static inline int rwf_buf_eq_cstr(rwf_buf a, const char *s)
 /* u30rb: every value below RWF_U30RB_LIMIT (1 to 4 bytes). */
 #define RWF_U30RB_LIMIT 0x40000000u
 
+/* Entry counts of containers are a u16 on the wire, a FilterList's a u8. */
+#define RWF_COUNT_MAX 0xFFFF
+#define RWF_FILTER_COUNT_MAX 0xFF
+
 /* ---- Loads and stores -------------------------------------------------------------------- */
 
 static inline uint16_t rwf_rd16(const uint8_t *p)
