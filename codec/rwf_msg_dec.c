@@ -231,6 +231,9 @@ static int late_req_key(cursor *c, rwf_msg *m, uint16_t f, uint16_t flag)
 
 /* ---- One function per class: the members after the container type ------------------------ */
 
+/* dec_<class> reads the members of its class into m (c at the first of them, m->flags read):
+ * RWF_OK, or RWF_E_MALFORMED with err text naming the member that does not fit. */
+
 static int dec_request(cursor *c, rwf_msg *m)
 {
     uint16_t f = m->flags;

@@ -176,6 +176,9 @@ static int put_key(rwf_enc *e, const rwf_key *k, int in_place_ok, uint8_t **len_
 
 /* ---- One function per class: the members before the key ---------------------------------- */
 
+/* put_<class> writes the members of its class that come before the key (fl: the flags as they
+ * are written): RWF_OK or the sticky error. */
+
 static int put_request(rwf_enc *e, const rwf_msg *m, uint16_t fl)
 {
     if (fl & RWF_RQMF_HAS_PRIORITY) {
@@ -305,6 +308,10 @@ static int put_class(rwf_enc *e, const rwf_msg *m, uint16_t fl)
 
 /* ---- One function per class: the late members, after the extended header ----------------- */
 
+/* put_<class>_late writes the members of its class that follow the key and the extended
+ * header (fl: the flags as written): RWF_OK or the sticky error. */
+
+/* postUserInfo: address and user id. */
 static int put_post_user_info(rwf_enc *e, const rwf_msg *m)
 {
     if (put_u32(e, m->post_user_addr) < 0 || put_u32(e, m->post_user_id) < 0)
