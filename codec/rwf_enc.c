@@ -96,10 +96,8 @@ int rwf_enc_finish(rwf_enc *e, size_t *len)
 
 /* ---- Frames ------------------------------------------------------------------------------ */
 
-int rwf_enc_push(rwf_enc *e, int kind, rwf_enc_frame **out)
+int rwf_enc_push_frame(rwf_enc *e, int kind, rwf_enc_frame **out)
 {
-    if (e->err)
-        return e->err;
     rwf_enc_frame *p = rwf_enc_top(e);
     int form, want = 0;
 

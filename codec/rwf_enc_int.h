@@ -25,10 +25,16 @@ static inline int rwf_enc_room(rwf_enc *e, size_t n, const char *what)
 const char *rwf_enc_kind_name(int kind);
 const char *rwf_enc_state_name(int state);
 
+/* Out of line: rwf_enc_push once it is known that no error is pending. */
+int rwf_enc_push_frame(rwf_enc *e, int kind, rwf_enc_frame **out);
+
 /* Opens a container of kind where the innermost frame allows one, reserving its length in the
  * form the position requires. The new frame is zeroed except kind, len_form, len_at and start;
  * the caller sets its state. Returns RWF_OK or the sticky error. */
-int rwf_enc_push(rwf_enc *e, int kind, rwf_enc_frame **out);
+static inline int rwf_enc_push(rwf_enc *e, int kind, rwf_enc_frame **out)
+{
+    return e->err ? e->err : rwf_enc_push_frame(e, kind, out);
+}
 
 /* Closes the innermost frame: back-fills its own length, pops it, and moves the parent on
  * (the parent's entry, summary, attribute or payload is complete). */

@@ -3,34 +3,13 @@
  * (wire.md §4.3), one function per class.
  */
 #include "err.h"
-#include "rwf_msg.h"
-
-/* The class flag that says a msgKey is present (Request: always). */
-static uint16_t key_flag(int msg_class)
-{
-    switch (msg_class) {
-    case RWF_MC_REFRESH:
-        return RWF_RFMF_HAS_MSG_KEY;
-    case RWF_MC_STATUS:
-        return RWF_STMF_HAS_MSG_KEY;
-    case RWF_MC_UPDATE:
-        return RWF_UPMF_HAS_MSG_KEY;
-    case RWF_MC_GENERIC:
-        return RWF_GNMF_HAS_MSG_KEY;
-    case RWF_MC_POST:
-        return RWF_PSMF_HAS_MSG_KEY;
-    case RWF_MC_ACK:
-        return RWF_AKMF_HAS_MSG_KEY;
-    default:
-        return 0;
-    }
-}
+#include "rwf_msg_int.h"
 
 int rwf_msg_has_key(const rwf_msg *m)
 {
     if (m->msg_class == RWF_MC_REQUEST)
         return 1;
-    return (m->flags & key_flag(m->msg_class)) != 0;
+    return (m->flags & rwf_msg_key_flag(m->msg_class)) != 0;
 }
 
 /* ---- Header members ---------------------------------------------------------------------- */
@@ -188,13 +167,11 @@ static size_t left(const cursor *c)
 
 /* ---- Late optional members ------------------------------------------------------------------
  * postUserInfo, partNum, postUserRights and reqMsgKey come last: like ETA, the decoder reads
- * one only when its flag (in f, the flags as received) is set and the header has bytes left
- * for it; otherwise the flag is dropped from m->flags. */
+ * one whose flag is set only when the header has bytes left for it; otherwise the flag is
+ * dropped from m->flags. The callers check the flag (flag: the member's flag, set). */
 
-static int late_post_user_info(cursor *c, rwf_msg *m, uint16_t f, uint16_t flag)
+static int late_post_user_info(cursor *c, rwf_msg *m, uint16_t flag)
 {
-    if (!(f & flag))
-        return RWF_OK;
     if (left(c) < 8) {
         m->flags &= (uint16_t)~flag;
         return RWF_OK;
@@ -204,11 +181,8 @@ static int late_post_user_info(cursor *c, rwf_msg *m, uint16_t f, uint16_t flag)
     return RWF_OK;
 }
 
-static int late_u15rb(cursor *c, rwf_msg *m, uint16_t f, uint16_t flag, uint16_t *v,
-                      const char *member)
+static int late_u15rb(cursor *c, rwf_msg *m, uint16_t flag, uint16_t *v, const char *member)
 {
-    if (!(f & flag))
-        return RWF_OK;
     if (!left(c)) {
         m->flags &= (uint16_t)~flag;
         return RWF_OK;
@@ -217,10 +191,8 @@ static int late_u15rb(cursor *c, rwf_msg *m, uint16_t f, uint16_t flag, uint16_t
     return RWF_OK;
 }
 
-static int late_req_key(cursor *c, rwf_msg *m, uint16_t f, uint16_t flag)
+static int late_req_key(cursor *c, rwf_msg *m, uint16_t flag)
 {
-    if (!(f & flag))
-        return RWF_OK;
     if (!left(c)) {
         m->flags &= (uint16_t)~flag;
         return RWF_OK;
@@ -266,9 +238,12 @@ static int dec_refresh(cursor *c, rwf_msg *m)
         TRY(get_key(c, &m->key, "msgKey"));
     if (f & RWF_RFMF_HAS_EXTENDED_HEADER)
         TRY(get_buf(c, &m->ext_header, 8, "extended header"));
-    TRY(late_post_user_info(c, m, f, RWF_RFMF_HAS_POST_USER_INFO));
-    TRY(late_u15rb(c, m, f, RWF_RFMF_HAS_PART_NUM, &m->part_num, "partNum"));
-    TRY(late_req_key(c, m, f, RWF_RFMF_HAS_REQ_MSG_KEY));
+    if (f & RWF_RFMF_HAS_POST_USER_INFO)
+        TRY(late_post_user_info(c, m, RWF_RFMF_HAS_POST_USER_INFO));
+    if (f & RWF_RFMF_HAS_PART_NUM)
+        TRY(late_u15rb(c, m, RWF_RFMF_HAS_PART_NUM, &m->part_num, "partNum"));
+    if (f & RWF_RFMF_HAS_REQ_MSG_KEY)
+        TRY(late_req_key(c, m, RWF_RFMF_HAS_REQ_MSG_KEY));
     return RWF_OK;
 }
 
@@ -285,8 +260,10 @@ static int dec_status(cursor *c, rwf_msg *m)
         TRY(get_key(c, &m->key, "msgKey"));
     if (f & RWF_STMF_HAS_EXTENDED_HEADER)
         TRY(get_buf(c, &m->ext_header, 8, "extended header"));
-    TRY(late_post_user_info(c, m, f, RWF_STMF_HAS_POST_USER_INFO));
-    TRY(late_req_key(c, m, f, RWF_STMF_HAS_REQ_MSG_KEY));
+    if (f & RWF_STMF_HAS_POST_USER_INFO)
+        TRY(late_post_user_info(c, m, RWF_STMF_HAS_POST_USER_INFO));
+    if (f & RWF_STMF_HAS_REQ_MSG_KEY)
+        TRY(late_req_key(c, m, RWF_STMF_HAS_REQ_MSG_KEY));
     return RWF_OK;
 }
 
@@ -306,7 +283,8 @@ static int dec_update(cursor *c, rwf_msg *m)
         TRY(get_key(c, &m->key, "msgKey"));
     if (f & RWF_UPMF_HAS_EXTENDED_HEADER)
         TRY(get_buf(c, &m->ext_header, 8, "extended header"));
-    TRY(late_post_user_info(c, m, f, RWF_UPMF_HAS_POST_USER_INFO));
+    if (f & RWF_UPMF_HAS_POST_USER_INFO)
+        TRY(late_post_user_info(c, m, RWF_UPMF_HAS_POST_USER_INFO));
     return RWF_OK;
 }
 
@@ -347,8 +325,10 @@ static int dec_generic(cursor *c, rwf_msg *m)
         TRY(get_key(c, &m->key, "msgKey"));
     if (f & RWF_GNMF_HAS_EXTENDED_HEADER)
         TRY(get_buf(c, &m->ext_header, 8, "extended header"));
-    TRY(late_u15rb(c, m, f, RWF_GNMF_HAS_PART_NUM, &m->part_num, "partNum"));
-    TRY(late_req_key(c, m, f, RWF_GNMF_HAS_REQ_MSG_KEY));
+    if (f & RWF_GNMF_HAS_PART_NUM)
+        TRY(late_u15rb(c, m, RWF_GNMF_HAS_PART_NUM, &m->part_num, "partNum"));
+    if (f & RWF_GNMF_HAS_REQ_MSG_KEY)
+        TRY(late_req_key(c, m, RWF_GNMF_HAS_REQ_MSG_KEY));
     return RWF_OK;
 }
 
@@ -367,8 +347,11 @@ static int dec_post(cursor *c, rwf_msg *m)
         TRY(get_key(c, &m->key, "msgKey"));
     if (f & RWF_PSMF_HAS_EXTENDED_HEADER)
         TRY(get_buf(c, &m->ext_header, 8, "extended header"));
-    TRY(late_u15rb(c, m, f, RWF_PSMF_HAS_PART_NUM, &m->part_num, "partNum"));
-    TRY(late_u15rb(c, m, f, RWF_PSMF_HAS_POST_USER_RIGHTS, &m->post_user_rights, "postUserRights"));
+    if (f & RWF_PSMF_HAS_PART_NUM)
+        TRY(late_u15rb(c, m, RWF_PSMF_HAS_PART_NUM, &m->part_num, "partNum"));
+    if (f & RWF_PSMF_HAS_POST_USER_RIGHTS)
+        TRY(late_u15rb(c, m, RWF_PSMF_HAS_POST_USER_RIGHTS, &m->post_user_rights,
+                       "postUserRights"));
     return RWF_OK;
 }
 

@@ -4,7 +4,7 @@
  * members after it. A key attribute encoded in place suspends the header between the two.
  */
 #include "rwf_enc_int.h"
-#include "rwf_msg.h"
+#include "rwf_msg_int.h"
 
 static uint16_t ext_flag(int msg_class)
 {
@@ -466,7 +466,7 @@ int rwf_enc_msg_begin(rwf_enc *e, const rwf_msg *m)
     if (put_class(e, m, fl) < 0)
         return e->err;
 
-    if (rwf_msg_has_key(m)) {
+    if (m->msg_class == RWF_MC_REQUEST || (fl & rwf_msg_key_flag(m->msg_class))) {
         r = put_key(e, &m->key, 1, &f->mark);
         if (r < 0)
             return r;
