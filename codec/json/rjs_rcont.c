@@ -204,7 +204,7 @@ static int r_elements(rjs_rd *rd, rjs_lex *lx)
         rjs_lex kl = {lx->base, at, lx->end};
         if ((rc = rjs_r_string(rd, &kl, &name)) < 0)
             return rc;
-        if (name.len > 0x7FFF)
+        if (name.len > RWF_U15RB_MAX)
             return rjs_lex_err(lx, at, "element name of %u bytes is too long", name.len);
         rc = r_element(rd, lx, name);
         rjs_tail_release(rd, mark);

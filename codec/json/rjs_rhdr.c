@@ -416,7 +416,7 @@ static int h_refresh(rjs_rd *rd, const msg_in *in, msg_out *o)
         (rc = flag_of(in, K_QUALIFIED, &m->flags, RWF_RFMF_QUALIFIED_STREAM)) < 0 ||
         (rc = flag_of(in, K_SOLICITED, &m->flags, RWF_RFMF_SOLICITED)) < 0 ||
         (rc = post_user_of(in, m, RWF_RFMF_HAS_POST_USER_INFO)) < 0 ||
-        (rc = uint_of(in, K_PARTNUMBER, 0x7FFF, &u, &m->flags, RWF_RFMF_HAS_PART_NUM)) < 0 ||
+        (rc = uint_of(in, K_PARTNUMBER, RWF_U15RB_MAX, &u, &m->flags, RWF_RFMF_HAS_PART_NUM)) < 0 ||
         (rc = b64_of(rd, in, K_PERMDATA, &m->perm_data, &m->flags, RWF_RFMF_HAS_PERM_DATA)) < 0)
         return rc;
     m->part_num = (uint16_t)u;
@@ -460,7 +460,7 @@ static int h_conf_info(const msg_in *in, rwf_msg *m)
     for (rc = rjs_obj_begin(&l); rc > 0; rc = rjs_obj_next(&l)) {
         if ((rc = rjs_obj_key(&l, &k)) < 0)
             return rc;
-        if (RJS_STR_IS(&k, "Count") && (rc = rjs_r_uint(&l, 0x7FFF, &v)) >= 0)
+        if (RJS_STR_IS(&k, "Count") && (rc = rjs_r_uint(&l, RWF_U15RB_MAX, &v)) >= 0)
             m->conf_count = (uint16_t)v;
         else if (RJS_STR_IS(&k, "Time") && (rc = rjs_r_uint(&l, 65535, &v)) >= 0)
             m->conf_time = (uint16_t)v;
@@ -544,7 +544,8 @@ static int h_generic(rjs_rd *rd, const msg_in *in, msg_out *o)
         (rc = uint_of(in, K_SEQNUMBER, UINT32_MAX, &seq, &m->flags, RWF_GNMF_HAS_SEQ_NUM)) < 0 ||
         (rc = uint_of(in, K_SECSEQNUMBER, UINT32_MAX, &sec, &m->flags,
                       RWF_GNMF_HAS_SECONDARY_SEQ_NUM)) < 0 ||
-        (rc = uint_of(in, K_PARTNUMBER, 0x7FFF, &part, &m->flags, RWF_GNMF_HAS_PART_NUM)) < 0 ||
+        (rc = uint_of(in, K_PARTNUMBER, RWF_U15RB_MAX, &part, &m->flags, RWF_GNMF_HAS_PART_NUM)) <
+            0 ||
         (rc = b64_of(rd, in, K_PERMDATA, &m->perm_data, &m->flags, RWF_GNMF_HAS_PERM_DATA)) < 0 ||
         (rc = flag_of(in, K_COMPLETE, &m->flags, RWF_GNMF_MESSAGE_COMPLETE)) < 0)
         return rc;
@@ -571,7 +572,8 @@ static int h_post(rjs_rd *rd, const msg_in *in, msg_out *o)
         (rc = flag_of(in, K_COMPLETE, &m->flags, RWF_PSMF_POST_COMPLETE)) < 0 ||
         (rc = flag_of(in, K_ACK, &m->flags, RWF_PSMF_ACK)) < 0 ||
         (rc = b64_of(rd, in, K_PERMDATA, &m->perm_data, &m->flags, RWF_PSMF_HAS_PERM_DATA)) < 0 ||
-        (rc = uint_of(in, K_PARTNUMBER, 0x7FFF, &part, &m->flags, RWF_PSMF_HAS_PART_NUM)) < 0 ||
+        (rc = uint_of(in, K_PARTNUMBER, RWF_U15RB_MAX, &part, &m->flags, RWF_PSMF_HAS_PART_NUM)) <
+            0 ||
         (rc = uint_of(in, K_POSTUSERRIGHTS, 65535, &rights, &m->flags,
                       RWF_PSMF_HAS_POST_USER_RIGHTS)) < 0)
         return rc;
