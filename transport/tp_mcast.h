@@ -148,6 +148,8 @@ typedef struct tp_seqtrack {
     uint32_t n;           /* senders followed so far */
     uint32_t hit;         /* index of the sender seen last */
     bool wrap32;
+    uint64_t expected;   /* tp_seqtrack_data: the number the sender was expected to send (its
+                          * newest one's successor; the number itself for a new sender) */
     tp_seq_counts total; /* sum over the senders */
     uint64_t untracked;  /* numbers (and pings) from senders beyond max_senders */
 } tp_seqtrack;

@@ -194,9 +194,11 @@ tp_seq_verdict tp_seqtrack_data(tp_seqtrack *t, const tp_mc_from *from, uint64_t
     tp_seq_sender *e = lookup(t, from, true, &added);
     if (!e) {
         t->untracked++;
+        t->expected = seq;
         v = TP_SEQ_UNTRACKED;
         goto out;
     }
+    t->expected = added ? seq : t->wrap32 && e->last == 0xFFFFFFFFull ? 1 : e->last + 1;
     if (added || (t->wrap32 && seq == 0)) {
         /* a new sender; or 0 in a 32-bit header, which a sender never numbers data with */
         v = added ? TP_SEQ_FIRST : TP_SEQ_RESET;

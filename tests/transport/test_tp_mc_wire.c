@@ -163,7 +163,9 @@ static void test_track_basic(void **state)
     assert_int_equal(tp_seqtrack_data(&t, &A, 2, &miss), TP_SEQ_NEXT);
     assert_int_equal(tp_seqtrack_data(&t, &A, 6, &miss), TP_SEQ_GAP);
     assert_int_equal(miss, 3);
+    assert_int_equal(t.expected, 3);
     assert_int_equal(tp_seqtrack_data(&t, &A, 4, &miss), TP_SEQ_LATE);
+    assert_int_equal(t.expected, 7);
     assert_int_equal(tp_seqtrack_data(&t, &A, 4, &miss), TP_SEQ_DUP);
     assert_int_equal(tp_seqtrack_data(&t, &A, 6, &miss), TP_SEQ_DUP);
     assert_int_equal(tp_seqtrack_data(&t, &A, 7, &miss), TP_SEQ_NEXT);
@@ -201,6 +203,7 @@ static void test_track_wrap_and_64(void **state)
     assert_int_equal(tp_seqtrack_data(&t, &A, 0xFFFFFFFEu, &miss), TP_SEQ_FIRST);
     assert_int_equal(tp_seqtrack_data(&t, &A, 0xFFFFFFFFu, &miss), TP_SEQ_NEXT);
     assert_int_equal(tp_seqtrack_data(&t, &A, 1, &miss), TP_SEQ_NEXT); /* 0 is skipped */
+    assert_int_equal(t.expected, 1);
     assert_int_equal(tp_seqtrack_data(&t, &A, 3, &miss), TP_SEQ_GAP);
     assert_int_equal(miss, 1);
     assert_int_equal(tp_seqtrack_data(&t, &A, 0xFFFFFFFFu, &miss), TP_SEQ_DUP);
