@@ -13,7 +13,7 @@ static const opt_name conn_types[] = {
     {"websocket", 0, "WebSocket transport"},
     {"webSocket", 0, "WebSocket transport"},
     {"WebSocket", 0, "WebSocket transport"},
-    {"http", 0, "HTTP tunnelling"},
+    {"http", 0, OPT_WHY_HTTP},
     {"encrypted", RUN_CONN_ENCRYPTED, NULL},
     {NULL, 0, NULL},
 };

@@ -10,7 +10,7 @@
 
 static const opt_name conn_types[] = {
     {"socket", 0, NULL},
-    {"reliableMCast", 0, "reliable multicast"},
+    {"reliableMCast", 0, OPT_WHY_RELIABLE_MCAST},
     {"encrypted", RUN_CONN_ENCRYPTED, NULL},
     {NULL, 0, NULL},
 };
@@ -71,13 +71,13 @@ const opt_def niprov_options[] = {
              "Seconds between statistics lines"),
     OPT_FLAG_OFF_("-noDisplayStats", C, display_stats, "Do not print statistics on the console"),
 
-    OPT_REFUSED_("-sa", true, "reliable multicast"),
-    OPT_REFUSED_("-sp", true, "reliable multicast"),
-    OPT_REFUSED_("-ra", true, "reliable multicast"),
-    OPT_REFUSED_("-rp", true, "reliable multicast"),
-    OPT_REFUSED_("-u", true, "reliable multicast"),
-    OPT_REFUSED_("-mcastStats", false, "reliable multicast"),
-    OPT_REFUSED_("-takeMCastStats", false, "reliable multicast"),
+    OPT_REFUSED_("-sa", true, OPT_WHY_RELIABLE_MCAST),
+    OPT_REFUSED_("-sp", true, OPT_WHY_RELIABLE_MCAST),
+    OPT_REFUSED_("-ra", true, OPT_WHY_RELIABLE_MCAST),
+    OPT_REFUSED_("-rp", true, OPT_WHY_RELIABLE_MCAST),
+    OPT_REFUSED_("-u", true, OPT_WHY_RELIABLE_MCAST),
+    OPT_REFUSED_("-mcastStats", false, OPT_WHY_RELIABLE_MCAST),
+    OPT_REFUSED_("-takeMCastStats", false, OPT_WHY_RELIABLE_MCAST),
     RUN_TLS_CLIENT_OPTIONS(C, tls),
     OPT_REFUSED_("-reactor", false, "VA Reactor"),
     OPT_REFUSED_("-workerThreads", true, "VA Reactor"),

@@ -8,10 +8,52 @@
 #include <string.h>
 #include <time.h>
 
-/* The counts of workers [from, to) over the run, into s (latencies are left to the caller). */
-static void worker_stats(tperf_worker *ws, int from, int to, tperf_stats *s)
+/* The sequence and seqMCast counts of worker w, added to s. */
+static void worker_seq(tperf_worker *w, tperf_stats *s)
+{
+    if (!w->tracked) {
+        s->seq_gaps += w->seq_gaps;
+        s->seq_lost += w->seq_lost;
+        return;
+    }
+    const tp_seq_counts *c = &w->trk.total;
+    s->tracked = true;
+    s->seq_gaps += c->gaps;
+    s->seq_lost += c->lost;
+    s->seq_dups += c->duplicates;
+    s->seq_ooo += c->late + c->old;
+    s->seq_short += counter_total(&w->sq[TPERF_SQ_SHORT]);
+    s->seq_untracked += w->trk.untracked;
+    if (!w->mc_any)
+        return;
+    const tp_mc_stats *m = &w->mc_done;
+    s->mcast = true;
+    s->mc.pkts_sent += m->pkts_sent;
+    s->mc.pkts_recv += m->pkts_recv;
+    s->mc.retrans_sent += m->retrans_sent;
+    s->mc.retrans_recv += m->retrans_recv;
+    s->mc.pings_sent += m->pings_sent;
+    s->mc.pings_recv += m->pings_recv;
+    s->mc.loss_dropped += m->loss_dropped;
+    s->mc.bad += m->bad;
+    for (int k = 0; k < TP_MC_BAD_KINDS; k++)
+        s->mc.bad_kind[k] += m->bad_kind[k];
+    s->mc.seq.gaps += m->seq.gaps;
+    s->mc.seq.lost += m->seq.lost;
+    s->mc.seq.duplicates += m->seq.duplicates;
+    s->mc.seq.late += m->seq.late;
+    s->mc.seq.old += m->seq.old;
+    s->mc.senders += m->senders;
+    s->mc.untracked += m->untracked;
+}
+
+/* The counts of workers [from, to) over the run, into s (latencies are left to the caller);
+ * trk (room for to - from) receives their trackers. */
+static void worker_stats(tperf_worker *ws, int from, int to, tperf_stats *s,
+                         const tp_seqtrack **trk)
 {
     memset(s, 0, sizeof(*s));
+    s->trk = trk;
     for (int k = from; k < to; k++) {
         tperf_worker *w = &ws[k];
         s->msgs_sent += counter_total(&w->msgs_sent);
@@ -19,7 +61,9 @@ static void worker_stats(tperf_worker *ws, int from, int to, tperf_stats *s)
         s->msgs_recv += counter_total(&w->msgs_recv);
         s->bytes_recv += counter_total(&w->bytes_recv);
         s->out_of_bufs += counter_total(&w->out_of_bufs);
-        s->seq_gaps += w->seq_gaps;
+        worker_seq(w, s);
+        if (w->tracked && trk)
+            trk[s->n_trk++] = &w->trk;
         s->first_seq += w->first_seq;
         s->conn_secs += w->conn_secs;
         if (w->connect_ns && (!s->connect_ns || (uint64_t)w->connect_ns < s->connect_ns))
@@ -59,6 +103,17 @@ void tperf_collect(tperf_app *R, unsigned sec)
         iv.msgs_recv = counter_change(&w->msgs_recv);
         iv.bytes_recv = counter_change(&w->bytes_recv);
         iv.out_of_bufs = counter_change(&w->out_of_bufs);
+        iv.tracked = w->tracked;
+        iv.gaps = counter_change(&w->sq[TPERF_SQ_GAPS]);
+        iv.lost = (int64_t)counter_change(&w->sq[TPERF_SQ_LOST]);
+        iv.dups = counter_change(&w->sq[TPERF_SQ_DUPS]);
+        iv.ooo = counter_change(&w->sq[TPERF_SQ_OOO]);
+        iv.mcast = R->cfg.conn_type == TPERF_SEQ_MCAST;
+        iv.mcast_stats = R->cfg.mcast_stats;
+        iv.pkts_sent = counter_change(&w->sq[TPERF_MC_SENT]);
+        iv.pkts_recv = counter_change(&w->sq[TPERF_MC_RECV]);
+        iv.retrans_sent = counter_change(&w->sq[TPERF_MC_RSENT]);
+        iv.retrans_recv = counter_change(&w->sq[TPERF_MC_RRECV]);
         iv.cpu = R->col.cpu;
         iv.mem_mb = R->col.mem_mb;
         run_col_row_done(&R->col, i,
@@ -74,14 +129,15 @@ void tperf_collect(tperf_app *R, unsigned sec)
 void tperf_write_summary(tperf_app *R)
 {
     tperf_stats *ts = calloc((size_t)R->n, sizeof(*ts));
+    const tp_seqtrack **trk = calloc((size_t)R->n + 1, sizeof(*trk));
     tperf_result result;
     memset(&result, 0, sizeof(result));
     result.thread_count = ts ? R->n : 1;
     result.thread = ts;
     result.pid = R->cfg.pid;
     for (int i = 0; ts && i < R->n; i++)
-        worker_stats(R->w, i, i + 1, &ts[i]);
-    worker_stats(R->w, 0, R->n, &result.total);
+        worker_stats(R->w, i, i + 1, &ts[i], trk ? trk + i : NULL);
+    worker_stats(R->w, 0, R->n, &result.total, trk);
     for (int i = -1; i < R->n; i++) {
         tperf_stats *s = i < 0 ? &result.total : ts ? &ts[i] : NULL;
         if (s) {
@@ -113,4 +169,5 @@ void tperf_write_summary(tperf_app *R)
     if (run_json_summary(R->cfg.summary_file, doc) != 0)
         R->status = run_worst(R->status, RUN_EXIT_FAILED);
     free(ts);
+    free(trk);
 }

@@ -2,7 +2,10 @@
 
 #include "err.h"
 
+#include <errno.h>
 #include <limits.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -15,10 +18,20 @@ static const opt_name app_types[] = {
 };
 
 static const opt_name conn_types[] = {
-    {"socket", TPERF_SOCKET, NULL},          {"shmem", TPERF_SHMEM, NULL},
-    {"websocket", 0, "WebSocket transport"}, {"http", 0, "HTTP tunnelling"},
-    {"encrypted", TPERF_ENCRYPTED, NULL},    {"reliableMCast", 0, "reliable multicast"},
-    {"seqMCast", 0, "sequenced multicast"},  {NULL, 0, NULL},
+    {"socket", TPERF_SOCKET, NULL},
+    {"shmem", TPERF_SHMEM, NULL},
+    {"seqMCast", TPERF_SEQ_MCAST, NULL},
+    {"websocket", 0, "WebSocket transport"},
+    {"http", 0, OPT_WHY_HTTP},
+    {"encrypted", TPERF_ENCRYPTED, NULL},
+    {"reliableMCast", 0, OPT_WHY_RELIABLE_MCAST},
+    {NULL, 0, NULL},
+};
+
+static const opt_name gap_modes[] = {
+    {"fail", TPERF_GAPS_FAIL, NULL},
+    {"count", TPERF_GAPS_COUNT, NULL},
+    {NULL, 0, NULL},
 };
 
 /* Writes "<arg><suffix>" (suffix formatted with the pid) into the field at def->off. */
@@ -51,6 +64,19 @@ static int parse_stats(void *cfg, const opt_def *d, const char *arg)
 static int parse_stats_static(void *cfg, const opt_def *d, const char *arg)
 {
     return set_name(cfg, d, arg, false, "");
+}
+
+/* -recvLoss <percent>: a decimal number from 0 to 100, kept as parts per million. */
+static int parse_loss(void *cfg, const opt_def *d, const char *arg)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (errno || end == arg || *end || !(v >= 0 && v <= 100))
+        return err_set("Config Error: %s %s: value must be a percentage from 0 to 100.", d->name,
+                       arg);
+    *(int *)((char *)cfg + d->off) = (int)llround(v * 10000.0);
+    return 0;
 }
 
 #define FILE_OPT_(nm, f, fn, h)                                                                    \
@@ -113,12 +139,31 @@ const opt_def tperf_options[] = {
              "Seconds between statistics lines"),
     OPT_FLAG_OFF_("-noDisplayStats", C, display_stats, "Do not print statistics on the console"),
 
-    OPT_REFUSED_("-sa", true, "multicast"),
-    OPT_REFUSED_("-sp", true, "multicast"),
-    OPT_REFUSED_("-ra", true, "multicast"),
-    OPT_REFUSED_("-rp", true, "multicast"),
-    OPT_REFUSED_("-u", true, "multicast"),
-    OPT_REFUSED_("-mcastStats", false, "multicast"),
+    OPT_SECTION_("Sequenced multicast (-connType seqMCast; both ends are clients):"),
+    OPT_STR_("-sa", C, send_addr, "<address>", "Send group (default: the receive group)"),
+    OPT_STR_("-sp", C, send_port, "<port>", "Send port"),
+    OPT_STR_("-ra", C, recv_addr, "<address>", "Receive group (default: -h)"),
+    OPT_STR_("-rp", C, recv_port, "<port>", "Receive port (default: -p)"),
+    OPT_STR_("-u", C, unicast_port, "<port>", "Unicast port (reliable multicast only; unused)"),
+    OPT_FLAG_("-mcastStats", C, mcast_stats,
+              "Print the datagrams sent and received in every statistics interval"),
+
+    OPT_SECTION_("Options of this implementation (not in the ETA tool):"),
+    OPT_ENUM_("-seqGaps", C, gap_mode, gap_modes, "<fail|count>",
+              "On a missing, repeated or out-of-order sequence number: fail (end the run at the "
+              "first, as the ETA tool) or count (keep going; gaps, lost and duplicate messages "
+              "in the summary, statistics and JSON)"),
+    {.name = "-recvLoss",
+     .kind = OPT_CUSTOM,
+     .off = OPT_FIELD_(C, recv_loss_ppm, int),
+     .parse = parse_loss,
+     .has_arg = true,
+     .arg = "<percent>",
+     .help = "seqMCast loss generator for tests: drop this share of the datagrams received, "
+             "before they are looked at (0: off)"},
+    OPT_U64_("-recvLossSeed", C, recv_loss_seed, 0, UINT64_MAX, "<n>",
+             "Seed of the loss generator (0: from the clock)"),
+
     OPT_REFUSED_("-pl", true, "WebSocket transport"),
     RUN_TLS_CLIENT_OPTIONS(C, tls),
     RUN_TLS_SERVER_OPTIONS(C, tls),
@@ -188,6 +233,12 @@ int tperf_config_check(const tperf_config *c)
         return err_set("Config Error: -pack %d cannot be used with -connType shmem (shared "
                        "memory carries one message per buffer).",
                        c->pack);
+    if (c->conn_type == TPERF_SEQ_MCAST && c->app_type == TPERF_SERVER)
+        return err_set("Config Error: appType for Multicast connections must be client (a "
+                       "seqMCast channel has no server: both ends connect to the groups).");
+    if (c->recv_loss_ppm && c->conn_type != TPERF_SEQ_MCAST)
+        return err_set("Config Error: -recvLoss drops multicast datagrams: it needs -connType "
+                       "seqMCast.");
     if (c->reflect_msgs && c->pack > 1)
         return err_set("Config Error: -reflectMsgs cannot be used with -pack %d (reflected "
                        "messages are not packed).",
@@ -214,6 +265,14 @@ int tperf_config_init(tperf_config *cfg, int argc, char **argv, FILE *out, FILE 
     static const opt_tool tool = {"TransportPerf", tperf_options, sizeof(tperf_config),
                                   defaults_of,     check_of,      false};
     return opt_tool_init(&tool, cfg, argc, argv, out, err);
+}
+
+const char *tperf_conn_name(int conn_type)
+{
+    return conn_type == TPERF_SHMEM       ? "shmem"
+           : conn_type == TPERF_SEQ_MCAST ? "seqMCast"
+           : conn_type == TPERF_ENCRYPTED ? "encrypted"
+                                          : "socket";
 }
 
 static const char *yes_no(bool b)
@@ -245,10 +304,7 @@ void tperf_config_print(const tperf_config *c, const out_extra *extra, out_repor
     thread_text(c, threads, sizeof(threads));
     out_printf(r, "\n--- TEST INPUTS ---\n\n");
     out_input(r, w, "Runtime", "%d sec", c->run_time);
-    out_input(r, w, "Connection Type", "%s",
-              c->conn_type == TPERF_SHMEM       ? "shmem"
-              : c->conn_type == TPERF_ENCRYPTED ? "encrypted"
-                                                : "socket");
+    out_input(r, w, "Connection Type", "%s", tperf_conn_name(c->conn_type));
     if (c->conn_type == TPERF_ENCRYPTED && c->app_type == TPERF_CLIENT) {
         out_input(r, w, "Encrypted Connection Type", "socket");
         out_printf(r, "\t\t\t  CA Store: %s\n", c->tls.castore);
@@ -256,8 +312,13 @@ void tperf_config_print(const tperf_config *c, const out_extra *extra, out_repor
         out_printf(r, "\tServer Private Key: %s\n", c->tls.keyfile);
         out_printf(r, "\tServer Certificate: %s\n", c->tls.cert);
     }
-    out_input(r, w, "Hostname", "%s", c->host);
-    out_input(r, w, "Port", "%s", c->port);
+    if (c->conn_type == TPERF_SEQ_MCAST && c->send_addr[0]) {
+        out_input(r, w, "Multicast Conn", "(send %s:%s, recv %s:%s)", c->send_addr, c->send_port,
+                  c->recv_addr, c->recv_port);
+    } else {
+        out_input(r, w, "Hostname", "%s", c->host);
+        out_input(r, w, "Port", "%s", c->port);
+    }
     out_input(r, w, "App Type", "%s", c->app_type == TPERF_CLIENT ? "client" : "server");
     out_input(r, w, "Thread List", "%s", threads);
     out_input(r, w, "Busy Read", "%s", yes_no(c->busy_read));
@@ -297,6 +358,12 @@ void tperf_config_print(const tperf_config *c, const out_extra *extra, out_repor
 
     /* Ours, after the original's lines. */
     out_input(r, w, "Input Buffers", "%d", c->input_bufs);
+    if (c->conn_type == TPERF_SEQ_MCAST || c->gap_mode == TPERF_GAPS_COUNT)
+        out_input(r, w, "Sequence Gaps", "%s",
+                  c->gap_mode == TPERF_GAPS_COUNT ? "count" : "fail at the first");
+    if (c->recv_loss_ppm)
+        out_input(r, w, "Receive Loss", "%.4f%% of datagrams dropped (seed %llu)",
+                  c->recv_loss_ppm / 10000.0, (unsigned long long)c->recv_loss_seed);
     char json[TPERF_PATH_LEN + 8];
     out_extra_inputs(r, w, extra,
                      out_json_path(json, sizeof(json), c->summary_file) == 0 ? json : NULL);
@@ -309,5 +376,6 @@ json_object *tperf_config_json(const tperf_config *cfg)
     out_json_add(o, "summaryFile", json_object_new_string(cfg->summary_file));
     out_json_add(o, "statsFile", json_object_new_string(cfg->stats_file));
     out_json_add(o, "threadCount", json_object_new_int(tperf_config_threads(cfg)));
+    out_json_add(o, "recvLossPercent", json_object_new_double(cfg->recv_loss_ppm / 10000.0));
     return o;
 }

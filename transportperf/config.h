@@ -10,8 +10,11 @@
  *            X_<pid> (so X_<pid><thread>_<pid>.csv); -statsFileStatic X makes it X
  *   latency  <latencyFile><thread>_<pid>.csv
  *
- * Options of WebSocket and multicast connections are recognised and refused (exit status
- * 2) with a message saying they are not available in this build.
+ * Sequenced multicast (-connType seqMCast) takes the original's -sa/-sp/-ra/-rp/-u and
+ * -mcastStats; options of ours choose what a receiver does on a sequence gap (-seqGaps) and
+ * switch on a loss generator (-recvLoss). Options of WebSocket connections, reliable multicast
+ * (a closed protocol) and HTTP tunnelling (Windows only in the original) are recognised and
+ * refused (exit status 2) with a message saying why.
  */
 #ifndef RWFPERF_TPERF_CONFIG_H
 #define RWFPERF_TPERF_CONFIG_H
@@ -21,6 +24,7 @@
 #include "out.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* TransportPerf runs at most this many threads. */
@@ -36,7 +40,10 @@
 enum { TPERF_SERVER = 0, TPERF_CLIENT = 1 };
 
 /* -connType */
-enum { TPERF_SOCKET = 0, TPERF_SHMEM = 1, TPERF_ENCRYPTED = 2 };
+enum { TPERF_SOCKET = 0, TPERF_SHMEM = 1, TPERF_ENCRYPTED = 2, TPERF_SEQ_MCAST = 3 };
+
+/* -seqGaps: what a receiver does when a message's sequence number is not the next one */
+enum { TPERF_GAPS_FAIL = 0, TPERF_GAPS_COUNT = 1 };
 
 /* Each message carries an 8-byte sequence number and an 8-byte time stamp. */
 #define TPERF_MIN_MSG_SIZE 16
@@ -62,6 +69,19 @@ typedef struct tperf_config {
     bool tcp_nodelay;                    /* true unless -tcpDelay */
     bool direct_write;                   /* -directWrite */
     bool busy_read;                      /* -busyRead: read without waiting for readiness */
+
+    /* Sequenced multicast (-connType seqMCast) */
+    char send_addr[128];   /* -sa, "" = not given */
+    char send_port[32];    /* -sp */
+    char recv_addr[128];   /* -ra, "" = not given (then -h) */
+    char recv_port[32];    /* -rp (then -p) */
+    char unicast_port[32]; /* -u: printed, as the original does; seqMCast does not use it */
+    bool mcast_stats;      /* -mcastStats: datagram counters in every statistics interval */
+
+    /* Ours */
+    int gap_mode;            /* -seqGaps: TPERF_GAPS_FAIL (default, as the original) or COUNT */
+    int recv_loss_ppm;       /* -recvLoss <percent>, as parts per million: 0 = off */
+    uint64_t recv_loss_seed; /* -recvLossSeed: 0 = from the clock */
 
     /* Test */
     int run_time;         /* -runTime, s, 300 */
@@ -95,6 +115,9 @@ int tperf_config_init(tperf_config *cfg, int argc, char **argv, FILE *out, FILE 
 
 /* The cross-option rules. Returns 0, or -1 after err_set() with the user-facing message. */
 int tperf_config_check(const tperf_config *cfg);
+
+/* The -connType word of a TPERF_ connection type ("socket", "shmem", "seqMCast"). */
+const char *tperf_conn_name(int conn_type);
 
 /* Number of threads: the -threads entries, 1 by default. */
 int tperf_config_threads(const tperf_config *cfg);

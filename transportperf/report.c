@@ -60,7 +60,9 @@ static void stats_block(out_report *r, const tperf_stats *s, const tperf_derived
 static void our_lines(out_report *r, const tperf_config *cfg, const tperf_stats *s,
                       const tperf_derived *d)
 {
-    if (s->msgs_recv)
+    if (s->tracked || s->mcast)
+        tperf_report_seq_lines(r, s);
+    else if (s->msgs_recv)
         out_printf(r, "  Sequence gaps: %" PRIu64 "\n", s->seq_gaps);
     if (s->out_of_bufs)
         out_printf(r, "  Msgs not sent for lack of output buffers: %" PRIu64 "\n", s->out_of_bufs);
@@ -121,32 +123,36 @@ void tperf_report_interval(FILE *f, unsigned sec, int thread, int threads, unsig
         out_console_stat(f, "  Latency (usec)", &iv->lat, true, "Msgs");
         out_console_lat_extra(f, "  Latency (usec)", &iv->lat, &iv->lat_sched, true);
     }
+    tperf_report_interval_mcast(f, iv);
     fprintf(f, "  CPU: %6.2f%% Mem: %8.2fMB\n", iv->cpu, iv->mem_mb);
+    tperf_report_interval_seq(f, iv);
 }
 
-int tperf_stats_header(char *buf, size_t size)
+int tperf_stats_header(char *buf, size_t size, const tperf_config *cfg)
 {
     int w = snprintf(buf, size, "%s",
                      "UTC, Msgs sent, Bytes sent, Msgs received, Bytes received, Latency msgs "
                      "received, Latency avg (usec), Latency std dev (usec), Latency max (usec), "
                      "Latency min (usec), CPU usage (%), Memory (MB)");
-    if (w < 0 || (size_t)w >= size)
+    if (w < 0 || (size_t)w >= size || out_csv_lat_header(buf, size, "Latency") != 0)
         return -1;
-    return out_csv_lat_header(buf, size, "Latency");
+    size_t used = strlen(buf);
+    return cfg ? tperf_seq_header(buf + used, size - used, cfg) : 0;
 }
 
 int tperf_report_stats_row(out_csv *csv, time_t t, const tperf_interval *iv)
 {
-    char utc[32], extra[512] = "";
+    char utc[32], extra[512] = "", seq[256] = "";
     out_utc(utc, sizeof(utc), t);
     out_csv_lat_values(extra, sizeof(extra), &iv->lat, &iv->lat_sched, 3);
+    tperf_seq_values(seq, sizeof(seq), iv);
     const stat_lat *l = &iv->lat;
     return out_csv_row(csv,
                        "%s, %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64
-                       ", %.3f, %.3f, %.3f, %.3f, %.2f, %.2f%s",
+                       ", %.3f, %.3f, %.3f, %.3f, %.2f, %.2f%s%s",
                        utc, iv->msgs_sent, iv->bytes_sent, iv->msgs_recv, iv->bytes_recv, l->count,
                        l->avg, l->stddev, l->count ? l->max : 0.0, l->count ? l->min : 0.0, iv->cpu,
-                       iv->mem_mb, extra);
+                       iv->mem_mb, extra, seq);
 }
 
 static int path_n(char *buf, size_t size, const char *base, int thread, int pid)
@@ -170,7 +176,7 @@ int tperf_stats_open(out_csv *csv, const tperf_config *cfg, int thread)
     char path[TPERF_PATH_LEN + 48], header[1024];
     csv->f = NULL;
     if (tperf_stats_path(path, sizeof(path), cfg, thread) != 0 ||
-        tperf_stats_header(header, sizeof(header)) != 0)
+        tperf_stats_header(header, sizeof(header), cfg) != 0)
         return err_set("statistics file name too long");
     return out_csv_open(csv, path, header);
 }
@@ -206,6 +212,7 @@ static json_object *stats_json(const tperf_config *cfg, const tperf_stats *s)
     if (s->msgs_recv)
         out_json_add(o, "first_sequence", json_object_new_uint64(s->first_seq));
     out_json_add(o, "msgs_out_of_buffers", json_object_new_uint64(s->out_of_bufs));
+    tperf_seq_json(o, s);
     if (!cfg->reflect_msgs && s->conn_secs > 0) {
         out_json_add(o, "offered_msg_rate", json_object_new_int(cfg->msg_rate));
         out_json_add(o, "achieved_msg_rate", out_json_double(d.achieved_rate));

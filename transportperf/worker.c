@@ -87,7 +87,7 @@ int worker_init(tperf_worker *w, int index, const tperf_config *cfg, const lra *
     o->compression = (tp_comp)cfg->compression_type;
     o->compression_level = (uint8_t)cfg->compression_level;
     run_tls_opts(&cfg->tls, cfg->conn_type == TPERF_ENCRYPTED ? RUN_CONN_ENCRYPTED : 0, o);
-    return 0;
+    return tperf_mc_init(w);
 }
 
 void worker_free(tperf_worker *w)
@@ -100,6 +100,7 @@ void worker_free(tperf_worker *w)
     free(w->pfds);
     free(w->pidx);
     run_handoff_free(&w->hand);
+    tperf_track_free(w);
     latbuf_free(&w->lat);
     if (w->ring_on)
         latring_free(&w->ring);
@@ -133,6 +134,9 @@ static tperf_session *session_add(tperf_worker *w, tp_channel *ch)
     s->ch = ch;
     s->fd = tp_fd(ch);
     s->shm = w->cfg->conn_type == TPERF_SHMEM;
+    s->mc = w->cfg->conn_type == TPERF_SEQ_MCAST;
+    s->from.addr = ++w->n_serial; /* its identity in the tracker (seqMCast: per message) */
+    w->mc_any |= s->mc;
     w->sess[w->n_sess++] = s;
     return s;
 }
@@ -162,6 +166,7 @@ static void session_close(tperf_worker *w, int i, const char *why)
         if (w->cfg->app_type == TPERF_CLIENT)
             sig_request_stop();
     }
+    tperf_track_closing(w, s);
     tp_close(s->ch);
     free(s);
     w->sess[i] = w->sess[--w->n_sess];
@@ -248,9 +253,8 @@ static void take_incoming(tperf_worker *w)
 /* Client: one connection attempt (the next one a second later when it fails). */
 static void client_connect(tperf_worker *w)
 {
-    const tperf_config *cfg = w->cfg;
     tp_channel *ch;
-    printf("\nAttempting to connect to server %s:%s...\n", cfg->host, cfg->port);
+    tperf_mc_connect_line(w);
     w->reconnect_ns = clk_ns() + CLK_NS_PER_SEC;
     if (tp_connect(&w->opts, &ch) < 0) {
         run_conn_error(&w->errs, "Connection failed: %s\n", err_msg());
@@ -272,27 +276,39 @@ static void client_connect(tperf_worker *w)
 int worker_on_msg(tperf_worker *w, tperf_session *s, const uint8_t *p, uint32_t len, int64_t now_ns)
 {
     if (len < TPERF_MSG_HEAD) {
+        if (w->cfg->gap_mode == TPERF_GAPS_COUNT) {
+            counter_inc(&w->sq[TPERF_SQ_SHORT]);
+            return 0;
+        }
         printf("Error: Message was too small to be valid(length %u).\n", len);
         w->seq_gaps++;
         return -1;
     }
     uint64_t seq = tperf_msg_seq(p);
-    if (s->recv_any && seq != s->recv_seq) {
-        printf("Error: Received out-of-order sequence number(%" PRIu64 " instead of %" PRIu64
-               ").\n",
-               seq, s->recv_seq);
-        w->seq_gaps += seq > s->recv_seq ? seq - s->recv_seq : 1;
-        return -1;
+    bool record = true;
+    if (w->tracked) {
+        /* per sender, and counted instead of failing with -seqGaps count */
+        if (tperf_track_msg(w, s, seq, &record) < 0)
+            return -1;
+    } else {
+        if (s->recv_any && seq != s->recv_seq) {
+            printf("Error: Received out-of-order sequence number(%" PRIu64 " instead of %" PRIu64
+                   ").\n",
+                   seq, s->recv_seq);
+            w->seq_gaps++;
+            w->seq_lost += seq > s->recv_seq ? seq - s->recv_seq : 0;
+            return -1;
+        }
+        if (!s->recv_any && !w->got_first) {
+            w->first_seq = seq;
+            w->got_first = true;
+        }
+        s->recv_any = true;
+        s->recv_seq = seq + 1;
     }
-    if (!s->recv_any && !w->got_first) {
-        w->first_seq = seq;
-        w->got_first = true;
-    }
-    s->recv_any = true;
-    s->recv_seq = seq + 1;
 
     uint64_t stamp = tperf_msg_stamp(p);
-    if (stamp) {
+    if (stamp && record) {
         int64_t now = now_ns ? now_ns : clk_ns();
         lat *rec = latbuf_cur(&w->lat);
         int64_t d = now - (int64_t)stamp;
@@ -385,6 +401,9 @@ static int session_read(tperf_worker *w, int i, int64_t deadline)
         if (rc & TP_READ_MSG) {
             n++;
             bytes += m.len;
+            uint32_t dseq;
+            if (s->mc)
+                tp_mc_last_from(s->ch, &s->from, &dseq);
             if (refl) {
                 int r = reflect(w, s, &m);
                 if (r < 0) {
@@ -406,6 +425,8 @@ static int session_read(tperf_worker *w, int i, int64_t deadline)
     }
     counter_add(&w->msgs_recv, n);
     counter_add(&w->bytes_recv, bytes);
+    if (w->tracked || s->mc)
+        tperf_track_publish(w, s);
     if (refl) {
         tp_get_stats(s->ch, &st);
         counter_add(&w->msgs_sent, sent);
@@ -508,6 +529,8 @@ static int send_burst(tperf_worker *w, int i, const tick *t)
     counter_add(&w->msgs_sent, k);
     counter_add(&w->bytes_sent, st.bytes_written - written0);
     s->sent += k;
+    if (s->mc)
+        tperf_track_publish(w, s);
     if (rc == TP_ENOBUFS) {
         counter_add(&w->out_of_bufs, n - k);
         s->want_flush = true;
@@ -541,6 +564,8 @@ static void on_tick(tperf_worker *w, const tick *t, int64_t now)
             session_fail(w, i);
             continue;
         }
+        if (s->mc && s->active && !writer)
+            tperf_track_publish(w, s); /* its pings */
         i++;
     }
     if (w->cfg->app_type == TPERF_CLIENT && !w->ever_active && w->n_sess == 0 &&

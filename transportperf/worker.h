@@ -11,9 +11,12 @@
  *     tick was due, one of them time-stamped when the latency random array says so; packed
  *     -pack at a time when packing; the channel keep-alive;
  *   - between ticks, reading: every message is checked against the sequence number expected
- *     on its connection, and a time-stamped one gives a latency sample (and a second one from
+ *     on its connection (on a seqMCast channel, from its sender: source address, port and
+ *     instance id), and a time-stamped one gives a latency sample (and a second one from
  *     the scheduled send time it carries); with -reflectMsgs every message is instead written
- *     back unchanged;
+ *     back unchanged. A number that is not the next one ends the connection, as in the
+ *     original, or with -seqGaps count is counted (gaps, lost, duplicate, out of order) and
+ *     the run goes on;
  *   - when the run ends, queued output is flushed (bounded in time) before the channels are
  *     closed, so that a peer can count everything that was sent.
  *
@@ -40,6 +43,7 @@
 #include "run_fail.h"
 #include "tick.h"
 #include "tp.h"
+#include "tp_mcast.h"
 
 #include <poll.h>
 #include <pthread.h>
@@ -59,10 +63,29 @@ typedef struct tperf_session {
     bool want_flush; /* output is queued: flush when the descriptor is writable */
     bool recv_any;   /* a message arrived, so recv_seq holds the next expected number */
     int64_t active_ns;
-    uint64_t send_seq; /* sequence number of the next message sent */
-    uint64_t recv_seq; /* sequence number expected next */
-    uint64_t sent;     /* messages this connection sent */
+    uint64_t send_seq;  /* sequence number of the next message sent */
+    uint64_t recv_seq;  /* sequence number expected next */
+    uint64_t sent;      /* messages this connection sent */
+    bool mc;            /* a seqMCast channel */
+    tp_mc_from from;    /* who sent the message being checked (seqMCast: its sender; other
+                         * channels with -seqGaps count: the session's own number) */
+    tp_mc_stats mc_pub; /* seqMCast: the channel's counters as last published */
 } tperf_session;
+
+/* Counts of the message-number checks (the tracker's, published per interval) and of
+ * seqMCast datagrams. */
+enum {
+    TPERF_SQ_GAPS = 0, /* gaps: numbers ahead of the expected one */
+    TPERF_SQ_LOST,     /* numbers skipped and not arrived since (may go down: modulo 2^64) */
+    TPERF_SQ_DUPS,     /* numbers seen before */
+    TPERF_SQ_OOO,      /* out of order: late numbers, and ones too old to tell */
+    TPERF_SQ_SHORT,    /* messages too short to carry a number (-seqGaps count) */
+    TPERF_MC_SENT,     /* seqMCast datagrams sent (pings included) */
+    TPERF_MC_RECV,     /* ... received */
+    TPERF_MC_RSENT,    /* ... retransmissions sent (always 0) */
+    TPERF_MC_RRECV,    /* ... received with the retransmission flag */
+    TPERF_SQ_KINDS
+};
 
 typedef struct tperf_worker {
     /* ---- fixed before the thread starts ---- */
@@ -82,11 +105,12 @@ typedef struct tperf_worker {
 
     /* ---- worker -> main thread while running ---- */
     counter msgs_sent, bytes_sent, msgs_recv, bytes_recv, out_of_bufs;
-    latbuf lat;               /* TPERF_LAT_KINDS recorders per set */
-    latring ring;             /* raw samples for the latency log; only with -latencyFile */
-    bool ring_on;             /* fixed */
-    _Atomic int64_t neg_send; /* first negative latency: its stamps (neg_recv is written */
-    _Atomic int64_t neg_recv; /* first, neg_send published last); 0 = none yet */
+    counter sq[TPERF_SQ_KINDS]; /* TPERF_SQ_* and TPERF_MC_* */
+    latbuf lat;                 /* TPERF_LAT_KINDS recorders per set */
+    latring ring;               /* raw samples for the latency log; only with -latencyFile */
+    bool ring_on;               /* fixed */
+    _Atomic int64_t neg_send;   /* first negative latency: its stamps (neg_recv is written */
+    _Atomic int64_t neg_recv;   /* first, neg_send published last); 0 = none yet */
     char pad1[64];
 
     /* ---- worker only; the main thread reads them after join ---- */
@@ -97,8 +121,15 @@ typedef struct tperf_worker {
     int64_t connect_ns;    /* first activation */
     int64_t disconnect_ns; /* last close */
     double conn_secs;      /* seconds of sending, summed over connections */
-    uint64_t seq_gaps;     /* sequence numbers missing (or out of order) */
+    uint64_t seq_gaps;     /* gaps in the sequence numbers (without a tracker) */
+    uint64_t seq_lost;     /* numbers they skipped (without a tracker) */
     uint64_t first_seq;    /* sequence number of the first message received */
+    bool tracked;          /* trk in use: seqMCast, or -seqGaps count */
+    tp_seqtrack trk;       /* message numbers per sender (64-bit, from 0) */
+    tp_seq_counts trk_pub; /* trk.total as last published to sq[] */
+    uint32_t n_serial;     /* sessions numbered so far (their tracker identity) */
+    tp_mc_stats mc_done;   /* seqMCast: counters of the channels already closed */
+    bool mc_any;           /* a seqMCast channel was opened */
     bool got_first;        /* first_seq is set */
     run_fail fail;         /* RUN_EXIT_FAILED: wrong data, a reader too slow; RUN_EXIT_INVALID:
                               the options do not fit the channel (-pack larger than a fragment) */
@@ -136,5 +167,29 @@ void worker_free(tperf_worker *w);
  */
 int worker_on_msg(tperf_worker *w, tperf_session *s, const uint8_t *p, uint32_t len,
                   int64_t now_ns);
+
+/* ---- mcast.c: seqMCast and the tracker of message numbers ---- */
+
+/* Fills the seqMCast settings of w->opts from the configuration and prepares the tracker
+ * (seqMCast or -seqGaps count). Returns 0, or -1 with err_msg() set. */
+int tperf_mc_init(tperf_worker *w);
+
+/* The client's "Attempting ..." line for its connection. */
+void tperf_mc_connect_line(const tperf_worker *w);
+
+/* Checks message number seq of s's current sender with the tracker. Returns 0 to go on (the
+ * next number, a first one, or anything counted with -seqGaps count), or -1 after printing
+ * the original's error line. *record (may be NULL) tells whether the message gives a latency
+ * sample (not a duplicate or one too old to tell). */
+int tperf_track_msg(tperf_worker *w, tperf_session *s, uint64_t seq, bool *record);
+
+/* Publishes the tracker's and (seqMCast) the channel's counts since the last call. */
+void tperf_track_publish(tperf_worker *w, tperf_session *s);
+
+/* Before s's channel is closed: the last publication, and its seqMCast counters kept. */
+void tperf_track_closing(tperf_worker *w, tperf_session *s);
+
+/* Frees the tracker. */
+void tperf_track_free(tperf_worker *w);
 
 #endif

@@ -155,6 +155,13 @@ struct opt_def {
         .name = NULL, .kind = OPT_FLAG                                                             \
     }
 
+/* Why two connection types of the original are refused in every tool that names them (the
+ * text of the refusal; see the README). */
+#define OPT_WHY_RELIABLE_MCAST                                                                     \
+    "reliable multicast: a closed-source protocol of the original SDK with no public "             \
+    "description"
+#define OPT_WHY_HTTP "HTTP tunnelling: Windows only in the original"
+
 /* Words accepted by -compressionType in every tool: none/zlib/lz4 and their numbers 0/1/2. */
 extern const opt_name opt_compression_names[];
 

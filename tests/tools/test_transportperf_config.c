@@ -134,6 +134,29 @@ static void test_every_option(void **state)
     assert_true(r.cfg.reflect_msgs);
     run_free(&r);
 
+    /* Sequenced multicast: the capture's receiver, and our options */
+    PARSE(&r, "-appType", "client", "-connType", "seqMCast", "-sa", "239.1.2.3", "-sp", "30001",
+          "-ra", "239.1.2.4", "-rp", "30002", "-u", "40000", "-if", "127.0.0.1", "-mcastStats",
+          "-seqGaps", "count", "-recvLoss", "0.25", "-recvLossSeed", "7");
+    if (r.status != OPT_CONTINUE)
+        fail_msg("refused: %s", r.err.text);
+    assert_int_equal(r.cfg.conn_type, TPERF_SEQ_MCAST);
+    assert_string_equal(r.cfg.send_addr, "239.1.2.3");
+    assert_string_equal(r.cfg.send_port, "30001");
+    assert_string_equal(r.cfg.recv_addr, "239.1.2.4");
+    assert_string_equal(r.cfg.recv_port, "30002");
+    assert_string_equal(r.cfg.unicast_port, "40000");
+    assert_true(r.cfg.mcast_stats);
+    assert_int_equal(r.cfg.gap_mode, TPERF_GAPS_COUNT);
+    assert_int_equal(r.cfg.recv_loss_ppm, 2500);
+    assert_int_equal(r.cfg.recv_loss_seed, 7);
+    run_free(&r);
+    PARSE(&r, "-appType", "client");
+    assert_int_equal(r.cfg.gap_mode, TPERF_GAPS_FAIL);
+    assert_false(r.cfg.mcast_stats);
+    assert_int_equal(r.cfg.recv_loss_ppm, 0);
+    run_free(&r);
+
     /* The guide's shared-memory scenario. */
     PARSE(&r, "-p", "15000", "-connType", "shmem", "-runTime", "60", "-latencyMsgRate", "0",
           "-msgRate", "0", "-tickRate", "1000", "-appType", "client", "-threads", "0");
@@ -169,6 +192,21 @@ static const bad_case bad_cases[] = {
     {{"-reflectMsgs", "-pack", "2"}, "-reflectMsgs cannot be used with -pack 2"},
     {{"-connType", "shmem", "-pack", "5"}, "-pack 5 cannot be used with -connType shmem"},
     {{"-threads", "0,zero"}, "Config Error: -threads entry 2 \"zero\""},
+    {{"-connType", "seqMCast"},
+     "Config Error: appType for Multicast connections must be client (a seqMCast channel has no "
+     "server"},
+    {{"-appType", "client", "-connType", "seqMCast", "-recvLoss", "101"},
+     "-recvLoss 101: value must be a percentage from 0 to 100."},
+    {{"-appType", "client", "-connType", "seqMCast", "-recvLoss", "1x"},
+     "-recvLoss 1x: value must be a percentage"},
+    {{"-appType", "client", "-recvLoss", "1"}, "-recvLoss drops multicast datagrams: it needs"},
+    {{"-seqGaps", "skip"}, "-seqGaps skip: unknown value (expected one of: fail, count)."},
+    {{"-connType", "reliableMCast"},
+     "Config Error: -connType reliableMCast is not available in this build (reliable multicast: "
+     "a closed-source protocol of the original SDK with no public description)."},
+    {{"-connType", "http"},
+     "Config Error: -connType http is not available in this build (HTTP tunnelling: Windows "
+     "only in the original)."},
 };
 
 static void test_invalid(void **state)
@@ -211,18 +249,11 @@ static void test_refused(void **state)
 {
     (void)state;
     const char *const cases[][3] = {
-        {"-sa", "235.1.1.3"},
-        {"-sp", "15001"},
-        {"-ra", "235.1.1.4"},
-        {"-rp", "15002"},
-        {"-u", "12345"},
-        {"-mcastStats"},
         {"-pl", "rssl.rwf"},
         {"-encryptedConnType", "websocket"},
         {"-connType", "websocket"},
         {"-connType", "http"},
         {"-connType", "reliableMCast"},
-        {"-connType", "seqMCast"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         run r;
@@ -321,6 +352,50 @@ static void test_inputs_match_vectors(void **state)
             run_free(&r);
         }
     }
+}
+
+/* The receiver of the capture seqmcast: its TEST INPUTS block, line for line (the process id
+ * in the file names is ours). */
+static void test_inputs_match_seqmcast(void **state)
+{
+    (void)state;
+    run r;
+    PARSE(&r, "-appType", "client", "-connType", "seqMCast", "-sa", "239.1.2.3", "-sp", "30001",
+          "-ra", "239.1.2.3", "-rp", "30001", "-if", "127.0.0.1", "-msgRate", "0",
+          "-latencyMsgRate", "0", "-recvBufSize", "8000000", "-runTime", "9", "-mcastStats",
+          "-summaryFile", "seqmcast.recv.summary.out", "-statsFile", "recvstats");
+    if (r.status != OPT_CONTINUE)
+        fail_msg("refused: %s", r.err.text);
+    tt_capture got;
+    tt_capture_open(&got);
+    out_report rep;
+    out_report_init(&rep, got.f, NULL);
+    tperf_config_print(&r.cfg, NULL, &rep);
+    tt_capture_close(&got);
+    char *mine = tt_drop_ours(
+        got.text, (const char *const[]){"  Input Buffers: ", "  Sequence Gaps: ", NULL});
+    char *text = tt_vector("vectors/seqmcast/seqmcast.receiver.stdout");
+    char *want = tt_section(text, NULL, "\n\nAttempting segmented connect");
+    size_t n = strlen(want);
+    want = realloc(want, n + 2);
+    strcpy(want + n, "\n");
+    /* the original's process id was 366 */
+    char pid[16], *at;
+    snprintf(pid, sizeof(pid), "_%d", (int)getpid());
+    while ((at = strstr(want, "_366")) != NULL) {
+        char *fixed = malloc(strlen(want) + strlen(pid) + 1);
+        snprintf(fixed, strlen(want) + strlen(pid) + 1, "%.*s%s%s", (int)(at - want), want, pid,
+                 at + 4);
+        free(want);
+        want = fixed;
+    }
+    tt_assert_lines_equal(mine, want);
+    assert_non_null(strstr(got.text, "         Sequence Gaps: fail at the first\n"));
+    free(text);
+    free(want);
+    free(mine);
+    tt_capture_free(&got);
+    run_free(&r);
 }
 
 static void test_inputs_values(void **state)
@@ -430,6 +505,7 @@ int main(void)
         cmocka_unit_test(test_usage),
         cmocka_unit_test(test_histogram_log),
         cmocka_unit_test(test_inputs_match_vectors),
+        cmocka_unit_test(test_inputs_match_seqmcast),
         cmocka_unit_test(test_inputs_values),
         cmocka_unit_test(test_json_inputs),
         cmocka_unit_test(test_random_command_lines),

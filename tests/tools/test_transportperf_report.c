@@ -145,6 +145,192 @@ static void test_console_and_summary_match_vectors(void **state)
     }
 }
 
+/* Our lines of a seqMCast run, left out when comparing with the original's output. */
+static const char *const mcast_ours[] = {
+    "  Sequence gaps: ", "  Msgs lost: ",         "  Msgs duplicated: ",  "  Msgs out of order: ",
+    "  Sender ",         "  Multicast datagrams", "  Latency (usec) p50", NULL};
+
+/* The seqMCast captures: the console interval with its "Multicast:" line (-mcastStats) and the
+ * OVERALL SUMMARY, rebuilt from their numbers, line for line. */
+static void test_seqmcast_vectors(void **state)
+{
+    (void)state;
+    static const char *const files[] = {"seqmcast.receiver", "seqmcast.sender",
+                                        "seqmcast_pack.receiver", "seqmcast_pack.sender"};
+    for (size_t v = 0; v < sizeof(files) / sizeof(files[0]); v++) {
+        char rel[256];
+        snprintf(rel, sizeof(rel), "vectors/seqmcast/%s.stdout", files[v]);
+        char *text = tt_vector(rel);
+        tperf_config cfg;
+        config_from(&cfg, (const char *const[]){"-appType", "client", "-connType", "seqMCast",
+                                                "-mcastStats", NULL});
+        char *interval = tt_section(text, "005:\n", "  CPU: ");
+        tperf_interval iv = {0};
+        iv.msgs_sent = (uint64_t)tt_num(interval, "  Sent: MsgRate: ") * 5;
+        iv.bytes_sent = bytes_of(tt_num(strstr(interval, "  Sent:"), "DataRate:") * 5);
+        iv.msgs_recv = (uint64_t)tt_num(interval, "  Recv: MsgRate: ") * 5;
+        iv.bytes_recv = bytes_of(tt_num(strstr(interval, "  Recv:"), "DataRate:") * 5);
+        if (strstr(interval, "Latency (usec)"))
+            iv.lat = lat_from(
+                interval, "Avg:", "StdDev:", "Max:", "Min:", (uint64_t)tt_num(interval, "Msgs: "));
+        iv.mcast = iv.mcast_stats = iv.tracked = true;
+        iv.pkts_sent = (uint64_t)tt_num(interval, "Pkts Sent: ");
+        iv.pkts_recv = (uint64_t)tt_num(interval, "Pkts Received: ");
+        char *cpu_line = tt_section(text, "  CPU: ", "\n");
+        iv.cpu = tt_num(cpu_line, "  CPU: ");
+        iv.mem_mb = tt_num(cpu_line, "Mem: ");
+        tt_capture con;
+        tt_capture_open(&con);
+        tperf_report_interval(con.f, 5, 1, 1, 5, &iv);
+        tt_capture_close(&con);
+        char *got = tt_drop_ours(con.text, mcast_ours);
+        char want[1024];
+        snprintf(want, sizeof(want), "%s%s\n", interval, cpu_line);
+        tt_assert_lines_equal(got, want);
+        free(got);
+        free(cpu_line);
+        free(interval);
+        tt_capture_free(&con);
+
+        char *overall = tt_section(text, "--- OVERALL SUMMARY ---", NULL);
+        tperf_stats s = {.tracked = true, .mcast = true};
+        s.msgs_sent = (uint64_t)tt_num(overall, "  Msgs Sent: ");
+        s.msgs_recv = (uint64_t)tt_num(overall, "  Msgs Received: ");
+        s.bytes_sent = bytes_of(tt_num(overall, "  Data Sent (MB): "));
+        s.bytes_recv = bytes_of(tt_num(overall, "  Data Received (MB): "));
+        s.connect_ns = 100 * SEC;
+        s.disconnect_ns = s.connect_ns + duration_for(overall, &s);
+        if (strstr(overall, "  Latency avg (usec): "))
+            s.lat = lat_from(overall, "  Latency avg (usec): ", "  Latency std dev (usec): ",
+                             "  Latency max (usec): ", "  Latency min (usec): ", 49);
+        tperf_result res = {.thread_count = 1, .thread = &s, .total = s};
+        res.pid = (int)tt_num(overall, "  Process ID: ");
+        res.res.samples = (uint64_t)tt_num(overall, "  CPU/Memory samples: ");
+        res.res.cpu_max = tt_num(overall, "  CPU Usage max (%): ");
+        res.res.cpu_min = tt_num(overall, "  CPU Usage min (%): ");
+        res.res.cpu_avg = tt_num(overall, "  CPU Usage avg (%): ");
+        res.res.mem_max = tt_num(overall, "  Memory Usage max (MB): ");
+        res.res.mem_min = tt_num(overall, "  Memory Usage min (MB): ");
+        res.res.mem_avg = tt_num(overall, "  Memory Usage avg (MB): ");
+        tt_capture sum;
+        tt_capture_open(&sum);
+        out_report rep;
+        out_report_init(&rep, sum.f, NULL);
+        tperf_report_summary(&rep, &cfg, &res);
+        tt_capture_close(&sum);
+        got = tt_drop_ours(sum.text, mcast_ours);
+        tt_assert_lines_equal(got, overall);
+        free(got);
+        free(overall);
+        tt_capture_free(&sum);
+        free(text);
+    }
+}
+
+/* Our seqMCast lines: sequence counts, senders, datagrams (summary), the interval's
+ * "Sequence:" line, the statistics columns and the JSON members. */
+static void test_mcast_ours(void **state)
+{
+    (void)state;
+    tperf_config cfg;
+    config_from(&cfg,
+                (const char *const[]){"-appType", "client", "-connType", "seqMCast", "-seqGaps",
+                                      "count", "-statsFileStatic", tt_tmp("McStats"), NULL});
+    tp_seqtrack trk;
+    assert_int_equal(tp_seqtrack_init(&trk, 0, false), 0);
+    tp_mc_from a = {0x7F000001, 30002, 0};
+    tp_seqtrack_data(&trk, &a, 0, NULL);
+    tp_seqtrack_data(&trk, &a, 1, NULL);
+    tp_seqtrack_data(&trk, &a, 5, NULL);
+    tp_seqtrack_data(&trk, &a, 5, NULL);
+    const tp_seqtrack *trks[1] = {&trk};
+    tperf_stats s = {.msgs_recv = 4,
+                     .bytes_recv = 304,
+                     .connect_ns = SEC,
+                     .disconnect_ns = 2 * SEC,
+                     .tracked = true,
+                     .seq_gaps = 1,
+                     .seq_lost = 3,
+                     .seq_dups = 1,
+                     .mcast = true,
+                     .trk = trks,
+                     .n_trk = 1};
+    s.mc.pkts_recv = 6;
+    s.mc.loss_dropped = 3;
+    s.mc.bad = 2;
+    s.mc.bad_kind[TP_MC_BAD_VERSION] = 1;
+    s.mc.bad_kind[TP_MC_BAD_LEN_BEYOND] = 1;
+    s.mc.seq.lost = 3;
+    tperf_result res = {.thread_count = 1, .thread = &s, .total = s, .pid = 77};
+    tt_capture sum;
+    tt_capture_open(&sum);
+    out_report rep;
+    out_report_init(&rep, sum.f, NULL);
+    tperf_report_summary(&rep, &cfg, &res);
+    tt_capture_close(&sum);
+    assert_non_null(
+        strstr(sum.text,
+               "  Process ID: 77\n"
+               "  Sequence gaps: 1\n"
+               "  Msgs lost: 3\n"
+               "  Msgs duplicated: 1\n"
+               "  Msgs out of order: 0\n"
+               "  Sender 127.0.0.1:30002/0: msgs 3, first 0, last 5, gaps 1, lost 3, "
+               "duplicated 1, out of order 0\n"
+               "  Multicast datagrams: sent 0, received 6, lost 3, duplicated 0, out of order 0\n"
+               "  Multicast datagrams dropped: 3 by the loss generator, 2 malformed (unknown "
+               "header version: 1, message length past the end of the datagram: 1)\n"));
+    tt_capture_free(&sum);
+
+    tperf_interval iv = {.msgs_recv = 4, .tracked = true, .gaps = 1, .lost = -2, .mcast = true};
+    iv.pkts_recv = 6;
+    tt_capture con;
+    tt_capture_open(&con);
+    tperf_report_interval(con.f, 5, 1, 1, 5, &iv);
+    tt_capture_close(&con);
+    assert_null(strstr(con.text, "Multicast:")); /* without -mcastStats */
+    assert_non_null(strstr(con.text,
+                           "  CPU:   0.00% Mem:     0.00MB\n"
+                           "  Sequence: gaps 1, lost -2, duplicated 0, out of order 0\n"));
+    tt_capture_free(&con);
+
+    out_csv csv;
+    assert_int_equal(tperf_stats_open(&csv, &cfg, 1), 0);
+    assert_int_equal(tperf_report_stats_row(&csv, (time_t)1352874964, &iv), 0);
+    assert_int_equal(out_csv_close(&csv), 0);
+    char path[800];
+    assert_int_equal(tperf_stats_path(path, sizeof(path), &cfg, 1), 0);
+    char *text = tt_file(path);
+    assert_non_null(strstr(text, "Sched Latency max (usec), Sequence gaps, Msgs lost, Msgs "
+                                 "duplicated, Msgs out of order, Multicast pkts sent, Multicast "
+                                 "pkts received\n"));
+    assert_non_null(strstr(text, "0.000, 0.000, 0.000, 1, -2, 0, 0, 0, 6\n"));
+    free(text);
+    unlink(path);
+
+    json_object *doc = tperf_report_json(&cfg, &res, NULL, time(NULL));
+    json_object *results, *overall, *q, *m, *v, *senders;
+    assert_true(json_object_object_get_ex(doc, "results", &results));
+    assert_true(json_object_object_get_ex(results, "overall", &overall));
+    assert_true(json_object_object_get_ex(overall, "sequence", &q));
+    assert_true(json_object_object_get_ex(q, "lost", &v));
+    assert_int_equal(json_object_get_int64(v), 3);
+    assert_true(json_object_object_get_ex(q, "duplicates", &v));
+    assert_int_equal(json_object_get_int64(v), 1);
+    assert_true(json_object_object_get_ex(q, "senders", &senders));
+    assert_int_equal(json_object_array_length(senders), 1);
+    assert_true(json_object_object_get_ex(json_object_array_get_idx(senders, 0), "port", &v));
+    assert_int_equal(json_object_get_int(v), 30002);
+    assert_true(json_object_object_get_ex(overall, "multicast", &m));
+    assert_true(json_object_object_get_ex(m, "loss_generator_dropped", &v));
+    assert_int_equal(json_object_get_int64(v), 3);
+    assert_true(json_object_object_get_ex(m, "malformed", &q));
+    assert_true(json_object_object_get_ex(q, "version", &v));
+    assert_int_equal(json_object_get_int64(v), 1);
+    json_object_put(doc);
+    tp_seqtrack_free(&trk);
+}
+
 static stat_lat lat(uint64_t count, double avg, double sd, double max, double min)
 {
     stat_lat l = {.count = count, .avg = avg, .stddev = sd, .max = max, .min = min};
@@ -423,6 +609,8 @@ int main(void)
         cmocka_unit_test(test_console_threads),
         cmocka_unit_test(test_stats_and_latency_files),
         cmocka_unit_test(test_json),
+        cmocka_unit_test(test_seqmcast_vectors),
+        cmocka_unit_test(test_mcast_ours),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

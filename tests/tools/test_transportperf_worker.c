@@ -88,6 +88,32 @@ static int setup_worker(void **state)
     return 0;
 }
 
+/* A worker of a seqMCast receiver (-seqGaps as given): numbers followed per sender. */
+static int setup_mcast(void **state, int gap_mode)
+{
+    static fixture f;
+    memset(&f, 0, sizeof(f));
+    tperf_config_defaults(&f.cfg, 4242);
+    f.cfg.app_type = TPERF_CLIENT;
+    f.cfg.conn_type = TPERF_SEQ_MCAST;
+    f.cfg.gap_mode = gap_mode;
+    if (worker_init(&f.w, 1, &f.cfg, NULL, NULL) != 0)
+        return -1;
+    f.s.mc = true;
+    *state = &f;
+    return 0;
+}
+
+static int setup_mcast_fail(void **state)
+{
+    return setup_mcast(state, TPERF_GAPS_FAIL);
+}
+
+static int setup_mcast_count(void **state)
+{
+    return setup_mcast(state, TPERF_GAPS_COUNT);
+}
+
 static int teardown_worker(void **state)
 {
     fixture *f = *state;
@@ -102,7 +128,7 @@ static int msg(uint8_t *buf, uint32_t size, uint64_t seq, uint64_t stamp, uint64
 }
 
 /* The first sequence number sets the expectation; consecutive ones pass; a gap fails the
- * connection and counts the missing numbers. */
+ * connection, counted as one gap and the missing numbers as lost. */
 static void test_sequence(void **state)
 {
     fixture *f = *state;
@@ -112,13 +138,16 @@ static void test_sequence(void **state)
     assert_int_equal(worker_on_msg(&f->w, &f->s, b, msg(b, 76, 502, 0, 0), 0), 0);
     assert_int_equal(f->w.seq_gaps, 0);
     assert_int_equal(worker_on_msg(&f->w, &f->s, b, msg(b, 76, 505, 0, 0), 0), -1);
-    assert_int_equal(f->w.seq_gaps, 2);
-    /* A repeated number counts once. */
+    assert_int_equal(f->w.seq_gaps, 1);
+    assert_int_equal(f->w.seq_lost, 2);
+    /* A repeated number counts once, and nothing is lost. */
     tperf_session s2;
     memset(&s2, 0, sizeof(s2));
     assert_int_equal(worker_on_msg(&f->w, &s2, b, msg(b, 76, 9, 0, 0), 0), 0);
     assert_int_equal(worker_on_msg(&f->w, &s2, b, msg(b, 76, 9, 0, 0), 0), -1);
-    assert_int_equal(f->w.seq_gaps, 3);
+    assert_int_equal(f->w.seq_gaps, 2);
+    assert_int_equal(f->w.seq_lost, 2);
+    assert_false(f->w.tracked); /* a socket run without -seqGaps count: the original's check */
     /* No latency from unstamped messages. */
     assert_int_equal(latbuf_cur(&f->w.lat)[TPERF_LAT].count, 0);
 }
@@ -129,6 +158,59 @@ static void test_too_short(void **state)
     uint8_t b[16] = {0};
     assert_int_equal(worker_on_msg(&f->w, &f->s, b, 15, 0), -1);
     assert_int_equal(worker_on_msg(&f->w, &f->s, b, 16, 0), 0);
+}
+
+/* seqMCast: the worker's connection settings, and each sender followed on its own; the
+ * default still fails at the first wrong number, with the original's line. */
+static void test_mcast_per_sender(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(f->w.opts.conn_type, TP_CONN_SEQ_MCAST);
+    assert_int_equal(f->w.opts.mc_instance_id, 1); /* thread 2 */
+    assert_true(f->w.tracked);
+    uint8_t b[76];
+    tp_mc_from a = {0x7F000001, 30002, 0}, c = {0x7F000001, 30003, 0};
+    f->s.from = a;
+    assert_int_equal(worker_on_msg(&f->w, &f->s, b, msg(b, 76, 0, 0, 0), 0), 0);
+    assert_int_equal(f->w.first_seq, 0);
+    f->s.from = c; /* another sender starts at its own numbers */
+    assert_int_equal(worker_on_msg(&f->w, &f->s, b, msg(b, 76, 700, 0, 0), 0), 0);
+    f->s.from = a;
+    assert_int_equal(worker_on_msg(&f->w, &f->s, b, msg(b, 76, 1, 0, 0), 0), 0);
+    f->s.from = c;
+    assert_int_equal(worker_on_msg(&f->w, &f->s, b, msg(b, 76, 701, 0, 0), 0), 0);
+    f->s.from = a;
+    assert_int_equal(worker_on_msg(&f->w, &f->s, b, msg(b, 76, 5, 0, 0), 0), -1);
+    assert_int_equal(f->w.trk.total.gaps, 1);
+    assert_int_equal(f->w.trk.total.lost, 3);
+}
+
+/* -seqGaps count: gaps, lost, duplicate and late numbers are counted and the run goes on; a
+ * duplicate gives no latency sample; published to the main thread's counters. */
+static void test_mcast_count(void **state)
+{
+    fixture *f = *state;
+    uint8_t b[76];
+    f->s.from = (tp_mc_from){0x7F000001, 30002, 0};
+    const int64_t now = 5000000000;
+    assert_int_equal(worker_on_msg(&f->w, &f->s, b, msg(b, 76, 10, 0, 0), 0), 0);
+    assert_int_equal(worker_on_msg(&f->w, &f->s, b, msg(b, 76, 14, 0, 0), 0), 0); /* gap */
+    assert_int_equal(worker_on_msg(&f->w, &f->s, b, msg(b, 76, 12, 0, 0), 0), 0); /* late */
+    msg(b, 76, 12, (uint64_t)(now - 1000), 0);
+    assert_int_equal(worker_on_msg(&f->w, &f->s, b, 76, now), 0); /* duplicate */
+    assert_int_equal(latbuf_cur(&f->w.lat)[TPERF_LAT].count, 0);
+    assert_int_equal(worker_on_msg(&f->w, &f->s, b, 10, 0), 0); /* too short: counted */
+    tperf_track_publish(&f->w, NULL);
+    assert_int_equal(counter_total(&f->w.sq[TPERF_SQ_GAPS]), 1);
+    assert_int_equal(counter_total(&f->w.sq[TPERF_SQ_LOST]), 2);
+    assert_int_equal(counter_total(&f->w.sq[TPERF_SQ_DUPS]), 1);
+    assert_int_equal(counter_total(&f->w.sq[TPERF_SQ_OOO]), 1);
+    assert_int_equal(counter_total(&f->w.sq[TPERF_SQ_SHORT]), 1);
+    /* 13 arrives late too: lost goes down, and its counter with it (modulo 2^64) */
+    assert_int_equal(worker_on_msg(&f->w, &f->s, b, msg(b, 76, 13, 0, 0), 0), 0);
+    tperf_track_publish(&f->w, NULL);
+    assert_int_equal(counter_total(&f->w.sq[TPERF_SQ_LOST]), 1);
+    assert_int_equal(f->w.trk.total.received, 4);
 }
 
 /* A stamped message gives one sample from the stamp and one from the scheduled time, and a
@@ -187,6 +269,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_too_short, setup_worker, teardown_worker),
         cmocka_unit_test_setup_teardown(test_latency, setup_worker, teardown_worker),
         cmocka_unit_test_setup_teardown(test_negative, setup_worker, teardown_worker),
+        cmocka_unit_test_setup_teardown(test_mcast_per_sender, setup_mcast_fail, teardown_worker),
+        cmocka_unit_test_setup_teardown(test_mcast_count, setup_mcast_count, teardown_worker),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

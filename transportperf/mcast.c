@@ -1,0 +1,130 @@
+/* TransportPerf's sequenced multicast (-connType seqMCast) and its tracker of message numbers
+ * per sender (seqMCast, or any channel with -seqGaps count): connection settings, the check
+ * of each message's number, and the counts published to the main thread. */
+#include "worker.h"
+
+#include "err.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+int tperf_mc_init(tperf_worker *w)
+{
+    const tperf_config *cfg = w->cfg;
+    for (int k = 0; k < TPERF_SQ_KINDS; k++)
+        counter_init(&w->sq[k]);
+    if (cfg->conn_type == TPERF_SEQ_MCAST) {
+        tp_opts *o = &w->opts;
+        o->conn_type = TP_CONN_SEQ_MCAST;
+        /* without -ra/-rp the host and port are the receive group, as in the original */
+        o->mc_recv_addr = cfg->recv_addr[0] ? cfg->recv_addr : cfg->host;
+        o->mc_recv_port = cfg->recv_port[0] ? cfg->recv_port : cfg->port;
+        o->mc_send_addr = cfg->send_addr;
+        o->mc_send_port = cfg->send_port;
+        /* thread n's datagrams carry instance id n - 1 (the original's 0 for the first), so
+         * that receivers tell the threads of one process apart */
+        o->mc_instance_id = (uint16_t)w->index;
+        o->mc_loss_ppm = (uint32_t)cfg->recv_loss_ppm;
+        o->mc_loss_seed = cfg->recv_loss_seed ? cfg->recv_loss_seed + (uint64_t)w->index : 0;
+    }
+    if (cfg->conn_type == TPERF_SEQ_MCAST || cfg->gap_mode == TPERF_GAPS_COUNT) {
+        if (tp_seqtrack_init(&w->trk, 0, false) != 0)
+            return err_push("thread %d", w->index + 1);
+        w->tracked = true;
+    }
+    return 0;
+}
+
+void tperf_track_free(tperf_worker *w)
+{
+    if (w->tracked)
+        tp_seqtrack_free(&w->trk);
+    w->tracked = false;
+}
+
+void tperf_mc_connect_line(const tperf_worker *w)
+{
+    const tperf_config *c = w->cfg;
+    if (c->conn_type == TPERF_SEQ_MCAST && (c->send_addr[0] || c->recv_addr[0]))
+        printf("\nAttempting segmented connect to server (send %s:%s,  recv %s:%s) unicastPort "
+               "%s...\n",
+               c->send_addr, c->send_port, c->recv_addr, c->recv_port, c->unicast_port);
+    else
+        printf("\nAttempting to connect to server %s:%s...\n", c->host, c->port);
+}
+
+int tperf_track_msg(tperf_worker *w, tperf_session *s, uint64_t seq, bool *record)
+{
+    tp_seq_verdict v = tp_seqtrack_data(&w->trk, &s->from, seq, NULL);
+    if (record)
+        *record = v != TP_SEQ_DUP && v != TP_SEQ_OLD;
+    if (v == TP_SEQ_NEXT || v == TP_SEQ_UNTRACKED)
+        return 0;
+    if (v == TP_SEQ_FIRST) {
+        if (!w->got_first) {
+            w->first_seq = seq;
+            w->got_first = true;
+        }
+        return 0;
+    }
+    if (w->cfg->gap_mode == TPERF_GAPS_COUNT)
+        return 0;
+    printf("Error: Received out-of-order sequence number(%" PRIu64 " instead of %" PRIu64 ").\n",
+           seq, w->trk.expected);
+    return -1;
+}
+
+/* dst += src, counter by counter (senders: the larger). */
+static void mc_add(tp_mc_stats *dst, const tp_mc_stats *src)
+{
+    dst->pkts_sent += src->pkts_sent;
+    dst->pkts_recv += src->pkts_recv;
+    dst->retrans_sent += src->retrans_sent;
+    dst->retrans_recv += src->retrans_recv;
+    dst->pings_sent += src->pings_sent;
+    dst->pings_recv += src->pings_recv;
+    dst->loss_dropped += src->loss_dropped;
+    dst->bad += src->bad;
+    for (int k = 0; k < TP_MC_BAD_KINDS; k++)
+        dst->bad_kind[k] += src->bad_kind[k];
+    dst->seq.received += src->seq.received;
+    dst->seq.gaps += src->seq.gaps;
+    dst->seq.lost += src->seq.lost;
+    dst->seq.duplicates += src->seq.duplicates;
+    dst->seq.late += src->seq.late;
+    dst->seq.old += src->seq.old;
+    dst->seq.resets += src->seq.resets;
+    if (src->senders > dst->senders)
+        dst->senders = src->senders;
+    dst->untracked += src->untracked;
+}
+
+void tperf_track_publish(tperf_worker *w, tperf_session *s)
+{
+    if (w->tracked) {
+        const tp_seq_counts *t = &w->trk.total, *p = &w->trk_pub;
+        counter_add(&w->sq[TPERF_SQ_GAPS], t->gaps - p->gaps);
+        counter_add(&w->sq[TPERF_SQ_LOST], t->lost - p->lost); /* modulo 2^64: may go down */
+        counter_add(&w->sq[TPERF_SQ_DUPS], t->duplicates - p->duplicates);
+        counter_add(&w->sq[TPERF_SQ_OOO], (t->late + t->old) - (p->late + p->old));
+        w->trk_pub = *t;
+    }
+    if (s && s->mc) {
+        tp_mc_stats st;
+        if (tp_mc_get_stats(s->ch, &st) != 0)
+            return;
+        counter_add(&w->sq[TPERF_MC_SENT], st.pkts_sent - s->mc_pub.pkts_sent);
+        counter_add(&w->sq[TPERF_MC_RECV], st.pkts_recv - s->mc_pub.pkts_recv);
+        counter_add(&w->sq[TPERF_MC_RSENT], st.retrans_sent - s->mc_pub.retrans_sent);
+        counter_add(&w->sq[TPERF_MC_RRECV], st.retrans_recv - s->mc_pub.retrans_recv);
+        s->mc_pub = st;
+    }
+}
+
+void tperf_track_closing(tperf_worker *w, tperf_session *s)
+{
+    tperf_track_publish(w, s);
+    if (s->mc)
+        mc_add(&w->mc_done, &s->mc_pub);
+}
