@@ -43,3 +43,27 @@ if(Python3_FOUND)
         endif()
     endforeach()
 endif()
+
+# seqMCast, live, in a network namespace each case creates and deletes (transportperf_mcast.py;
+# skipped without root). "orig" cases need RWFPERF_ORIG_BIN: the original sends or receives
+# 20,000 msgs/s for 10 s, and a lossy link through our receiver's loss generator.
+if(Python3_FOUND)
+    set(tperf_mc_cases pair pack gap_fail gap_count two_senders bad_input server_refused)
+    set(tperf_mc_orig orig_to_ours ours_to_orig orig_to_ours_lossy)
+    foreach(c ${tperf_mc_cases} ${tperf_mc_orig})
+        set(labels transportperf multicast)
+        if(c STREQUAL "pair" OR c STREQUAL "two_senders")
+            list(APPEND labels threads)
+        endif()
+        if(c IN_LIST tperf_mc_orig)
+            list(APPEND labels orig interop)
+        endif()
+        rwfperf_integration_test(transportperf_mcast_${c}
+            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/transportperf_mcast.py ${c}
+            LABELS ${labels} TIMEOUT 120)
+        if(DEFINED ENV{RWFPERF_ORIG_BIN})
+            set_property(TEST transportperf_mcast_${c} APPEND PROPERTY ENVIRONMENT
+                "RWFPERF_ORIG_BIN=$ENV{RWFPERF_ORIG_BIN}")
+        endif()
+    endforeach()
+endif()
