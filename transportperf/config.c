@@ -148,7 +148,14 @@ const opt_def tperf_options[] = {
     OPT_FLAG_("-mcastStats", C, mcast_stats,
               "Print the datagrams sent and received in every statistics interval"),
 
-    OPT_SECTION_("Options of this implementation (not in the ETA tool):"),
+    OPT_REFUSED_("-pl", true, "WebSocket transport"),
+    OPT_SECTION_("Encrypted connections (-connType encrypted):"),
+    RUN_TLS_CLIENT_OPTIONS(C, tls),
+    RUN_TLS_SERVER_OPTIONS(C, tls),
+
+    OPT_SECTION_("Ours, beyond the ETA tools' options:"),
+    OPT_STR_("-histogramLog", C, histogram_log, "<base>",
+             "HdrHistogram interval log of the latencies (ours): <base><thread>_<pid>.hlog"),
     OPT_ENUM_("-seqGaps", C, gap_mode, gap_modes, "<fail|count>",
               "On a missing, repeated or out-of-order sequence number: fail (end the run at the "
               "first, as the ETA tool) or count (keep going; gaps, lost and duplicate messages "
@@ -163,14 +170,6 @@ const opt_def tperf_options[] = {
              "before they are looked at (0: off)"},
     OPT_U64_("-recvLossSeed", C, recv_loss_seed, 0, UINT64_MAX, "<n>",
              "Seed of the loss generator (0: from the clock)"),
-
-    OPT_REFUSED_("-pl", true, "WebSocket transport"),
-    RUN_TLS_CLIENT_OPTIONS(C, tls),
-    RUN_TLS_SERVER_OPTIONS(C, tls),
-
-    OPT_SECTION_("Ours, beyond the ETA tools' options:"),
-    OPT_STR_("-histogramLog", C, histogram_log, "<base>",
-             "HdrHistogram interval log of the latencies (ours): <base><thread>_<pid>.hlog"),
     OPT_END_,
 };
 
