@@ -24,23 +24,23 @@ typedef int (*encode_fn)(rwf_enc *e, const void *arg);
 
 static int send_admin(cons_worker *w, encode_fn fn, const void *arg)
 {
-    tp_buf *b;
-    int rc = tp_get_buffer(w->ch, CONS_ADMIN_ROOM, false, &b);
+    uint8_t *data;
+    uint32_t cap;
+    int rc = cons_out_get(w, CONS_ADMIN_ROOM, &data, &cap);
     if (rc < 0)
         return err_push("no output buffer");
+    if (rc == 0)
+        return err_set("no room to write an admin request");
     rwf_enc e;
-    rwf_enc_init(&e, b->data, b->len);
+    rwf_enc_init(&e, data, cap);
     size_t len;
     if (fn(&e, arg) < 0 || rwf_enc_finish(&e, &len) != RWF_OK) {
-        tp_release(w->ch, b);
+        cons_out_drop(w);
         return -1;
     }
-    b->len = (uint32_t)len;
-    rc = tp_write(w->ch, b, 0);
-    if (rc == TP_ENOBUFS) {
-        tp_release(w->ch, b);
+    rc = cons_out_put(w, (uint32_t)len);
+    if (rc == 0)
         return err_set("no room to write an admin request");
-    }
     return rc < 0 ? -1 : 0;
 }
 
@@ -110,7 +110,7 @@ static int on_login(cons_worker *w, const rwf_msg *m)
     }
     if (!w->logged_in) {
         w->logged_in = true;
-        if (send_admin(w, encode_directory, NULL) < 0)
+        if (!w->reactor && send_admin(w, encode_directory, NULL) < 0)
             return err_push("sending the directory request");
     }
     return 0;
@@ -143,7 +143,8 @@ static int send_dictionary_requests(cons_worker *w)
 static int on_directory(cons_worker *w, const rwf_msg *m)
 {
     const char *want = w->cfg->service_name;
-    printf("Received source directory response.\n\n");
+    if (!w->reactor) /* the original prints it in its bare read loop only */
+        printf("Received source directory response.\n\n");
     if (w->have_service) /* found already: later directory messages do not matter */
         return 0;
     if (m->msg_class == RWF_MC_STATUS)
@@ -184,7 +185,9 @@ static int on_directory(cons_worker *w, const rwf_msg *m)
     else
         printf("Service %s not found in message.\n\n", want);
     fflush(stdout);
-    if (w->have_service && w->dict_have != CONS_HAVE_BOTH)
+    /* With -reactor the layer downloads the dictionary itself; with -watchlist the requests go
+     * through the watchlist (which puts them on its own wire streams). */
+    if (w->have_service && w->dict_have != CONS_HAVE_BOTH && (!w->reactor || w->watchlist))
         return send_dictionary_requests(w);
     return 0;
 }

@@ -21,6 +21,7 @@ typedef struct cons_app {
     msgdata msgs;
     bool have_msgs;
     cpu_list cpus;
+    cpu_list worker_cpus; /* -workerThreads */
     cons_run run;
     cons_thread *threads;
     cons_collector col;

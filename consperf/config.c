@@ -92,9 +92,12 @@ const opt_def cons_options[] = {
              "Seconds between statistics lines"),
     OPT_FLAG_OFF_("-noDisplayStats", C, display_stats, "Do not print statistics on the console"),
 
-    OPT_REFUSED_("-reactor", false, "VA Reactor"),
-    OPT_REFUSED_("-watchlist", false, "VA Reactor watchlist"),
-    OPT_REFUSED_("-workerThreads", true, "VA Reactor"),
+    OPT_SECTION_("Reactor:"),
+    OPT_FLAG_("-reactor", C, reactor, "Run each connection over the reactor layer"),
+    OPT_FLAG_("-watchlist", C, watchlist, "Run each connection over the reactor's watchlist"),
+    OPT_THREADS_("-workerThreads", C, worker_threads, CONS_MAX_THREADS, "<list>",
+                 "Binding of each connection's reactor worker thread (as -threads)"),
+
     OPT_REFUSED_("-tunnel", false, "tunnel streams"),
     OPT_REFUSED_("-tunnelAuth", false, "tunnel streams"),
     OPT_REFUSED_("-tunnelStreamOutputBufs", true, "tunnel streams"),
@@ -142,6 +145,9 @@ void cons_config_defaults(cons_config *cfg)
 
 int cons_config_threads(const cons_config *cfg)
 {
+    /* As the original: -workerThreads alone also gives the number of connections. */
+    if (!cfg->threads.list[0] && cfg->worker_threads.list[0])
+        return cfg->worker_threads.count;
     return cfg->threads.count > 0 ? cfg->threads.count : 1;
 }
 
@@ -174,6 +180,11 @@ int cons_config_check(const cons_config *c)
         return err_set("Config Error: -delaySteadyStateCalc %d ms is longer than "
                        "-steadyStateTime %d s.",
                        c->delay_steady_state_calc, c->steady_state_time);
+    if (c->worker_threads.list[0] && c->threads.list[0] &&
+        c->worker_threads.count != c->threads.count)
+        return err_set("Config Error: reactor thread count (%d in -workerThreads) not equal to "
+                       "thread count (%d in -threads).",
+                       c->worker_threads.count, c->threads.count);
     if (c->max_output_bufs != 0 && c->max_output_bufs < c->output_bufs)
         return err_set("Config Error: -maxOutputBufs %d is less than -outputBufs %d.",
                        c->max_output_bufs, c->output_bufs);
@@ -220,7 +231,11 @@ void cons_config_print(const cons_config *c, const out_extra *extra, out_report 
     out_input(r, w, "Standby server HostName", "%s", "");
     out_input(r, w, "Standby server Port", "%s", "");
     out_input(r, w, "Service", "%s", c->service_name);
-    out_input(r, w, "Thread List", "%s", opt_threads_text(&c->threads, "(non)"));
+    char threads[2 * OPT_THREADS_LEN + 16];
+    out_input(r, w, "Thread List", "%s",
+              opt_threads_reactor_text(&c->threads,
+                                       c->reactor || c->watchlist ? &c->worker_threads : NULL,
+                                       threads, sizeof(threads)));
     out_input(r, w, "Output Buffers", "%d", c->output_bufs);
     out_input(r, w, "Input Buffers", "%d", c->input_bufs);
     out_input(r, w, "Send Buffer Size", "%d%s", c->send_buf_size,
@@ -248,8 +263,11 @@ void cons_config_print(const cons_config *c, const out_extra *extra, out_report 
     out_input(r, w, "Latency Log File", "%s", c->latency_file[0] ? c->latency_file : "(none)");
     out_input(r, w, "Latency Show JSON Conv", "No");
     out_input(r, w, "Tick Rate", "%d", c->tick_rate);
-    /* Reactor, WebSocket and tunnels are not built: the original's "off" values. */
-    out_input(r, w, "Reactor/Watchlist Usage", "None");
+    out_input(r, w, "Reactor/Watchlist Usage", "%s",
+              c->watchlist ? "Reactor and Watchlist"
+              : c->reactor ? "Reactor"
+                           : "None");
+    /* WebSocket and tunnels are not built: the original's "off" values. */
     out_input(r, w, "CA store location", "%s", c->tls.castore);
     out_input(r, w, "TLS Protocol flags", "%d", run_tls_protocol_flags(&c->tls));
     out_input(r, w, "WS Protocol List", "%s", "");

@@ -3,10 +3,12 @@
  * (tools.md §1.1), parsed from the command line, and the TEST INPUTS block exactly as ConsPerf
  * 3.6.5 prints it.
  *
- * Options of the VA Reactor, watchlist, tunnel streams, warm standby and WebSocket/JSON are
- * recognised and refused (exit status 2) with a message saying they are not available in this
- * build. Their TEST INPUTS lines are still printed, with the values the original prints when
- * they are off, so that parsers of the original's summary find every line.
+ * -reactor runs each connection over the reactor layer (common/reactor), -watchlist over its
+ * watchlist too, -workerThreads binds the reactor's worker thread of each connection. Options of
+ * tunnel streams, warm standby and WebSocket/JSON are recognised and refused (exit status 2) with
+ * a message saying they are not available in this build. Their TEST INPUTS lines are still
+ * printed, with the values the original prints when they are off, so that parsers of the
+ * original's summary find every line.
  */
 #ifndef RWFPERF_CONS_CONFIG_H
 #define RWFPERF_CONS_CONFIG_H
@@ -45,6 +47,9 @@ typedef struct cons_config {
     bool tcp_nodelay;                   /* true unless -tcpDelay */
     char uname[CONS_NAME_LEN];          /* -uname, "" = the login name */
     char service_name[CONS_NAME_LEN];   /* -serviceName, "DIRECT_FEED" */
+    bool reactor;                       /* -reactor: over the reactor layer */
+    bool watchlist;                     /* -watchlist: over the reactor and its watchlist */
+    opt_threads worker_threads;         /* -workerThreads: binding of each reactor's worker */
 
     /* Test */
     int steady_state_time;        /* -steadyStateTime, s, 300; also the image timeout */

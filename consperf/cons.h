@@ -105,9 +105,11 @@ typedef struct cons_run {
 typedef struct cons_thread {
     /* Set by the main thread before the worker starts. */
     cons_run *run;
-    int index;         /* 0-based; console and files number it index + 1 */
-    items_share share; /* its items: see items_split() */
-    cpu_entry cpu;     /* where to bind it */
+    int index;            /* 0-based; console and files number it index + 1 */
+    items_share share;    /* its items: see items_split() */
+    cpu_entry cpu;        /* where to bind it */
+    cpu_entry worker_cpu; /* where to bind its reactor's worker (-workerThreads) */
+    bool worker_bound;    /* -workerThreads was given */
     pthread_t tid;
     bool started;
 

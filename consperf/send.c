@@ -17,29 +17,85 @@
 /* Room for a request: header, QoS, key with a name of up to 255 bytes. */
 #define CONS_REQUEST_ROOM(name_len) (40u + (uint32_t)(name_len))
 
-/* Encodes m into a new buffer of room bytes and writes it. Returns 1 when written, 0 when
- * the output buffers are exhausted (nothing written), -1 on failure. */
-static int write_msg(cons_worker *w, const rwf_msg *m, uint32_t room)
+/* ---- the write path of either mode --------------------------------------------------------- */
+
+int cons_out_get(cons_worker *w, uint32_t size, uint8_t **data, uint32_t *cap)
 {
-    tp_buf *b;
-    int rc = tp_get_buffer(w->ch, room, false, &b);
+    int rc;
+    if (w->rch) {
+        rc = rx_get_buffer(w->rch, size, false, &w->rb);
+        if (rc == TP_ENOBUFS)
+            return 0;
+        if (rc < 0)
+            return -1;
+        *data = w->rb->data;
+        *cap = w->rb->len;
+        return 1;
+    }
+    rc = tp_get_buffer(w->ch, size, false, &w->tb);
     if (rc == TP_ENOBUFS)
         return 0;
     if (rc < 0)
         return -1;
+    *data = w->tb->data;
+    *cap = w->tb->len;
+    return 1;
+}
+
+int cons_out_put(cons_worker *w, uint32_t len)
+{
+    int rc;
+    if (w->rch) {
+        w->rb->len = len;
+        rc = rx_submit(w->rch, w->rb, 0);
+        w->rb = NULL;
+        return rc == TP_ENOBUFS ? 0 : rc < 0 ? -1 : 1; /* the layer gave the buffer back */
+    }
+    w->tb->len = len;
+    rc = tp_write(w->ch, w->tb, 0);
+    if (rc == TP_ENOBUFS) {
+        tp_release(w->ch, w->tb);
+        rc = 0;
+    } else {
+        rc = rc < 0 ? -1 : 1;
+    }
+    w->tb = NULL;
+    return rc;
+}
+
+void cons_out_drop(cons_worker *w)
+{
+    if (w->rch && w->rb)
+        rx_release(w->rch, w->rb);
+    else if (w->ch && w->tb)
+        tp_release(w->ch, w->tb);
+    w->rb = NULL;
+    w->tb = NULL;
+}
+
+int cons_out_flush(cons_worker *w)
+{
+    if (w->rch)
+        return rx_flush(w->rch);
+    return tp_queued(w->ch) && tp_flush(w->ch) < 0 ? -1 : 0;
+}
+
+/* Encodes m into a new buffer of room bytes and writes it. Returns 1 when written, 0 when
+ * the output buffers are exhausted (nothing written), -1 on failure. */
+static int write_msg(cons_worker *w, const rwf_msg *m, uint32_t room)
+{
+    uint8_t *data;
+    uint32_t cap;
+    int rc = cons_out_get(w, room, &data, &cap);
+    if (rc <= 0)
+        return rc;
     size_t len;
-    if (rwf_msg_encode(m, b->data, b->len, &len) != RWF_OK) {
-        tp_release(w->ch, b);
+    if (rwf_msg_encode(m, data, cap, &len) != RWF_OK) {
+        cons_out_drop(w);
         return err_push("encoding a %s on stream %d", rwf_msg_class_name(m->msg_class),
                         (int)m->stream_id);
     }
-    b->len = (uint32_t)len;
-    rc = tp_write(w->ch, b, 0);
-    if (rc == TP_ENOBUFS) {
-        tp_release(w->ch, b);
-        return 0;
-    }
-    return rc < 0 ? -1 : 1;
+    return cons_out_put(w, (uint32_t)len);
 }
 
 int cons_send_requests(cons_worker *w, uint64_t n)
@@ -146,28 +202,21 @@ static int write_item_msg(cons_worker *w, const rwf_msg *h, const rwf_msg *inner
                           const msgdata_msg *m, int kind, int16_t stamp_fid, uint64_t stamp,
                           int16_t sched_fid, uint64_t sched)
 {
-    tp_buf *b;
-    int rc = tp_get_buffer(w->ch, message_room(m), false, &b);
-    if (rc == TP_ENOBUFS)
-        return 0;
-    if (rc < 0)
-        return -1;
+    uint8_t *data;
+    uint32_t cap;
+    int rc = cons_out_get(w, message_room(m), &data, &cap);
+    if (rc <= 0)
+        return rc;
     rwf_enc e;
-    rwf_enc_init(&e, b->data, b->len);
+    rwf_enc_init(&e, data, cap);
     encode_item_msg(&e, h, inner, m, kind, stamp_fid, stamp, sched_fid, sched);
     size_t len;
     if (rwf_enc_finish(&e, &len) != RWF_OK) {
-        tp_release(w->ch, b);
+        cons_out_drop(w);
         return err_push("encoding a %s on stream %d", rwf_msg_class_name(h->msg_class),
                         (int)h->stream_id);
     }
-    b->len = (uint32_t)len;
-    rc = tp_write(w->ch, b, 0);
-    if (rc == TP_ENOBUFS) {
-        tp_release(w->ch, b);
-        return 0;
-    }
-    return rc < 0 ? -1 : 1;
+    return cons_out_put(w, (uint32_t)len);
 }
 
 static uint8_t payload_type(const msgdata_msg *m)
@@ -304,11 +353,15 @@ static void print_sizes(cons_worker *w, int kind, const char *what)
 
 void cons_print_msg_sizes(cons_worker *w)
 {
-    if (!w->run->msgs)
-        return;
-    if (w->cfg->posting_rate)
+    /* Each block ends with a blank line, printed even when the block is empty (the original
+     * prints its two blocks' ends in every run). */
+    if (w->run->msgs && w->cfg->posting_rate)
         print_sizes(w, MSGDATA_POST, "PostMsg");
-    if (w->cfg->generic_msg_rate)
+    else
+        printf("\n");
+    if (w->run->msgs && w->cfg->generic_msg_rate)
         print_sizes(w, MSGDATA_GENERIC, "GenMsg");
+    else
+        printf("\n");
     fflush(stdout);
 }

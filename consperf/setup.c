@@ -125,6 +125,10 @@ int cons_app_prepare(cons_app *a)
         printf("Config Error: -threads: %s\n", err_msg());
         return RUN_EXIT_INVALID;
     }
+    if (cpu_parse(&a->worker_cpus, cfg->worker_threads.list) < 0) {
+        printf("Config Error: -workerThreads: %s\n", err_msg());
+        return RUN_EXIT_INVALID;
+    }
     if (load_items(cfg, n, &a->list) < 0)
         return RUN_EXIT_INVALID;
     a->dict = load_dictionary();
@@ -178,6 +182,10 @@ int cons_app_prepare(cons_app *a)
         run_fail_init(&t->fail);
         if (a->cpus.given)
             t->cpu = a->cpus.entry[i];
+        if (a->worker_cpus.given && i < a->worker_cpus.count) {
+            t->worker_cpu = a->worker_cpus.entry[i];
+            t->worker_bound = true;
+        }
         if (items_split((size_t)cfg->item_count, (size_t)cfg->common_item_count, (size_t)n,
                         (size_t)i, &t->share) < 0) {
             printf("Config Error: %s\n", err_msg());

@@ -27,11 +27,6 @@
 /* How often the reader looks at the clock while messages keep coming. */
 #define CONS_READ_CHECK_EVERY 64
 
-/* How long the loop may sleep when its ticks have nothing to send (every item requested, no
- * posts or generic messages due): the ticks it slept through then run back to back, which
- * only does housekeeping (pings, latency hand-over). Saves a wake-up per tick. */
-#define CONS_IDLE_WAIT_NS (10 * 1000000LL)
-
 int cons_fail(cons_worker *w, const char *what)
 {
     return run_fail_stop(&w->t->fail, what);
@@ -291,15 +286,10 @@ static int read_all(cons_worker *w)
 
 /* ---- ticks ------------------------------------------------------------------------------- */
 
-static int on_tick(cons_worker *w, int64_t now)
+int cons_tick_sends(cons_worker *w)
 {
     cons_thread *t = w->t;
     const cons_config *cfg = w->cfg;
-    if (tp_tick(w->ch, (uint64_t)now) < 0) {
-        err_push("connection to %s:%s", w->cfg->host, w->cfg->port);
-        return cons_fail(w, NULL);
-    }
-    latbuf_poll(&t->lat);
     if (w->have_service && w->dict_have == CONS_HAVE_BOTH) {
         if (w->next_request < w->item_count) {
             if (!atomic_load_explicit(&t->image_start_ns, memory_order_relaxed))
@@ -327,15 +317,25 @@ static int on_tick(cons_worker *w, int64_t now)
             }
         }
     }
-    if (tp_queued(w->ch) && tp_flush(w->ch) < 0)
+    if (cons_out_flush(w) < 0)
         return cons_fail(w, "flushing");
     atomic_store_explicit(&t->decode_sum, w->decode_sum, memory_order_relaxed);
     return 0;
 }
 
+static int on_tick(cons_worker *w, int64_t now)
+{
+    if (tp_tick(w->ch, (uint64_t)now) < 0) {
+        err_push("connection to %s:%s", w->cfg->host, w->cfg->port);
+        return cons_fail(w, NULL);
+    }
+    latbuf_poll(&w->t->lat);
+    return cons_tick_sends(w);
+}
+
 /* True when the ticks have nothing to send: no item left to request, no posts or generic
  * messages to send. */
-static bool idle(const cons_worker *w)
+bool cons_idle(const cons_worker *w)
 {
     if (w->have_service && w->dict_have == CONS_HAVE_BOTH && w->next_request < w->item_count)
         return false;
@@ -424,6 +424,8 @@ static int worker_init(cons_worker *w, cons_thread *t)
     w->unit_ns = w->nano ? 1 : 1000;
     w->multi = t->run->thread_count > 1;
     w->dict = t->run->dict;
+    w->watchlist = w->cfg->watchlist;
+    w->reactor = w->cfg->reactor || w->watchlist;
     if (w->dict)
         w->dict_have = CONS_HAVE_BOTH;
     else if (!(w->own_dict = rwf_dict_new()))
@@ -494,7 +496,7 @@ static void run_session(cons_worker *w)
             continue;
         }
         int64_t wait = tick_wait_ns(&w->tk, now);
-        if (wait < CONS_IDLE_WAIT_NS && idle(w))
+        if (wait < CONS_IDLE_WAIT_NS && cons_idle(w))
             wait = CONS_IDLE_WAIT_NS;
         struct timespec ts = clk_timespec(wait);
         short ev = POLLIN;
@@ -530,6 +532,8 @@ void *cons_thread_main(void *arg)
         run_fail_stop(&t->fail, NULL);
     } else if (worker_init(w, t) < 0 || cpu_bind(&t->cpu) < 0) {
         cons_fail(w, NULL);
+    } else if (w->reactor) {
+        cons_rx_run(w);
     } else if (connect_channel(w) == 0) {
         run_session(w);
     }

@@ -7,6 +7,7 @@
 #define RWFPERF_CONS_WORKER_H
 
 #include "cons.h"
+#include "rx.h"
 #include "tick.h"
 #include "tp.h"
 
@@ -34,7 +35,14 @@ typedef struct cons_worker {
     cons_thread *t;
     const cons_run *run;
     const cons_config *cfg;
-    tp_channel *ch;
+    tp_channel *ch; /* the bare channel; NULL in the reactor modes */
+
+    /* Reactor modes (-reactor, -watchlist): the thread's reactor and its channel. */
+    bool reactor, watchlist;
+    rx_reactor *rx;
+    rx_chan *rch;
+    tp_buf *tb; /* the buffer being written (bare) */
+    rx_buf *rb; /* the buffer being written (reactor) */
 
     /* Session */
     bool logged_in;    /* the first login response came */
@@ -82,6 +90,21 @@ int cons_on_item(cons_worker *w, const rwf_msg *m);
 
 /* ---- send.c ------------------------------------------------------------------------------ */
 
+/* The write path of either mode. cons_out_get: room for a message of at most size bytes in
+ * *data, *cap bytes. Returns 1, 0 when the output buffers are exhausted (back-pressure), or -1
+ * (err_msg() set). Every 1 is followed by cons_out_put or cons_out_drop. */
+int cons_out_get(cons_worker *w, uint32_t size, uint8_t **data, uint32_t *cap);
+
+/* Sends the message of len bytes written at *data. Returns 1 when queued, 0 when it could not be
+ * (out of buffers, or with the watchlist its stream waits for its service: dropped), -1. */
+int cons_out_put(cons_worker *w, uint32_t len);
+
+/* Gives back the buffer without sending it. */
+void cons_out_drop(cons_worker *w);
+
+/* Sends what is queued (bare: one send(); reactor: hands it to the worker). Returns 0 or -1. */
+int cons_out_flush(cons_worker *w);
+
 /* Requests up to n more items in list order; stops early, without error, when the output
  * buffers run out. Returns 0 or -1 (err_msg() set). */
 int cons_send_requests(cons_worker *w, uint64_t n);
@@ -102,7 +125,27 @@ void cons_print_msg_sizes(cons_worker *w);
 int cons_send_login(cons_worker *w);
 
 /* Handles a message of the login, directory or dictionary domain (sending the directory and
- * dictionary requests when their time comes). Returns 0 or -1 (err_msg() set). */
+ * dictionary requests when their time comes; in the reactor modes the layer sends the directory
+ * request, and with -reactor the dictionary requests too). Returns 0 or -1 (err_msg() set). */
 int cons_on_admin(cons_worker *w, const rwf_msg *m);
+
+/* ---- thread.c: the tick's work, common to both modes ------------------------------------- */
+
+/* Requests, posts and generic messages due at this tick, then a flush. Returns 0, or -1 after
+ * cons_fail(). */
+int cons_tick_sends(cons_worker *w);
+
+/* True when the ticks have nothing to send (the loop may then sleep longer than a tick). */
+bool cons_idle(const cons_worker *w);
+
+/* How long the loop may sleep when its ticks have nothing to send: the ticks it slept through
+ * then run back to back, which only does housekeeping. Saves a wake-up per tick. */
+#define CONS_IDLE_WAIT_NS (10 * 1000000LL)
+
+/* ---- cons_rx.c ---------------------------------------------------------------------------- */
+
+/* The session in the reactor modes: the reactor and its channel, then the tick loop, until the
+ * run stops or the connection is lost after the service was found. Failures go to cons_fail(). */
+void cons_rx_run(cons_worker *w);
 
 #endif

@@ -437,6 +437,17 @@ const char *opt_threads_text(const opt_threads *t, const char *none)
     return t->list[0] ? t->list : none;
 }
 
+const char *opt_threads_reactor_text(const opt_threads *t, const opt_threads *workers, char *buf,
+                                     size_t cap)
+{
+    if (!workers)
+        snprintf(buf, cap, "%s", opt_threads_text(t, "(non)"));
+    else
+        snprintf(buf, cap, "%s {%s}", opt_threads_text(t, "(non)"),
+                 opt_threads_text(workers, "(non)"));
+    return buf;
+}
+
 static json_object *value_json(const opt_def *d, const void *cfg)
 {
     const char *field = (const char *)cfg + d->off;

@@ -199,6 +199,12 @@ int opt_threads_entry(const opt_threads *t, int i, char *out, size_t size);
  * print "(non)" or "-1") when -threads was not given. */
 const char *opt_threads_text(const opt_threads *t, const char *none);
 
+/* The Thread List the tools print in their reactor modes: the -threads list (or "(non)"), then
+ * the reactor workers' bindings in braces, "(non) {(non)}", "0,1 {2,3}" (workers NULL: the
+ * -threads list alone). Written into buf; returns buf. */
+const char *opt_threads_reactor_text(const opt_threads *t, const opt_threads *workers, char *buf,
+                                     size_t cap);
+
 /*
  * The rate rules every tool applies after parsing (tools.md §1.0). Each returns 0, or -1 after
  * err_set() with a message naming the options and their values.

@@ -274,9 +274,6 @@ static void test_refused(void **state)
 {
     (void)state;
     const char *const cases[][3] = {
-        {"-reactor"},
-        {"-watchlist"},
-        {"-workerThreads", "0"},
         {"-tunnel"},
         {"-tunnelAuth"},
         {"-tunnelStreamOutputBufs", "10"},
@@ -304,9 +301,9 @@ static void test_refused(void **state)
         run_free(&r);
     }
     run r;
-    PARSE(&r, "-reactor");
-    assert_string_equal(r.err.text, "Config Error: -reactor is not available in this build (VA "
-                                    "Reactor).\nRun 'ConsPerf -?' to see usage.\n\n");
+    PARSE(&r, "-tunnel");
+    assert_string_equal(r.err.text, "Config Error: -tunnel is not available in this build (tunnel "
+                                    "streams).\nRun 'ConsPerf -?' to see usage.\n\n");
     run_free(&r);
 }
 
@@ -345,6 +342,49 @@ static char *vector_inputs(const char *rel)
     free(text);
     free(tail);
     return block;
+}
+
+/* The reactor modes' inputs against the original's reactor and watchlist captures (3.7.2, whose
+ * "Use JSON Converter" and "JSON Allocator Size" lines belong to a converter this build has
+ * not: they are left out of the comparison). */
+static void test_inputs_match_reactor_vectors(void **state)
+{
+    (void)state;
+    static const char *const modes[] = {"reactor", "watchlist"};
+    for (int v = 0; v < 2; v++) {
+        char summary[128], rel[256], flag[32];
+        snprintf(summary, sizeof(summary), "%s.ConsSummary.out", modes[v]);
+        snprintf(flag, sizeof(flag), "-%s", modes[v]);
+        const char *args[] = {"-h",        "localhost",
+                              "-p",        "14202",
+                              flag,        "-itemCount",
+                              "5",         "-steadyStateTime",
+                              "5",         "-summaryFile",
+                              summary,     "-statsFile",
+                              "consstats", NULL};
+        run r;
+        parse_args(&r, args);
+        assert_int_equal(r.status, OPT_CONTINUE);
+        tt_capture got;
+        tt_capture_open(&got);
+        out_report rep;
+        out_report_init(&rep, NULL, got.f);
+        out_extra extra = {.clock_cost_ns = 20.5, .clock_resolution_ns = 1};
+        cons_config_print(&r.cfg, &extra, &rep);
+        tt_capture_close(&got);
+        const char *also[] = {"      Max Output Buffers: ", "    Expected Update Rate: ", NULL};
+        char *ours = tt_drop_ours(got.text, also);
+        snprintf(rel, sizeof(rel), "vectors/%s/%s.cons.stdout", modes[v], modes[v]);
+        char *want = vector_inputs(rel);
+        const char *json[] = {"      Use JSON Converter: ", "     JSON Allocator Size: ", NULL};
+        char *want_ours = tt_drop_ours(want, json);
+        tt_assert_lines_equal(ours, want_ours);
+        free(want);
+        free(want_ours);
+        free(ours);
+        tt_capture_free(&got);
+        run_free(&r);
+    }
 }
 
 static void test_inputs_match_vectors(void **state)
@@ -534,6 +574,7 @@ int main(void)
         cmocka_unit_test(test_usage),
         cmocka_unit_test(test_histogram_log),
         cmocka_unit_test(test_inputs_match_vectors),
+        cmocka_unit_test(test_inputs_match_reactor_vectors),
         cmocka_unit_test(test_inputs_values),
         cmocka_unit_test(test_json_inputs),
         cmocka_unit_test(test_random_command_lines),

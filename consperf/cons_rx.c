@@ -1,0 +1,198 @@
+/*
+ * ConsPerf over the reactor layer (-reactor, -watchlist): what the original does in those modes
+ * (reactor.md §1, tools.md §2.5).
+ *
+ * Each consumer thread creates a reactor (its worker bound by -workerThreads) and one consumer
+ * channel: the layer sends the reactor's default login request (user name, ApplicationId "256",
+ * ApplicationName "eta", Position; no Role), the directory request (filter 0x07; the watchlist
+ * asks 0x3F), and with -reactor the dictionary requests when the files were not found. The
+ * thread's tick loop is the bare mode's (requests, posts, generic messages), written through the
+ * layer's buffers; in between it waits on the reactor and dispatches its events to ConsPerf's
+ * handlers. Console lines are the original's: "Connected Channel <fd> active. ...", "Requested
+ * service '<name>' not up. Waiting for service to be up..." when the channel is ready before the
+ * service, the channel-down lines. As in the original, a connection lost before the service was
+ * found is retried (1 s, 2 s, 4 s, then every 5 s); lost after, it ends the test.
+ */
+#include "decode.h"
+#include "worker.h"
+
+#include "clk.h"
+#include "err.h"
+#include "run_chan.h"
+#include "run_host.h"
+#include "sig.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Events handled per rx_dispatch call before the loop looks at its ticks again. */
+#define CONS_RX_DISPATCH 256
+
+static int on_channel(rx_chan *ch, rx_event ev, const char *text)
+{
+    cons_worker *w = rx_user(ch);
+    const cons_config *cfg = w->cfg;
+    switch (ev) {
+    case RX_CHANNEL_UP:
+        printf("Connected ");
+        run_channel_info_print(stdout, rx_chan_fd(ch), rx_info(ch));
+        break;
+    case RX_CHANNEL_READY:
+        cons_print_msg_sizes(w);
+        if (!w->have_service)
+            printf("Requested service '%s' not up. Waiting for service to be up...",
+                   cfg->service_name);
+        break;
+    case RX_CHANNEL_WARNING:
+        printf("Received warning for Channel fd=%d.\n\tError text: %s\n\n", rx_chan_fd(ch), text);
+        break;
+    case RX_CHANNEL_DOWN_RECONNECTING:
+        printf("Connection down, reconnecting.  Channel fd=%d\n", rx_chan_fd(ch));
+        if (text && text[0])
+            printf("\tError text: %s\n\n", text);
+        fflush(stdout);
+        if (!w->have_service)
+            return 0; /* not started yet: the layer keeps trying */
+        err_set("connection to %s:%s lost: %s", cfg->host, cfg->port, text ? text : "");
+        return cons_fail(w, NULL);
+    case RX_CHANNEL_DOWN:
+        printf("Connection down: Channel fd=%d.\n", rx_chan_fd(ch));
+        if (text && text[0])
+            printf("\tError text: %s\n\n", text);
+        fflush(stdout);
+        err_set("connection to %s:%s lost: %s", cfg->host, cfg->port, text ? text : "");
+        return cons_fail(w, NULL);
+    }
+    fflush(stdout);
+    return 0;
+}
+
+static int on_admin(rx_chan *ch, const rwf_msg *m)
+{
+    cons_worker *w = rx_user(ch);
+    return cons_on_admin(w, m) < 0 ? cons_fail(w, NULL) : 0;
+}
+
+static int on_login(rx_chan *ch, const rwf_msg *m, const rwf_login *l)
+{
+    (void)l;
+    return on_admin(ch, m);
+}
+
+static int on_directory(rx_chan *ch, const rwf_msg *m, const rwf_service *svc, unsigned n)
+{
+    (void)svc;
+    (void)n;
+    return on_admin(ch, m);
+}
+
+static int on_msg(rx_chan *ch, const rwf_msg *m)
+{
+    cons_worker *w = rx_user(ch);
+    if (__builtin_expect(!w->dict, 0)) {
+        err_set("item message on stream %d before the dictionary", (int)m->stream_id);
+        return cons_fail(w, NULL);
+    }
+    return cons_on_item(w, m);
+}
+
+/* Opens the thread's reactor and its consumer channel. Returns 0, or -1 after cons_fail(). */
+static int open_channel(cons_worker *w)
+{
+    const cons_config *cfg = w->cfg;
+    rx_opts ro;
+    rx_opts_init(&ro);
+    if (w->t->worker_bound)
+        ro.worker_cpu = &w->t->worker_cpu;
+    if (rx_create(&ro, &w->rx) != 0)
+        return cons_fail(w, "creating the reactor");
+    char user[256], pos[64];
+    if (cfg->uname[0])
+        snprintf(user, sizeof(user), "%s", cfg->uname);
+    else
+        run_host_user(user, sizeof(user));
+    run_host_position(pos, sizeof(pos), "localhost/net");
+    rwf_login l;
+    memset(&l, 0, sizeof(l));
+    l.stream_id = CONS_LOGIN_STREAM;
+    l.flags = RWF_LOGIN_HAS_APP_ID | RWF_LOGIN_HAS_APP_NAME | RWF_LOGIN_HAS_POSITION;
+    l.user = rwf_buf_cstr(user);
+    l.app_id = RWF_STR("256");
+    l.app_name = RWF_STR("eta");
+    l.position = rwf_buf_cstr(pos);
+    rx_role role;
+    rx_role_init(&role, RX_ROLE_CONSUMER);
+    role.cb.on_channel = on_channel;
+    role.cb.on_login = on_login;
+    role.cb.on_directory = on_directory;
+    role.cb.on_dictionary = on_admin;
+    role.cb.on_msg = on_msg;
+    role.login = &l;
+    role.watchlist = w->watchlist;
+    role.dictionary_download = !w->watchlist && w->dict_have != CONS_HAVE_BOTH;
+    rx_conn_opts co;
+    rx_conn_opts_init(&co);
+    co.tp.host = cfg->host;
+    co.tp.port = cfg->port;
+    co.tp.interface = cfg->interface_name[0] ? cfg->interface_name : NULL;
+    co.tp.guaranteed_output_buffers = (uint32_t)cfg->output_bufs;
+    co.tp.max_output_buffers = (uint32_t)cfg->max_output_bufs;
+    co.tp.num_input_buffers = (uint32_t)cfg->input_bufs;
+    co.tp.sndbuf = cfg->send_buf_size;
+    co.tp.rcvbuf = cfg->recv_buf_size;
+    co.tp.tcp_nodelay = cfg->tcp_nodelay;
+    co.tp.compression = (tp_comp)cfg->compression_type;
+    co.high_water_mark = cfg->high_water_mark > 0 ? (uint32_t)cfg->high_water_mark : 0;
+    if (rx_connect(w->rx, &co, &role, w, &w->rch) != 0)
+        return cons_fail(w, "connecting");
+    return 0;
+}
+
+/* Waits for the reactor until the next tick is due and dispatches what it has. Returns 0, or
+ * -1 when a handler failed the thread. */
+static int wait_and_dispatch(cons_worker *w, int64_t now)
+{
+    int64_t wait = tick_wait_ns(&w->tk, now);
+    if (wait < CONS_IDLE_WAIT_NS && cons_idle(w))
+        wait = CONS_IDLE_WAIT_NS;
+    if (rx_wait(w->rx, wait) < 0 && errno != EINTR)
+        return cons_fail(w, "waiting for the reactor");
+    int n;
+    do {
+        n = rx_dispatch(w->rx, CONS_RX_DISPATCH);
+    } while (n == CONS_RX_DISPATCH && clk_ns() < w->tk.next_ns && !sig_stop_requested());
+    if (n < 0) {
+        /* A handler already recorded its failure; anything else is the layer's. */
+        if (run_fail_status(&w->t->fail) == RUN_EXIT_OK)
+            cons_fail(w, "the reactor");
+        return -1;
+    }
+    latbuf_poll(&w->t->lat);
+    return 0;
+}
+
+void cons_rx_run(cons_worker *w)
+{
+    const cons_config *cfg = w->cfg;
+    if (open_channel(w) == 0) {
+        tick_tighten_slack();
+        int64_t now = clk_ns();
+        if (tick_init(&w->tk, (uint32_t)cfg->tick_rate, now + CLK_NS_PER_SEC / cfg->tick_rate) < 0)
+            cons_fail(w, NULL);
+        while (!sig_stop_requested()) {
+            now = clk_ns();
+            if (tick_poll(&w->tk, now)) {
+                latbuf_poll(&w->t->lat);
+                if (cons_tick_sends(w) < 0)
+                    break;
+                continue;
+            }
+            if (wait_and_dispatch(w, now) < 0)
+                break;
+        }
+    }
+    rx_destroy(w->rx);
+    w->rx = NULL;
+    w->rch = NULL;
+}
