@@ -79,9 +79,11 @@ const opt_def prov_options[] = {
              "Seconds between statistics lines"),
     OPT_FLAG_OFF_("-noDisplayStats", C, display_stats, "Do not print statistics on the console"),
 
-    OPT_REFUSED_("-reactor", false, "VA Reactor"),
-    OPT_REFUSED_("-workerThreads", true, "VA Reactor"),
-    OPT_REFUSED_("-maxEventsInPool", true, "VA Reactor"),
+    OPT_FLAG_("-reactor", C, reactor, "Run the channels over the reactor layer"),
+    OPT_THREADS_("-workerThreads", C, worker_threads, PROV_MAX_THREADS, "<list>",
+                 "Binding of each provider thread's reactor worker (as -threads)"),
+    OPT_INT_("-maxEventsInPool", C, max_events_in_pool, -1, INT_MAX, "<count>",
+             "Reactor event pool size (accepted; the reactor layer needs none)"),
     OPT_REFUSED_("-tunnelStreamOutputBufs", true, "tunnel streams"),
     OPT_REFUSED_("-tunnelStreamBuffersUsed", false, "tunnel streams"),
     OPT_REFUSED_("-pl", true, "WebSocket transport"),
@@ -98,6 +100,7 @@ void prov_config_defaults(prov_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
     strcpy(cfg->port, "14002");
+    cfg->max_events_in_pool = -1;
     cfg->threads.count = 1;
     cfg->output_bufs = 5000;
     cfg->max_output_bufs = 5000;
@@ -124,6 +127,9 @@ void prov_config_defaults(prov_config *cfg)
 
 int prov_config_threads(const prov_config *cfg)
 {
+    /* As the original: -workerThreads alone also gives the number of threads. */
+    if (!cfg->threads.list[0] && cfg->worker_threads.list[0])
+        return cfg->worker_threads.count;
     return cfg->threads.count > 0 ? cfg->threads.count : 1;
 }
 
@@ -159,6 +165,11 @@ int prov_config_check(const prov_config *c)
     if (opt_check_total_rate("-updateRate", c->update_rate, c->tick_rate) != 0 ||
         opt_check_total_rate("-genericMsgRate", c->generic_msg_rate, c->tick_rate) != 0)
         return -1;
+    if (c->worker_threads.list[0] && c->threads.list[0] &&
+        c->worker_threads.count != c->threads.count)
+        return err_set("Config Error: worker thread count (%d in -workerThreads) not equal to "
+                       "thread count (%d in -threads).",
+                       c->worker_threads.count, c->threads.count);
     if (c->max_pack_count > 1 && c->pack_buf_size == 0)
         return err_set("Config Error: -maxPackCount %d needs a -packBufSize above 0.",
                        c->max_pack_count);
@@ -195,7 +206,10 @@ void prov_config_print(const prov_config *c, const out_extra *extra, out_report 
     /* ProvPerf indents this line with two tabs and prints the connection type's number. */
     out_printf(r, "\t\t  Connection Type: %d\n", c->conn_type);
     out_input(r, w, "Port", "%s", c->port);
-    out_input(r, w, "Thread List", "%s", opt_threads_text(&c->threads, "(non)"));
+    char threads[2 * OPT_THREADS_LEN + 16];
+    out_input(r, w, "Thread List", "%s",
+              opt_threads_reactor_text(&c->threads, c->reactor ? &c->worker_threads : NULL, threads,
+                                       sizeof(threads)));
     out_input(r, w, "Output Buffers", "%d", c->output_bufs);
     out_input(r, w, "Max Output Buffers", "%d", c->max_output_bufs);
     out_input(r, w, "Max Fragment Size", "%d", c->max_fragment_size);
@@ -241,7 +255,7 @@ void prov_config_print(const prov_config *c, const out_extra *extra, out_report 
     out_input(r, w, "Pre-Encoded Updates", "%s", yes_no(c->pre_enc));
     out_input(r, w, "Nanosecond Time", "%s", yes_no(c->nano_time));
     out_input(r, w, "Measure Encode", "%s", yes_no(c->measure_encode));
-    out_input(r, w, "Use Reactor", "No");
+    out_input(r, w, "Use Reactor", "%s", c->reactor ? "Yes" : "No");
 
     /* Ours, after the original's lines. */
     out_input(r, w, "Scheduled Stamp", "%s", yes_no(c->sched_stamp));

@@ -34,6 +34,10 @@ typedef struct prov_config {
     int conn_type;                      /* -connType: 0 = socket, 1 = encrypted (TLS) */
     run_tls tls;                        /* -keyfile, -cert, -cipher */
     opt_threads threads;                /* -threads: provider threads */
+    bool reactor;                       /* -reactor: channels run over the reactor layer */
+    opt_threads worker_threads;         /* -workerThreads: each thread's reactor worker */
+    int max_events_in_pool;             /* -maxEventsInPool: accepted, -1 (the layer has no
+                                         * event pool to size) */
     int output_bufs;                    /* -outputBufs, guaranteed per channel, 5000 */
     int max_output_bufs;                /* -maxOutputBufs, 5000 */
     int max_fragment_size;              /* -maxFragmentSize, 6144 */

@@ -25,8 +25,10 @@
 
 static prov_app app;
 
-/* What ProvPerf prints around an accepted connection. */
+/* What ProvPerf prints around an accepted connection, bare and with -reactor. */
 static const run_accept_text accept_text = {.failed = "rsslAccept: failed <%s>\n"};
+static const run_accept_text accept_text_rx = {
+    .failed = "rsslAccept: failed <%s>\n", .accepting = "Accepting new Reactor connection...\n"};
 
 /* Content, dictionary, rates and latency arrays. Returns 0, or -1 (err_msg()
  * set). */
@@ -90,9 +92,11 @@ static int bind_server(prov_app *a)
 
 static int init_threads(prov_app *a, run_handoff ***to)
 {
-    cpu_list cpus;
+    cpu_list cpus, workers;
     if (cpu_parse(&cpus, a->cfg.threads.list) != 0)
         return err_push("Config Error: -threads");
+    if (cpu_parse(&workers, a->cfg.worker_threads.list) != 0)
+        return err_push("Config Error: -workerThreads");
     a->n_threads = prov_config_threads(&a->cfg);
     a->threads = calloc((size_t)a->n_threads, sizeof(*a->threads));
     *to = calloc((size_t)a->n_threads, sizeof(**to));
@@ -102,6 +106,10 @@ static int init_threads(prov_app *a, run_handoff ***to)
         if (prov_thread_init(&a->threads[i], a, i) != 0)
             return -1;
         a->threads[i].cpu = cpus.entry[i < cpus.count ? i : 0];
+        if (workers.given && i < workers.count) {
+            a->threads[i].worker_cpu = workers.entry[i];
+            a->threads[i].worker_bound = true;
+        }
         (*to)[i] = &a->threads[i].hand;
     }
     return 0;
@@ -152,7 +160,8 @@ int main(int argc, char **argv)
     run_loop loop;
     run_loop_init(&loop, app.cfg.write_stats_interval, app.cfg.run_time);
     if (bound)
-        run_loop_serve(&loop, app.srv, to, app.n_threads, &accept_text);
+        run_loop_serve(&loop, app.srv, to, app.n_threads,
+                       app.cfg.reactor ? &accept_text_rx : &accept_text);
     int ev;
     while ((ev = run_loop_next(&loop)) > 0)
         if (ev == RUN_LOOP_INTERVAL)

@@ -37,7 +37,9 @@ typedef struct prov_thread {
     int index; /* 0-based; printed 1-based */
     pthread_t tid;
     bool started;
-    cpu_entry cpu; /* where it runs */
+    cpu_entry cpu;        /* where it runs */
+    cpu_entry worker_cpu; /* where its reactor's worker runs (-reactor -workerThreads) */
+    bool worker_bound;
 
     /* Accepted channels handed over by the main thread (and the count of those still open). */
     run_handoff hand;
@@ -89,6 +91,21 @@ void prov_app_fail(prov_app *app, const char *fmt, ...) __attribute__((format(pr
  * (err_msg() says why).
  */
 int prov_handle(prov_thread *th, pv_sess *s, const uint8_t *data, uint32_t len);
+
+/* The same for a message already decoded (the reactor's). */
+int prov_handle_msg(prov_thread *th, pv_sess *s, const rwf_msg *m);
+
+/* Makes room in th->sess for one more session. Returns 0, or -1 (no memory). */
+int prov_grow_sessions(prov_thread *th);
+
+/* The descriptor a session's channel had when it came up (for the console lines). */
+int prov_sess_fd(const pv_sess *s);
+
+/* ---- prov_rx.c ---------------------------------------------------------------------------- */
+
+/* The thread's loop with -reactor: its reactor takes the channels handed over, the callbacks
+ * run the same handlers, the ticks the same bursts. Returns when the run stops. */
+void prov_rx_thread(prov_thread *th);
 
 /* The admin domains (prov_admin.c). Same returns. */
 int prov_admin_login(prov_thread *th, pv_sess *s, const rwf_msg *m);

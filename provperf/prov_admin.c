@@ -163,7 +163,9 @@ int prov_admin_dictionary(prov_thread *th, pv_sess *s, const rwf_msg *m)
         fflush(stdout);
         if (rwf_buf_eq_cstr(q.name, "RWFFld")) {
             tp_info info;
-            if (tp_get_info(s->ch, &info) != 0)
+            if (s->rx)
+                info = *rx_info(s->rx);
+            else if (tp_get_info(s->ch, &info) != 0)
                 return -1;
             return send_dictionary(th, s, &q, RWF_DICT_FIELD_DEFINITIONS, info.max_fragment_size);
         }

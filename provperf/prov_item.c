@@ -381,27 +381,37 @@ int prov_item_msg(prov_thread *th, pv_sess *s, const rwf_msg *m)
     }
 }
 
+int prov_sess_fd(const pv_sess *s)
+{
+    return s->rx ? rx_chan_fd(s->rx) : tp_fd(s->ch);
+}
+
+int prov_handle_msg(prov_thread *th, pv_sess *s, const rwf_msg *m)
+{
+    switch (m->domain) {
+    case RWF_DMT_LOGIN:
+        return prov_admin_login(th, s, m);
+    case RWF_DMT_SOURCE:
+        return prov_admin_directory(th, s, m);
+    case RWF_DMT_DICTIONARY:
+        return prov_admin_dictionary(th, s, m);
+    default: {
+        int d = pv_dom_index(m->domain);
+        if (d >= 0 && th->app->feed.dom[d].present)
+            return prov_item_msg(th, s, m);
+        return prov_item_reject(th, s, m->stream_id, m->domain, RWF_REJECT_DOMAIN);
+    }
+    }
+}
+
 int prov_handle(prov_thread *th, pv_sess *s, const uint8_t *data, uint32_t len)
 {
     rwf_msg m;
     if (rwf_msg_decode(&m, rwf_buf_make(data, len)) != RWF_OK) {
         prov_app_fail(th->app, "rsslDecodeMsg(): message of %u bytes on channel %d: %s", len,
-                      tp_fd(s->ch), err_msg());
+                      prov_sess_fd(s), err_msg());
         err_set("undecodable message");
         return -1;
     }
-    switch (m.domain) {
-    case RWF_DMT_LOGIN:
-        return prov_admin_login(th, s, &m);
-    case RWF_DMT_SOURCE:
-        return prov_admin_directory(th, s, &m);
-    case RWF_DMT_DICTIONARY:
-        return prov_admin_dictionary(th, s, &m);
-    default: {
-        int d = pv_dom_index(m.domain);
-        if (d >= 0 && th->app->feed.dom[d].present)
-            return prov_item_msg(th, s, &m);
-        return prov_item_reject(th, s, m.stream_id, m.domain, RWF_REJECT_DOMAIN);
-    }
-    }
+    return prov_handle_msg(th, s, &m);
 }

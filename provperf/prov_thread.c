@@ -94,7 +94,7 @@ static void close_session(prov_thread *th, pv_sess *s, const char *why)
     run_handoff_closed(&th->hand);
 }
 
-static int grow_sessions(prov_thread *th)
+int prov_grow_sessions(prov_thread *th)
 {
     if (th->n_sess < th->cap_sess)
         return 0;
@@ -110,7 +110,7 @@ static int grow_sessions(prov_thread *th)
 static void adopt(prov_thread *th, tp_channel *ch)
 {
     pv_sess *s = calloc(1, sizeof(*s));
-    if (!s || grow_sessions(th) != 0) {
+    if (!s || prov_grow_sessions(th) != 0) {
         free(s);
         tp_close(ch);
         run_handoff_closed(&th->hand);
@@ -316,6 +316,11 @@ static void *thread_main(void *arg)
     prov_app *app = th->app;
     if (cpu_bind(&th->cpu) != 0) {
         prov_app_fail(app, "Error: Failed to bind thread to core %s: %s.", th->cpu.text, err_msg());
+        latbuf_close(&th->stats.lat);
+        return NULL;
+    }
+    if (app->cfg.reactor) {
+        prov_rx_thread(th);
         latbuf_close(&th->stats.lat);
         return NULL;
     }

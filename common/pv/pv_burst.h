@@ -65,7 +65,8 @@ typedef struct pv_feed {
 
 /* A provider's session: one channel, its items and its write path. */
 typedef struct pv_sess {
-    tp_channel *ch;
+    tp_channel *ch; /* the bare channel, or NULL (reactor modes) */
+    rx_chan *rx;    /* the reactor channel, or NULL (bare mode) */
     pv_out out;
     pv_items items;
     int64_t active_ns; /* when the channel became active; bursts of earlier ticks skip it */

@@ -8,10 +8,11 @@
  * up as out of buffers. */
 #define PV_OUT_FRAG_WAIT_MS 5000
 
-void pv_out_init(pv_out *o, tp_channel *ch, uint32_t max_pack, uint32_t pack_size,
+static void init(pv_out *o, tp_channel *ch, rx_chan *rx, uint32_t max_pack, uint32_t pack_size,
                  unsigned write_flags)
 {
     o->ch = ch;
+    o->rx = rx;
     o->cur = NULL;
     o->pack = NULL;
     o->pack_count = 0;
@@ -21,11 +22,74 @@ void pv_out_init(pv_out *o, tp_channel *ch, uint32_t max_pack, uint32_t pack_siz
     o->msgs = o->frames = o->packed_msgs = o->packs = 0;
 }
 
-/* Writes buffer b; a fragmented message that does not fit the output area is pushed through
- * by flushing and waiting for the socket (the ETA provider loops the same way). Whatever the
- * result, b is no longer the caller's: written, or given back when refused. */
-static int write_buf(pv_out *o, tp_buf *b)
+void pv_out_init(pv_out *o, tp_channel *ch, uint32_t max_pack, uint32_t pack_size,
+                 unsigned write_flags)
 {
+    init(o, ch, NULL, max_pack, pack_size, write_flags);
+}
+
+void pv_out_init_rx(pv_out *o, rx_chan *rx, uint32_t max_pack, uint32_t pack_size,
+                    unsigned write_flags)
+{
+    init(o, NULL, rx, max_pack, pack_size, write_flags);
+}
+
+/* ---- the two back ends: a buffer is a tp_buf (bare) or an rx_buf (reactor) ------------------ */
+
+static uint8_t *buf_data(const pv_out *o, void *b)
+{
+    return o->rx ? ((rx_buf *)b)->data : ((tp_buf *)b)->data;
+}
+
+static uint32_t *buf_len(const pv_out *o, void *b)
+{
+    return o->rx ? &((rx_buf *)b)->len : &((tp_buf *)b)->len;
+}
+
+static int buf_get(pv_out *o, uint32_t size, bool packed, void **out)
+{
+    if (o->rx) {
+        rx_buf *b;
+        int rc = rx_get_buffer(o->rx, size, packed, &b);
+        *out = b;
+        return rc;
+    }
+    tp_buf *b;
+    int rc = tp_get_buffer(o->ch, size, packed, &b);
+    *out = b;
+    return rc;
+}
+
+static int buf_pack(pv_out *o, void *b)
+{
+    return o->rx ? rx_pack(o->rx, b) : tp_pack(o->ch, b);
+}
+
+static void buf_release(pv_out *o, void *b)
+{
+    if (o->rx)
+        rx_release(o->rx, b);
+    else
+        tp_release(o->ch, b);
+}
+
+static int queued(const pv_out *o)
+{
+    return o->rx ? 0 : (int)tp_queued(o->ch);
+}
+
+/* Writes buffer b; a fragmented message that does not fit the output area is pushed through
+ * by flushing and waiting for the socket (the ETA provider loops the same way; the reactor's
+ * worker does it by itself). Whatever the result, b is no longer the caller's: written, or
+ * given back when refused. */
+static int write_buf(pv_out *o, void *b)
+{
+    if (o->rx) {
+        int rc = rx_submit(o->rx, b, o->write_flags);
+        if (rc >= 0)
+            o->frames++;
+        return rc; /* refused: the layer gave the buffer back */
+    }
     int rc = tp_write(o->ch, b, o->write_flags);
     int waited = 0;
     while (rc == TP_ECALLAGAIN) {
@@ -55,11 +119,11 @@ static int write_buf(pv_out *o, tp_buf *b)
 int pv_out_close(pv_out *o)
 {
     if (!o->pack)
-        return (int)tp_queued(o->ch);
-    tp_buf *p = o->pack;
+        return queued(o);
+    void *p = o->pack;
     o->pack = NULL;
     /* The slot opened after the last closed message is empty: the transport drops it. */
-    p->len = 0;
+    *buf_len(o, p) = 0;
     int rc = write_buf(o, p);
     if (rc >= 0)
         o->packs++;
@@ -69,40 +133,33 @@ int pv_out_close(pv_out *o)
 
 int pv_out_begin_alone(pv_out *o, uint32_t size, uint8_t **at)
 {
-    tp_buf *b;
+    void *b;
     int rc;
     if (o->pack && (rc = pv_out_close(o)) < 0)
         return rc;
-    if ((rc = tp_get_buffer(o->ch, size, false, &b)) < 0)
+    if ((rc = buf_get(o, size, false, &b)) < 0)
         return rc;
     o->cur = b;
-    *at = b->data;
+    *at = buf_data(o, b);
     return 0;
 }
 
 int pv_out_begin(pv_out *o, uint32_t size, uint8_t **at)
 {
-    tp_buf *b;
+    void *b;
     int rc;
-    if (o->max_pack == 1 || size > o->pack_size) {
-        if (o->pack && (rc = pv_out_close(o)) < 0)
-            return rc;
-        if ((rc = tp_get_buffer(o->ch, size, false, &b)) < 0)
-            return rc;
-        o->cur = b;
-        *at = b->data;
-        return 0;
-    }
-    if (o->pack && size > o->pack->len && (rc = pv_out_close(o)) < 0)
+    if (o->max_pack == 1 || size > o->pack_size)
+        return pv_out_begin_alone(o, size, at);
+    if (o->pack && size > *buf_len(o, o->pack) && (rc = pv_out_close(o)) < 0)
         return rc;
     if (!o->pack) {
-        if ((rc = tp_get_buffer(o->ch, o->pack_size, true, &b)) < 0)
+        if ((rc = buf_get(o, o->pack_size, true, &b)) < 0)
             return rc;
         o->pack = b;
         o->pack_count = 0;
     }
     o->cur = NULL;
-    *at = o->pack->data;
+    *at = buf_data(o, o->pack);
     return 0;
 }
 
@@ -110,26 +167,26 @@ int pv_out_end(pv_out *o, uint32_t len, bool more)
 {
     o->msgs++;
     if (o->cur) {
-        tp_buf *b = o->cur;
+        void *b = o->cur;
         o->cur = NULL;
-        b->len = len;
+        *buf_len(o, b) = len;
         int rc = write_buf(o, b);
         if (rc >= 0 && !more && o->pack)
             rc = pv_out_close(o);
         return rc;
     }
-    tp_buf *p = o->pack;
-    p->len = len;
+    void *p = o->pack;
+    *buf_len(o, p) = len;
     o->packed_msgs++;
     if (++o->pack_count < o->max_pack && more) {
-        int rc = tp_pack(o->ch, p);
+        int rc = buf_pack(o, p);
         if (rc < 0)
             return rc;
-        if (p->len > 0) /* room left: the buffer stays open for the next message */
-            return (int)tp_queued(o->ch);
+        if (*buf_len(o, p) > 0) /* room left: the buffer stays open for the next message */
+            return queued(o);
         /* full: written below with its (empty) next slot dropped */
     }
-    /* Written with p->len = the last message's length (closed by the transport) or 0. */
+    /* Written with len = the last message's length (closed by the transport) or 0. */
     o->pack = NULL;
     int rc = write_buf(o, p);
     if (rc >= 0)
@@ -141,7 +198,7 @@ int pv_out_end(pv_out *o, uint32_t len, bool more)
 void pv_out_cancel(pv_out *o)
 {
     if (o->cur) {
-        tp_release(o->ch, o->cur);
+        buf_release(o, o->cur);
         o->cur = NULL;
     }
     /* A message begun in a packed buffer was not closed into it: nothing to undo. */
@@ -149,7 +206,7 @@ void pv_out_cancel(pv_out *o)
 
 int pv_out_flush(pv_out *o)
 {
-    return tp_flush(o->ch);
+    return o->rx ? rx_flush(o->rx) : tp_flush(o->ch);
 }
 
 int pv_out_send(pv_out *o, uint32_t cap, pv_enc_fn enc, const void *arg, bool packable)

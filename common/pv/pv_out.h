@@ -16,6 +16,10 @@
  * socket drains (pv_out_flush()). Any other failure (TP_EFAIL) means the channel is closed,
  * with err_msg() saying why.
  *
+ * The write path is a bare channel (pv_out_init) or a reactor channel (pv_out_init_rx: the
+ * buffers are the layer's, and flushing hands the queue to its worker thread); the rules above
+ * are the same for both.
+ *
  * Nothing here allocates or locks; the per-message cost is a few stores besides the transport's
  * own frame handling. One thread owns a pv_out.
  */
@@ -23,15 +27,18 @@
 #define RWFPERF_PV_OUT_H
 
 #include "rwf_enc.h"
+#include "rx.h"
 #include "tp.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
 typedef struct pv_out {
-    tp_channel *ch;
-    tp_buf *cur;          /* buffer of the message begun last (unpacked), NULL when none */
-    tp_buf *pack;         /* open packed buffer, NULL when none */
+    tp_channel *ch;       /* the bare channel, or NULL */
+    rx_chan *rx;          /* the reactor channel, or NULL */
+    void *cur;            /* buffer of the message begun last (unpacked), NULL when none:
+                           * a tp_buf (ch) or an rx_buf (rx) */
+    void *pack;           /* open packed buffer, NULL when none (the same kinds) */
     uint32_t pack_count;  /* messages closed into it */
     uint32_t max_pack;    /* messages per packed buffer; 1 = no packing */
     uint32_t pack_size;   /* bytes of a packed buffer */
@@ -46,6 +53,10 @@ typedef struct pv_out {
  * anything: no packing), write_flags for every write. */
 void pv_out_init(pv_out *o, tp_channel *ch, uint32_t max_pack, uint32_t pack_size,
                  unsigned write_flags);
+
+/* The same over a reactor channel (its TP_E* codes are the transport's). */
+void pv_out_init_rx(pv_out *o, rx_chan *rx, uint32_t max_pack, uint32_t pack_size,
+                    unsigned write_flags);
 
 /*
  * Room for a message of at most size bytes: *at receives where to write it. Returns 0; or
@@ -89,7 +100,7 @@ int pv_out_send(pv_out *o, uint32_t cap, pv_enc_fn enc, const void *arg, bool pa
 /* Bytes queued and not yet sent. */
 static inline size_t pv_out_queued(const pv_out *o)
 {
-    return tp_queued(o->ch);
+    return o->rx ? 0 : tp_queued(o->ch); /* the reactor's worker sends what it was given */
 }
 
 #endif

@@ -92,9 +92,11 @@ int rx_wait(rx_reactor *r, int64_t timeout_ns);
  * or -1 on an internal failure (err_msg() set). */
 int rx_dispatch(rx_reactor *r, unsigned max);
 
-/* A descriptor that is readable while events are pending (for a tool that polls other
- * descriptors too); call rx_wait(r, 0) before blocking on it. */
-int rx_fd(const rx_reactor *r);
+/* rx_wait that also wakes when descriptor fd (>= 0) is readable (a tool's own eventfd, a
+ * server socket). Returns a combination of RX_WAIT_EVENTS (events are pending) and RX_WAIT_FD
+ * (fd is readable), 0 on timeout, -1 when a signal interrupted the wait (errno EINTR). */
+enum { RX_WAIT_EVENTS = 1, RX_WAIT_FD = 2 };
+int rx_wait_fd(rx_reactor *r, int64_t timeout_ns, int fd);
 
 /* ---- channels --------------------------------------------------------------------------- */
 

@@ -259,11 +259,6 @@ void rx_destroy(rx_reactor *r)
     free(r);
 }
 
-int rx_fd(const rx_reactor *r)
-{
-    return r->app_efd;
-}
-
 /* ---- waiting ------------------------------------------------------------------------------ */
 
 /* The earliest role timer of any channel (INT64_MAX: none). */
@@ -278,11 +273,11 @@ static int64_t next_timer(rx_reactor *r)
     return t;
 }
 
-int rx_wait(rx_reactor *r, int64_t timeout_ns)
+int rx_wait_fd(rx_reactor *r, int64_t timeout_ns, int fd)
 {
     publish_all(r);
     if (rx_ring_pending(&r->in))
-        return 1;
+        return RX_WAIT_EVENTS;
     int64_t now = clk_ns();
     int64_t due = next_timer(r);
     if (due != INT64_MAX) {
@@ -293,22 +288,28 @@ int rx_wait(rx_reactor *r, int64_t timeout_ns)
     atomic_store_explicit(&r->app_sleep, 1, memory_order_seq_cst);
     if (rx_ring_pending(&r->in)) {
         atomic_store_explicit(&r->app_sleep, 0, memory_order_relaxed);
-        return 1;
+        return RX_WAIT_EVENTS;
     }
-    struct pollfd p = {.fd = r->app_efd, .events = POLLIN};
+    struct pollfd p[2] = {{.fd = r->app_efd, .events = POLLIN}, {.fd = fd, .events = POLLIN}};
     struct timespec ts = clk_timespec(timeout_ns > 0 ? timeout_ns : 0);
-    int n = ppoll(&p, 1, timeout_ns < 0 ? NULL : &ts, NULL);
+    int n = ppoll(p, fd >= 0 ? 2 : 1, timeout_ns < 0 ? NULL : &ts, NULL);
     int e = errno;
     atomic_store_explicit(&r->app_sleep, 0, memory_order_relaxed);
-    if (n > 0)
+    if (n > 0 && (p[0].revents & POLLIN))
         efd_drain(r->app_efd);
-    if (rx_ring_pending(&r->in))
-        return 1;
-    if (n < 0 && e == EINTR) {
+    int rc = (rx_ring_pending(&r->in) ? RX_WAIT_EVENTS : 0) |
+             (n > 0 && fd >= 0 && (p[1].revents & (POLLIN | POLLERR | POLLHUP)) ? RX_WAIT_FD : 0);
+    if (!rc && n < 0 && e == EINTR) {
         errno = EINTR;
         return -1;
     }
-    return 0;
+    return rc;
+}
+
+int rx_wait(rx_reactor *r, int64_t timeout_ns)
+{
+    int rc = rx_wait_fd(r, timeout_ns, -1);
+    return rc < 0 ? rc : rc != 0;
 }
 
 /* ---- dispatching -------------------------------------------------------------------------- */

@@ -157,7 +157,10 @@ void run_accept_all(tp_server *srv, run_handoff *const *to, int n, const run_acc
             return;
         }
         int sfd = tp_server_fd(srv), cfd = tp_fd(ch);
-        printf("Server %d accepting channel %d.\n\n", sfd, cfd);
+        if (text->accepting)
+            printf("%s", text->accepting);
+        else
+            printf("Server %d accepting channel %d.\n\n", sfd, cfd);
         run_handoff *best = run_handoff_least(to, n);
         if (run_handoff_give(best, ch) != 0) {
             printf("Error: %s\n", err_msg());

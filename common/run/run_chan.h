@@ -79,9 +79,12 @@ run_handoff *run_handoff_least(run_handoff *const *to, int n);
 
 /* What a server prints around a hand-over: the originals differ. */
 typedef struct run_accept_text {
-    const char *failed; /* printf format of a failed accept, with the error text */
-    bool passed;        /* also print "Server <fd>: New Channel <fd> passed connection to
-                           handler <index>" (TransportPerf) */
+    const char *failed;    /* printf format of a failed accept, with the error text */
+    const char *accepting; /* the line of an accepted connection when not NULL (ProvPerf
+                            * -reactor: "Accepting new Reactor connection...\n"), else
+                            * "Server <fd> accepting channel <fd>.\n\n" */
+    bool passed;           /* also print "Server <fd>: New Channel <fd> passed connection to
+                              handler <index>" (TransportPerf) */
 } run_accept_text;
 
 /*

@@ -244,8 +244,9 @@ static void test_refused(void **state)
 {
     (void)state;
     const char *const cases[][3] = {
-        {"-reactor"},        {"-workerThreads", "0"},          {"-maxEventsInPool", "10"},
-        {"-pl", "rssl.rwf"}, {"-tunnelStreamOutputBufs", "5"}, {"-tunnelStreamBuffersUsed"},
+        {"-pl", "rssl.rwf"},
+        {"-tunnelStreamOutputBufs", "5"},
+        {"-tunnelStreamBuffersUsed"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         run r;
@@ -270,15 +271,18 @@ static void test_usage(void **state)
 }
 
 /* The TEST INPUTS block of a vector's file: from its heading to the blank line after
- * "Use Reactor". */
+ * "Use Reactor" (No, or Yes for the reactor captures). */
 static char *vector_inputs(const char *rel)
 {
     char *text = tt_vector(rel);
     char *block = tt_section(text, "--- TEST INPUTS ---", "             Use Reactor: ");
+    const char *use = strstr(text, "             Use Reactor: Yes\n\n")
+                          ? "             Use Reactor: Yes\n\n"
+                          : "             Use Reactor: No\n\n";
     size_t n = strlen(block);
     block = realloc(block, n + 64);
-    strcpy(block + n, "             Use Reactor: No\n\n");
-    assert_non_null(strstr(text, "             Use Reactor: No\n\n"));
+    strcpy(block + n, use);
+    assert_non_null(strstr(text, use));
     free(text);
     return block;
 }
@@ -288,19 +292,21 @@ static void test_inputs_match_vectors(void **state)
     (void)state;
     static const struct {
         const char *name;
-        const char *extra[5];
+        const char *extra[7];
+        const char *stats;
     } vectors[] = {
-        {"consprov_default", {"-updateRate", "10"}},
-        {"consprov_tcpdelay", {"-updateRate", "10", "-tcpDelay"}},
-        {"consprov_pack", {"-updateRate", "100", "-maxPackCount", "10"}},
-        {"consprov_zlib", {"-updateRate", "10", "-compressionType", "1"}},
-        {"consprov_lz4", {"-updateRate", "10", "-compressionType", "2"}},
+        {"consprov_default", {"-updateRate", "10"}, "capstats"},
+        {"consprov_tcpdelay", {"-updateRate", "10", "-tcpDelay"}, "capstats"},
+        {"consprov_pack", {"-updateRate", "100", "-maxPackCount", "10"}, "capstats"},
+        {"consprov_zlib", {"-updateRate", "10", "-compressionType", "1"}, "capstats"},
+        {"consprov_lz4", {"-updateRate", "10", "-compressionType", "2"}, "capstats"},
+        {"reactor", {"-p", "14202", "-reactor", "-updateRate", "10"}, "provstats"},
     };
     for (size_t v = 0; v < sizeof(vectors) / sizeof(vectors[0]); v++) {
         char summary[128], rel[256];
         snprintf(summary, sizeof(summary), "%s.ProvSummary.out", vectors[v].name);
         const char *args[20] = {"-runTime",     "12",    "-tickRate",  "10",
-                                "-summaryFile", summary, "-statsFile", "capstats"};
+                                "-summaryFile", summary, "-statsFile", vectors[v].stats};
         int n = 8;
         for (int k = 0; vectors[v].extra[k]; k++)
             args[n++] = vectors[v].extra[k];
@@ -334,12 +340,12 @@ static void test_inputs_match_vectors(void **state)
         free(mine);
         char tail[256];
         snprintf(tail, sizeof(tail),
-                 "             Use Reactor: No\n"
+                 "             Use Reactor: %s\n"
                  "         Scheduled Stamp: Yes\n"
                  "         Clock Cost (ns): 20.0\n"
                  "   Clock Resolution (ns): 1\n"
                  "       JSON Summary File: %s.ProvSummary.json\n\n",
-                 vectors[v].name);
+                 strcmp(vectors[v].name, "reactor") ? "No" : "Yes", vectors[v].name);
         assert_string_equal(strstr(got.text, "             Use Reactor: "), tail);
         tt_capture_free(&got);
         run_free(&r);
