@@ -79,8 +79,9 @@ const opt_def niprov_options[] = {
     OPT_REFUSED_("-mcastStats", false, OPT_WHY_RELIABLE_MCAST),
     OPT_REFUSED_("-takeMCastStats", false, OPT_WHY_RELIABLE_MCAST),
     RUN_TLS_CLIENT_OPTIONS(C, tls),
-    OPT_REFUSED_("-reactor", false, "VA Reactor"),
-    OPT_REFUSED_("-workerThreads", true, "VA Reactor"),
+    OPT_FLAG_("-reactor", C, reactor, "Connect over the reactor layer"),
+    OPT_THREADS_("-workerThreads", C, worker_threads, NIPROV_MAX_THREADS, "<list>",
+                 "Binding of each connection's reactor worker thread (as -threads)"),
 
     OPT_SECTION_("Ours, beyond the ETA tools' options:"),
     OPT_STR_("-histogramLog", C, histogram_log, "<base>",
@@ -119,6 +120,9 @@ void niprov_config_defaults(niprov_config *cfg)
 
 int niprov_config_threads(const niprov_config *cfg)
 {
+    /* As the original: -workerThreads alone also gives the number of connections. */
+    if (!cfg->threads.list[0] && cfg->worker_threads.list[0])
+        return cfg->worker_threads.count;
     return cfg->threads.count > 0 ? cfg->threads.count : 1;
 }
 
@@ -131,6 +135,11 @@ int niprov_config_check(const niprov_config *c)
 {
     if (run_tls_check(&c->tls, c->conn_type, false) < 0)
         return -1;
+    if (c->worker_threads.list[0] && c->threads.list[0] &&
+        c->worker_threads.count != c->threads.count)
+        return err_set("Config Error: worker thread count (%d in -workerThreads) not equal to "
+                       "thread count (%d in -threads).",
+                       c->worker_threads.count, c->threads.count);
     int threads = niprov_config_threads(c);
     if (c->common_item_count > c->item_count / threads)
         return err_set("Config Error: -commonItemCount %d is greater than the items per "
@@ -184,7 +193,10 @@ void niprov_config_print(const niprov_config *c, const out_extra *extra, out_rep
               c->conn_type == RUN_CONN_ENCRYPTED ? "encrypted" : "socket");
     out_input(r, w, "Hostname", "%s", c->host);
     out_input(r, w, "Port", "%s", c->port);
-    out_input(r, w, "Thread List", "%s", opt_threads_text(&c->threads, "(non)"));
+    char threads[2 * OPT_THREADS_LEN + 16];
+    out_input(r, w, "Thread List", "%s",
+              opt_threads_reactor_text(&c->threads, c->reactor ? &c->worker_threads : NULL, threads,
+                                       sizeof(threads)));
     out_input(r, w, "Output Buffers", "%d", c->output_bufs);
     out_input(r, w, "Send Buffer Size", "%d%s", c->send_buf_size,
               c->send_buf_size ? " bytes" : "(use default)");
@@ -216,7 +228,7 @@ void niprov_config_print(const niprov_config *c, const out_extra *extra, out_rep
         out_input(r, w, "Packing", "No");
     out_input(r, w, "Service ID", "%" PRIu64, c->service_id);
     out_input(r, w, "Service Name", "%s", c->service_name);
-    out_input(r, w, "Use Reactor", "No");
+    out_input(r, w, "Use Reactor", "%s", c->reactor ? "Yes" : "No");
     out_printf(r, "\n");
 
     /* NIProvPerf prints these after a blank line, one column to the left. */

@@ -39,6 +39,8 @@ typedef struct niprov_config {
     run_tls tls;                          /* -encryptedConnType, -castore */
     int compression_type;                 /* -compressionType: 0 none, 1 zlib, 2 lz4 */
     opt_threads threads;                  /* -threads: one connection per entry */
+    bool reactor;                         /* -reactor: connections over the reactor layer */
+    opt_threads worker_threads;           /* -workerThreads: each connection's reactor worker */
     int output_bufs;                      /* -outputBufs, 5000 */
     int send_buf_size;                    /* -sendBufSize, 0 = system default */
     int recv_buf_size;                    /* -recvBufSize, 0 = system default */

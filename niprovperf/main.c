@@ -58,14 +58,19 @@ static int load_inputs(niprov_app *a)
 /* The threads and the statistics, then the threads' start. Returns 0, or -1 (err_msg()). */
 static int start_threads(niprov_app *a)
 {
-    cpu_list cpus;
+    cpu_list cpus, workers;
     a->threads = calloc((size_t)a->n_threads, sizeof(*a->threads));
-    if (!a->threads || cpu_parse(&cpus, a->cfg.threads.list) != 0 || niprov_collect_init(a) != 0)
+    if (!a->threads || cpu_parse(&cpus, a->cfg.threads.list) != 0 ||
+        cpu_parse(&workers, a->cfg.worker_threads.list) != 0 || niprov_collect_init(a) != 0)
         return -1;
     for (int i = 0; i < a->n_threads; i++) {
         if (niprov_thread_init(&a->threads[i], a, i) != 0)
             return -1;
         a->threads[i].cpu = cpus.entry[i < cpus.count ? i : 0];
+        if (workers.given && i < workers.count) {
+            a->threads[i].worker_cpu = workers.entry[i];
+            a->threads[i].worker_bound = true;
+        }
     }
     for (int i = 0; i < a->n_threads; i++) {
         if (niprov_thread_start(&a->threads[i]) != 0) {

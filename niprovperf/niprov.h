@@ -37,6 +37,8 @@ typedef struct niprov_thread {
     pthread_t tid;
     bool started;
     cpu_entry cpu;
+    cpu_entry worker_cpu; /* where its reactor's worker runs (-reactor -workerThreads) */
+    bool worker_bound;
     items_share share; /* its items of the list */
     pv_sess sess;      /* its one channel */
     bool active;       /* the channel came up (losing it now ends the test) */
@@ -75,6 +77,19 @@ void niprov_thread_free(niprov_thread *th);
 
 /* Starts thread th. Returns 0, or -1 with err_msg() set. */
 int niprov_thread_start(niprov_thread *th);
+
+/* The directory refresh every thread publishes on stream -1 (service id, Info/State/Group). */
+void niprov_directory(const niprov_app *app, rwf_directory *d);
+
+/* Logged in and the directory sent: the thread's items on streams -6, -7, ... ("Created
+ * publishing list.") and the first burst of their refreshes. Returns 0 or -1 (err_msg()). */
+int niprov_publish_items(niprov_thread *th);
+
+/* ---- niprov_rx.c: the thread with -reactor ---- */
+
+/* Connects through a reactor (NI provider role: login, then the directory refresh), publishes
+ * once it is ready, and runs the ticks until the run stops or the channel is lost. */
+void niprov_rx_thread(niprov_thread *th);
 
 /* ---- collect.c: the main thread's statistics ---- */
 

@@ -138,29 +138,40 @@ static int activate(niprov_thread *th)
     return 0;
 }
 
-/* Logged in: the directory on stream -1, then the items on -6, -7, ... and their first
- * refreshes. */
+void niprov_directory(const niprov_app *app, rwf_directory *d)
+{
+    memset(d, 0, sizeof(*d));
+    d->stream_id = -1;
+    d->filter = RWF_DIR_INFO | RWF_DIR_STATE | RWF_DIR_GROUP;
+    d->has_service_id = 1;
+    d->service_id = app->service.id;
+    d->clear_cache = 1;
+    d->state.stream_state = RWF_STREAM_OPEN;
+    d->state.data_state = RWF_DATA_OK;
+    d->state.code = RWF_SC_NONE;
+    d->services = &app->service;
+    d->service_count = 1;
+}
+
+/* Logged in: the directory on stream -1, then the items. */
 static int publish(niprov_thread *th)
+{
+    niprov_app *app = th->app;
+    pv_sess *s = &th->sess;
+    rwf_directory d;
+    niprov_directory(app, &d);
+    int rc = pv_out_send(&s->out, 1024 + app->service.name.len, enc_directory, &d, false);
+    if (rc < 0)
+        return err_push("publishing the directory");
+    return niprov_publish_items(th);
+}
+
+int niprov_publish_items(niprov_thread *th)
 {
     niprov_app *app = th->app;
     const niprov_config *cfg = &app->cfg;
     pv_sess *s = &th->sess;
-    rwf_directory d;
-    memset(&d, 0, sizeof(d));
-    d.stream_id = -1;
-    d.filter = RWF_DIR_INFO | RWF_DIR_STATE | RWF_DIR_GROUP;
-    d.has_service_id = 1;
-    d.service_id = app->service.id;
-    d.clear_cache = 1;
-    d.state.stream_state = RWF_STREAM_OPEN;
-    d.state.data_state = RWF_DATA_OK;
-    d.state.code = RWF_SC_NONE;
-    d.services = &app->service;
-    d.service_count = 1;
-    int rc = pv_out_send(&s->out, 1024 + app->service.name.len, enc_directory, &d, false);
-    if (rc < 0)
-        return err_push("publishing the directory");
-
+    int rc;
     for (size_t j = 0; j < th->share.count; j++) {
         size_t li = j < th->share.common ? j : th->share.first + (j - th->share.common);
         const item_def *it = &app->list.v[li];
@@ -259,6 +270,11 @@ static void *thread_main(void *arg)
     if (cpu_bind(&th->cpu) != 0) {
         printf("Error: Failed to bind thread to core %s: %s.\n", th->cpu.text, err_msg());
         run_fail_stop(&app->fail, "binding the thread");
+        latbuf_close(&th->stats.lat);
+        return NULL;
+    }
+    if (app->cfg.reactor) {
+        niprov_rx_thread(th);
         latbuf_close(&th->stats.lat);
         return NULL;
     }

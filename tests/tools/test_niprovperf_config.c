@@ -232,8 +232,6 @@ static void test_refused(void **state)
         {"-mcastStats"},
         {"-takeMCastStats"},
         {"-encryptedConnType", "websocket"},
-        {"-reactor"},
-        {"-workerThreads", "0"},
         {"-connType", "reliableMCast"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -243,6 +241,45 @@ static void test_refused(void **state)
             fail_msg("case %zu (%s): status %d, \"%s\"", i, cases[i][0], r.status, r.err.text);
         run_free(&r);
     }
+}
+
+/* -reactor and -workerThreads: the worker list in braces after the thread list, "Use Reactor";
+ * -workerThreads alone gives the number of connections; the two lists must agree. */
+static void test_reactor_options(void **state)
+{
+    (void)state;
+    run r;
+    PARSE(&r, "-reactor", "-threads", "0,1", "-workerThreads", "-1,1");
+    assert_int_equal(r.status, OPT_CONTINUE);
+    assert_true(r.cfg.reactor);
+    assert_int_equal(niprov_config_threads(&r.cfg), 2);
+    assert_int_equal(niprov_config_check(&r.cfg), 0);
+    tt_capture got;
+    tt_capture_open(&got);
+    out_report rep;
+    out_report_init(&rep, got.f, NULL);
+    niprov_config_print(&r.cfg, NULL, &rep);
+    tt_capture_close(&got);
+    assert_non_null(strstr(got.text, "           Thread List: 0,1 {-1,1}\n"));
+    assert_non_null(strstr(got.text, "           Use Reactor: Yes\n"));
+    tt_capture_free(&got);
+    run_free(&r);
+
+    PARSE(&r, "-reactor", "-workerThreads", "0,1,-1");
+    assert_int_equal(r.status, OPT_CONTINUE);
+    assert_int_equal(niprov_config_threads(&r.cfg), 3);
+    tt_capture_open(&got);
+    out_report_init(&rep, got.f, NULL);
+    niprov_config_print(&r.cfg, NULL, &rep);
+    tt_capture_close(&got);
+    assert_non_null(strstr(got.text, "           Thread List: (non) {0,1,-1}\n"));
+    tt_capture_free(&got);
+    run_free(&r);
+
+    PARSE(&r, "-reactor", "-threads", "0", "-workerThreads", "0,1");
+    assert_int_equal(r.status, OPT_EXIT_INVALID);
+    assert_non_null(strstr(r.err.text, "worker thread count (2 in -workerThreads) not equal"));
+    run_free(&r);
 }
 
 static void test_usage(void **state)
@@ -406,17 +443,12 @@ static void test_histogram_log(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),
-        cmocka_unit_test(test_every_option),
-        cmocka_unit_test(test_invalid),
-        cmocka_unit_test(test_accepted),
-        cmocka_unit_test(test_refused),
-        cmocka_unit_test(test_tls_settings),
-        cmocka_unit_test(test_usage),
-        cmocka_unit_test(test_histogram_log),
-        cmocka_unit_test(test_inputs_block),
-        cmocka_unit_test(test_json_inputs),
-        cmocka_unit_test(test_random_command_lines),
+        cmocka_unit_test(test_defaults),        cmocka_unit_test(test_every_option),
+        cmocka_unit_test(test_invalid),         cmocka_unit_test(test_accepted),
+        cmocka_unit_test(test_refused),         cmocka_unit_test(test_tls_settings),
+        cmocka_unit_test(test_reactor_options), cmocka_unit_test(test_usage),
+        cmocka_unit_test(test_histogram_log),   cmocka_unit_test(test_inputs_block),
+        cmocka_unit_test(test_json_inputs),     cmocka_unit_test(test_random_command_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -282,6 +282,73 @@ static void test_two_threads(void **state)
     pvt_remove(&p);
 }
 
+/* -reactor -workerThreads: the reactor's login (ApplicationName "eta", Role 1), the directory on
+ * -1, the items and the updates as without it; losing the ADH afterwards fails the test. */
+static void test_reactor(void **state)
+{
+    (void)state;
+    int port;
+    tp_server *srv = adh_bind("0", &port);
+    const char *dir = pvt_workdir("nireactor", 20);
+    char ps[16];
+    snprintf(ps, sizeof(ps), "%d", port);
+    const char *const args[] = {
+        "-h",       "127.0.0.1",      "-p", ps,       "-itemCount", "3",        "-tickRate",
+        "10",       "-updateRate",    "50", "-uname", "user",       "-runTime", "60",
+        "-reactor", "-workerThreads", "-1", NULL};
+    pvt_proc p;
+    pvt_start(&p, dir, "NIProvPerf", args);
+    tp_channel *ch = adh_accept(srv, 10000);
+    static uint8_t buf[8192];
+    int n = pvt_expect(ch, buf, sizeof(buf), RWF_MC_REQUEST, 1, 5000, NULL);
+    rwf_msg m;
+    assert_int_equal(rwf_msg_decode(&m, rwf_buf_make(buf, (size_t)n)), RWF_OK);
+    rwf_login l;
+    assert_int_equal(rwf_rdm_login_decode(&m, &l), RWF_OK);
+    assert_true(rwf_buf_eq(l.user, RWF_STR("user")));
+    assert_true(l.flags & RWF_LOGIN_HAS_ROLE);
+    assert_int_equal(l.role, 1);
+    assert_true(rwf_buf_eq(l.app_name, RWF_STR("eta")));
+    assert_true(rwf_buf_eq(l.app_id, RWF_STR("256")));
+    answer_login(ch);
+    n = pvt_expect(ch, buf, sizeof(buf), RWF_MC_REFRESH, -1, 5000, NULL);
+    assert_int_equal(rwf_msg_decode(&m, rwf_buf_make(buf, (size_t)n)), RWF_OK);
+    assert_int_equal(m.domain, RWF_DMT_SOURCE);
+    assert_int_equal(m.key.filter, 7);
+    for (int i = 0; i < 3; i++)
+        pvt_expect(ch, buf, sizeof(buf), RWF_MC_REFRESH, -6 - i, 5000, NULL);
+    int updates = 0;
+    int64_t end = pvt_ms() + 1500;
+    while (pvt_ms() < end) {
+        n = pvt_recv(ch, buf, sizeof(buf), 200);
+        assert_true(n >= 0);
+        if (n > 0 && buf[2] == RWF_MC_UPDATE)
+            updates++;
+    }
+    if (updates < 40)
+        fail_msg("%d updates in 1.5 s at 50/s", updates);
+    char *out = pvt_output(&p);
+    assert_non_null(strstr(out, "Use Reactor: Yes\n"));
+    assert_non_null(strstr(out, "Thread List: (non) {-1}\n"));
+    assert_non_null(strstr(out, "Attempting unified connect to server 127.0.0.1:"));
+    assert_non_null(strstr(out, "active. Channel Info:\n"));
+    assert_non_null(strstr(out, "Received login refresh.\n  ApplicationName: TestADH\n"));
+    assert_non_null(strstr(out, "Created publishing list.\n"));
+    free(out);
+    /* The ADH goes away after the channel was up: the test has failed. */
+    tp_close(ch);
+    tp_server_close(srv);
+    assert_int_equal(pvt_wait(&p, 15000), 1);
+    out = pvt_output(&p);
+    assert_non_null(strstr(out, "Connection down, reconnecting.  Channel fd="));
+    assert_non_null(strstr(out, "TEST FAILED"));
+    free(out);
+    char *sum = pvt_file(&p, "NIProvSummary.out");
+    assert_non_null(strstr(sum, "  Images sent: 3\n"));
+    free(sum);
+    pvt_remove(&p);
+}
+
 static void test_bad_item_file(void **state)
 {
     (void)state;
@@ -299,9 +366,8 @@ static void test_bad_item_file(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_publish),
-        cmocka_unit_test(test_retry_then_loss),
-        cmocka_unit_test(test_two_threads),
+        cmocka_unit_test(test_publish),       cmocka_unit_test(test_retry_then_loss),
+        cmocka_unit_test(test_two_threads),   cmocka_unit_test(test_reactor),
         cmocka_unit_test(test_bad_item_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,230 @@
+/*
+ * NIProvPerf -reactor: a publishing thread over the reactor layer.
+ *
+ * The thread's reactor (its worker bound by -workerThreads) connects with the non-interactive
+ * provider role: when the channel is up the layer sends the login request (the reactor's default
+ * request: user, ApplicationId "256", ApplicationName "eta", Position, Role 1 = provider), and
+ * once the login is accepted the directory refresh on stream -1; then the channel is ready and
+ * the thread publishes its items and runs the bursts, written through the layer's buffers.
+ * Console lines are the original's: "Attempting unified connect to server <h>:<p>..." once,
+ * "Channel <fd> active. Channel Info:" when up, the message sizes and "Created publishing
+ * list." when ready, the channel-down lines. Losing the channel after it was up ends the test.
+ */
+#include "niprov.h"
+
+#include "clk.h"
+#include "err.h"
+#include "pv_admin.h"
+#include "run_chan.h"
+#include "sig.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Events handled per rx_dispatch call before the loop looks at its ticks again. */
+#define NIPROV_RX_DISPATCH 256
+
+/* The channel is up: the Channel Info block, the packing check, the session. */
+static int on_up(niprov_thread *th, rx_chan *ch)
+{
+    niprov_app *app = th->app;
+    const niprov_config *cfg = &app->cfg;
+    pv_sess *s = &th->sess;
+    const tp_info *info = rx_info(ch);
+    run_channel_info_print(stdout, rx_chan_fd(ch), info);
+    if (cfg->max_pack_count > 1 && (uint32_t)cfg->pack_buf_size > info->max_fragment_size)
+        return err_set("Error(Channel %d): MaxFragmentSize %u is too small for packing buffer "
+                       "size %d",
+                       rx_chan_fd(ch), info->max_fragment_size, cfg->pack_buf_size);
+    if (!s->active_ns) {
+        if (pv_items_init(&s->items, (uint32_t)th->share.count + 1) != 0)
+            return -1;
+        pv_out_init_rx(&s->out, ch, (uint32_t)cfg->max_pack_count, (uint32_t)cfg->pack_buf_size,
+                       cfg->direct_write ? TP_WRITE_DIRECT : 0);
+        s->active_ns = clk_ns();
+    }
+    th->active = true;
+    return 0;
+}
+
+/* Ends the test: the text of what went wrong is in err_msg(). */
+static int fail(niprov_thread *th)
+{
+    return run_fail_stop(&th->app->fail, NULL);
+}
+
+/* The reason of a channel-down line, when there is one. */
+static void error_text(const char *text)
+{
+    if (text && text[0])
+        printf("\tError text: %s\n\n", text);
+}
+
+static int on_channel(rx_chan *ch, rx_event ev, const char *text)
+{
+    niprov_thread *th = rx_user(ch);
+    int rc = 0;
+    switch (ev) {
+    case RX_CHANNEL_UP:
+        if (on_up(th, ch) != 0) {
+            run_channel_closed(stdout, err_msg());
+            rc = fail(th);
+        }
+        break;
+    case RX_CHANNEL_READY:
+        pv_content_print_sizes(th->app->content, stdout);
+        if (!th->publishing && niprov_publish_items(th) != 0) {
+            run_channel_closed(stdout, err_msg());
+            rc = fail(th);
+        }
+        break;
+    case RX_CHANNEL_WARNING:
+        printf("Received warning for Channel fd=%d.\n\tError text: %s\n\n", rx_chan_fd(ch), text);
+        break;
+    case RX_CHANNEL_DOWN_RECONNECTING:
+        printf("Connection down, reconnecting.  Channel fd=%d\n", rx_chan_fd(ch));
+        error_text(text);
+        if (th->active) { /* only one connection, as the original */
+            err_set("connection lost: %s", text ? text : "");
+            rc = fail(th);
+        }
+        break;
+    case RX_CHANNEL_DOWN:
+        printf("Connection down: Channel fd=%d.\n", rx_chan_fd(ch));
+        error_text(text);
+        err_set("connection lost: %s", text ? text : "");
+        rc = fail(th);
+        break;
+    }
+    fflush(stdout);
+    return rc;
+}
+
+static int on_login(rx_chan *ch, const rwf_msg *m, const rwf_login *l)
+{
+    niprov_thread *th = rx_user(ch);
+    if (!l)
+        return err_push("rsslDecodeRDMLoginMsg() failed"), fail(th);
+    const rwf_state *state = NULL;
+    if (l->msg_class == RWF_MC_REFRESH) {
+        printf("Received login refresh.\n");
+        if (l->flags & RWF_LOGIN_HAS_APP_NAME)
+            printf("  ApplicationName: %.*s\n", (int)l->app_name.len, l->app_name.data);
+        printf("\n");
+        state = &l->state;
+    } else if (l->msg_class == RWF_MC_STATUS) {
+        printf("Received login status message.\n");
+        if (l->flags & RWF_LOGIN_HAS_STATE)
+            state = &l->state;
+    } else {
+        printf("Received unhandled login message class: %u.\n", m->msg_class);
+    }
+    fflush(stdout);
+    if (state && state->stream_state != RWF_STREAM_OPEN) {
+        printf("Login stream closed.\n");
+        err_set("Login stream closed.");
+        return fail(th);
+    }
+    return 0;
+}
+
+static int on_msg(rx_chan *ch, const rwf_msg *m)
+{
+    (void)ch;
+    printf("Received message with unhandled domain: %u\n", m->domain);
+    return 0;
+}
+
+/* Opens the reactor and the channel. Returns 0, or -1 after fail(). */
+static int open_channel(niprov_thread *th, rx_reactor **r, rx_chan **ch)
+{
+    niprov_app *app = th->app;
+    const niprov_config *cfg = &app->cfg;
+    rx_opts ro;
+    rx_opts_init(&ro);
+    if (th->worker_bound)
+        ro.worker_cpu = &th->worker_cpu;
+    if (rx_create(&ro, r) != 0)
+        return err_push("creating the reactor"), fail(th);
+    rwf_login l;
+    memset(&l, 0, sizeof(l));
+    l.stream_id = 1;
+    l.user = rwf_buf_cstr(cfg->uname[0] ? cfg->uname : app->user);
+    l.flags =
+        RWF_LOGIN_HAS_APP_ID | RWF_LOGIN_HAS_APP_NAME | RWF_LOGIN_HAS_POSITION | RWF_LOGIN_HAS_ROLE;
+    l.app_id = RWF_STR("256");
+    l.app_name = RWF_STR("eta");
+    l.position = rwf_buf_cstr(app->position);
+    l.role = 1; /* provider */
+    rwf_directory d;
+    niprov_directory(app, &d);
+    rx_role role;
+    rx_role_init(&role, RX_ROLE_NIPROVIDER);
+    role.cb.on_channel = on_channel;
+    role.cb.on_login = on_login;
+    role.cb.on_msg = on_msg;
+    role.login = &l;
+    role.directory_refresh = &d;
+    rx_conn_opts co;
+    rx_conn_opts_init(&co);
+    co.tp.host = cfg->host;
+    co.tp.port = cfg->port;
+    co.tp.interface = cfg->interface_name[0] ? cfg->interface_name : NULL;
+    co.tp.guaranteed_output_buffers = (uint32_t)cfg->output_bufs;
+    co.tp.tcp_nodelay = cfg->tcp_nodelay;
+    co.tp.sndbuf = cfg->send_buf_size;
+    co.tp.rcvbuf = cfg->recv_buf_size;
+    co.tp.compression = (tp_comp)cfg->compression_type;
+    co.high_water_mark = cfg->high_water_mark > 0 ? (uint32_t)cfg->high_water_mark : 0;
+    printf("\nAttempting unified connect to server %s:%s...\n", cfg->host, cfg->port);
+    fflush(stdout);
+    if (rx_connect(*r, &co, &role, th, ch) != 0)
+        return err_push("connecting"), fail(th);
+    return 0;
+}
+
+void niprov_rx_thread(niprov_thread *th)
+{
+    niprov_app *app = th->app;
+    pv_sess *s = &th->sess;
+    rx_reactor *r = NULL;
+    rx_chan *ch = NULL;
+    tick_tighten_slack();
+    if (open_channel(th, &r, &ch) == 0) {
+        const uint32_t rate = (uint32_t)app->cfg.tick_rate;
+        tick_init(&th->t, rate, clk_ns() + CLK_NS_PER_SEC / rate);
+        while (!sig_stop_requested()) {
+            int64_t now = clk_ns();
+            if (tick_poll(&th->t, now)) {
+                if (th->publishing && rx_is_up(ch) &&
+                    pv_burst_tick(s, &app->feed, &app->rates, &th->stats, &th->t) == TP_EFAIL) {
+                    run_channel_closed(stdout, err_msg());
+                    fail(th);
+                    break;
+                }
+                latbuf_poll(&th->stats.lat);
+                continue;
+            }
+            if (rx_wait(r, tick_wait_ns(&th->t, now)) < 0 && errno != EINTR) {
+                err_set_errno(errno, "waiting for the reactor");
+                fail(th);
+                break;
+            }
+            int n;
+            do {
+                n = rx_dispatch(r, NIPROV_RX_DISPATCH);
+            } while (n == NIPROV_RX_DISPATCH && clk_ns() < th->t.next_ns);
+            if (n < 0) {
+                if (run_fail_status(&app->fail) == RUN_EXIT_OK)
+                    fail(th);
+                break;
+            }
+        }
+    }
+    pv_stats_closed(&th->stats, s->pub_ns, clk_ns());
+    rx_destroy(r);
+    if (s->active_ns)
+        pv_items_free(&s->items);
+    fflush(stdout);
+}
