@@ -174,25 +174,6 @@ static void free_port(char *out, size_t cap)
     close(fd);
 }
 
-/* True when a socket listens on the loopback port (from /proc/net/tcp: the provider's stdout,
- * when it is the original, is not flushed until it ends). */
-static bool listening(const char *port)
-{
-    FILE *f = fopen("/proc/net/tcp", "r");
-    if (!f)
-        return false;
-    char line[512];
-    unsigned want = (unsigned)atoi(port);
-    bool yes = false;
-    while (!yes && fgets(line, sizeof(line), f)) {
-        unsigned addr, lport, st;
-        if (sscanf(line, " %*u: %x:%x %*x:%*x %x", &addr, &lport, &st) == 3)
-            yes = lport == want && st == 0x0A;
-    }
-    fclose(f);
-    return yes;
-}
-
 /* Starts ProvPerf on port (NULL: a free one; the original refuses -p 0) and returns the port it
  * bound. */
 static pid_t start_prov(const char *dir, const char *exe, const char *port, char **extra, int nx,
@@ -212,7 +193,7 @@ static pid_t start_prov(const char *dir, const char *exe, const char *port, char
     running = pid;
     long long end = ci_now_ms() + 10000;
     while (ci_now_ms() < end) {
-        if (listening(port)) {
+        if (ci_listening(port)) {
             /* The original ProvPerf -reactor hangs for good when a connection comes before its
              * provider thread has made its reactor (its main thread spins on a value it never
              * reads again); it is ready about a second after it listens. */

@@ -196,6 +196,26 @@ static inline double ci_num_in2(const char *text, const char *section, const cha
 }
 
 /* Shows a file of the working folder on stderr (for failures). */
+/* True when a socket listens on the IPv4 loopback/any port (from /proc/net/tcp: the original
+ * tools' stdout, written to a file, is not flushed until they end, and a probing connection
+ * would disturb the original ProvPerf -reactor). */
+static inline bool ci_listening(const char *port)
+{
+    FILE *f = fopen("/proc/net/tcp", "r");
+    if (!f)
+        return false;
+    char line[512];
+    unsigned want = (unsigned)atoi(port);
+    bool yes = false;
+    while (!yes && fgets(line, sizeof(line), f)) {
+        unsigned addr, lport, st;
+        if (sscanf(line, " %*u: %x:%x %*x:%*x %x", &addr, &lport, &st) == 3)
+            yes = lport == want && st == 0x0A;
+    }
+    fclose(f);
+    return yes;
+}
+
 static inline void ci_show(const char *dir, const char *file)
 {
     uint8_t *data = NULL;

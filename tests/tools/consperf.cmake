@@ -31,14 +31,16 @@ if(TARGET ConsPerf)
     endforeach()
     # Against the original ETA ProvPerf: run only when RWFPERF_ORIG_BIN (in the environment of
     # ctest) names its folder; skipped otherwise.
-    foreach(s orig_default orig_pack orig_zlib orig_lz4 orig_dictionary orig_postgen)
+    foreach(s orig_default orig_pack orig_zlib orig_lz4 orig_dictionary orig_postgen orig_reactor
+            orig_watchlist orig_watchlist_bare orig_watchlist_postgen)
         rwfperf_integration_test(test_consperf_${s}
             COMMAND consperf_itest ${s} $<TARGET_FILE:ConsPerf> $<TARGET_FILE:cons_test_prov>
             LABELS tools consperf orig TIMEOUT 120)
     endforeach()
     # The same scenarios against our ProvPerf, once it is built.
     if(TARGET ProvPerf)
-        foreach(s default pack zlib lz4 dictionary postgen)
+        foreach(s default pack zlib lz4 dictionary postgen reactor watchlist watchlist_bare
+                watchlist_postgen)
             rwfperf_integration_test(test_consperf_ours_${s}
                 COMMAND consperf_itest ours_${s} $<TARGET_FILE:ConsPerf>
                         $<TARGET_FILE:cons_test_prov> $<TARGET_FILE:ProvPerf>

@@ -555,23 +555,22 @@ static void start_orig_provider(run *r, const char *const *extra)
         argv[n++] = (char *)*extra;
     argv[n] = NULL;
     r->prov_pid = ci_spawn(r->dir, "prov.out", exe, argv);
-    /* Wait until it listens. */
+    /* Wait until it listens (seen from /proc/net/tcp: a probing connection would hang the
+     * original ProvPerf -reactor, which also needs about a second after it listens before its
+     * provider thread has made its reactor). */
+    bool reactor = false;
+    for (int i = 9; i < n; i++)
+        reactor |= !strcmp(argv[i], "-reactor");
     long long end = ci_now_ms() + 10000;
-    for (;;) {
-        int fd = socket(AF_INET, SOCK_STREAM, 0);
-        struct sockaddr_in a = {.sin_family = AF_INET,
-                                .sin_port = htons((uint16_t)atoi(r->port)),
-                                .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-        int ok = connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
-        close(fd);
-        if (ok)
-            break;
+    while (!ci_listening(r->port)) {
         if (ci_now_ms() > end) {
             ci_show(r->dir, "prov.out");
-            ci_fail("the original ProvPerf does not listen");
+            ci_fail("the ProvPerf does not listen");
         }
-        poll(NULL, 0, 50);
+        poll(NULL, 0, 20);
     }
+    if (reactor && !use_ours)
+        poll(NULL, 0, 1000);
 }
 
 /* Our ConsPerf against the original ProvPerf (or ours): every image, the update rate, latency
@@ -676,6 +675,57 @@ static void orig_dictionary(run *r)
         ci_fail("too few updates");
 }
 
+/* Reactor modes: ConsPerf -reactor and -watchlist (their worker bound by -workerThreads)
+ * against ProvPerf -reactor, and the watchlist against the bare ProvPerf. */
+static void orig_reactor(run *r)
+{
+    orig_check(r, (const char *[]){"-updateRate", "10000", "-reactor", NULL},
+               (const char *[]){"-reactor", "-workerThreads", "-1", NULL}, 10000);
+    expect_text(r, "ConsPerf.out", "Reactor/Watchlist Usage: Reactor\n", true);
+    expect_text(r, "ConsPerf.out", "Thread List: (non) {-1}\n", true);
+}
+
+static void orig_watchlist(run *r)
+{
+    orig_check(r, (const char *[]){"-updateRate", "10000", "-reactor", NULL},
+               (const char *[]){"-watchlist", NULL}, 10000);
+    expect_text(r, "ConsPerf.out", "Reactor/Watchlist Usage: Reactor and Watchlist\n", true);
+}
+
+static void orig_watchlist_bare(run *r)
+{
+    orig_check(r, (const char *[]){"-updateRate", "10000", NULL},
+               (const char *[]){"-watchlist", NULL}, 10000);
+}
+
+/* Posts (on the item streams, through the watchlist) and generic messages in the reactor
+ * modes: every post reflected, the generic messages counted. */
+static void orig_watchlist_postgen(run *r)
+{
+    start_orig_provider(r, (const char *[]){"-tickRate", "100", "-updateRate", "1000",
+                                            "-genericMsgRate", "100", "-genericMsgLatencyRate",
+                                            "10", "-reactor", NULL});
+    int st = run_consumer(r,
+                          (const char *[]){"-itemCount", "10", "-steadyStateTime", "3", "-tickRate",
+                                           "100", "-postingRate", "100", "-postingLatencyRate",
+                                           "10", "-genericMsgRate", "100", "-genericMsgLatencyRate",
+                                           "10", "-watchlist", NULL},
+                          30000);
+    expect_status(r, st, 0);
+    stop_provider(r);
+    double posts = summary_num(r, "Test Statistics:", "  Posts sent: ");
+    double gens = summary_num(r, "Test Statistics:", "  GenMsgs sent: ");
+    char *p = ci_text(r->dir, "ProvSummary.out");
+    double reflected = ci_num(p, "  Posts reflected: ");
+    double received = ci_num(p, "  GenMsgs received: ");
+    free(p);
+    if (posts < 250 || reflected != posts || received != gens)
+        ci_fail("posts %.0f reflected %.0f, generic messages %.0f received %.0f", posts, reflected,
+                gens, received);
+    if (summary_num(r, "Steady State Statistics:", "  Posting latency avg (usec): ") <= 0)
+        ci_fail("no posting latency");
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4 && argc != 5) {
@@ -715,6 +765,10 @@ int main(int argc, char **argv)
         {"silent", silent},
         {"options", options},
         {"orig_postgen", orig_postgen},
+        {"orig_reactor", orig_reactor},
+        {"orig_watchlist", orig_watchlist},
+        {"orig_watchlist_bare", orig_watchlist_bare},
+        {"orig_watchlist_postgen", orig_watchlist_postgen},
     };
     for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++) {
         if (strcmp(argv[1], scenarios[i].name))

@@ -96,6 +96,21 @@ grep -q "Posts reflected: [1-9]" "$base/postgen/ConsSummary.out" 2>/dev/null ||
     fail postgen "no posts reflected"
 grep -q "  GenMsgs received: [1-9]" "$base/postgen/ProvSummary.out" || fail postgen "no generic messages received by ProvPerf"
 grep -q "GenMsg latency avg (usec)" "$base/postgen/ConsSummary.out" || fail postgen "no generic-message latency at ConsPerf"
+# The reactor modes: the original ConsPerf -reactor and -watchlist against ProvPerf -reactor
+# (its worker bound by -workerThreads), and the watchlist against the bare ProvPerf.
+run reactor "-tickRate 1000 -updateRate 10000 -reactor -workerThreads -1" "-reactor" 100 5
+check_rate reactor 10000
+run watchlist "-tickRate 1000 -updateRate 10000 -reactor" "-watchlist" 100 5
+check_rate watchlist 10000
+run watchlist_bare "-tickRate 1000 -updateRate 10000" "-watchlist" 100 5
+check_rate watchlist_bare 10000
+run watchlist_post "-tickRate 100 -updateRate 1000 -reactor" \
+    "-tickRate 100 -postingRate 100 -postingLatencyRate 10 -watchlist" 10 5
+check_rate watchlist_post 1100
+grep -q "Posts reflected: [1-9]" "$base/watchlist_post/ProvSummary.out" ||
+    fail watchlist_post "no posts reflected"
+grep -q "Accepting new Reactor connection" "$base/reactor/prov.out" ||
+    fail reactor "no \"Accepting new Reactor connection\" line"
 
 if [ $failures = 0 ]; then
     rm -rf "$base"
