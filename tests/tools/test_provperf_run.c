@@ -139,6 +139,16 @@ static void test_capture_tcpdelay(void **state)
 }
 
 /* consprov_pack: refreshes and updates in packed frames, as captured. */
+/* -reactor (its worker bound by -workerThreads): the same answers, byte for byte. */
+static void test_capture_reactor(void **state)
+{
+    (void)state;
+    const char *const a[] = {
+        "-tickRate",      "10", "-updateRate", "10", "-noScheduledStamp", "-reactor",
+        "-workerThreads", "-1", NULL};
+    replay("reactor", a, 0);
+}
+
 static void test_capture_pack(void **state)
 {
     (void)state;
@@ -602,13 +612,18 @@ static void test_dictionary(void **state)
 
 /* A consumer leaves, another comes: the provider goes on; SIGINT ends the run with every
  * output written. */
-static void test_disconnect_and_sigint(void **state)
+static void disconnect_and_sigint(bool reactor)
 {
-    (void)state;
-    const char *const a[] = {"-tickRate",           "100", "-updateRate", "500",
-                             "-writeStatsInterval", "1",   NULL};
+    const char *const a[] = {"-tickRate",
+                             "100",
+                             "-updateRate",
+                             "500",
+                             "-writeStatsInterval",
+                             "1",
+                             reactor ? "-reactor" : NULL,
+                             NULL};
     pvt_proc p;
-    int port = start_prov(&p, "lifecycle", a);
+    int port = start_prov(&p, reactor ? "rxlifecycle" : "lifecycle", a);
     static uint8_t buf[8192];
     for (int round = 0; round < 2; round++) {
         tp_channel *ch = pvt_connect(port, NULL);
@@ -629,7 +644,12 @@ static void test_disconnect_and_sigint(void **state)
     assert_non_null(strstr(out, "Exiting."));
     assert_non_null(strstr(out, "UpdRate: "));
     /* A consumer that left is reported in the ETA provider's words. */
-    assert_non_null(strstr(out, "Channel Closed: RSSL_RET_FAILURE("));
+    if (reactor) {
+        assert_non_null(strstr(out, "Accepting new Reactor connection...\n"));
+        assert_non_null(strstr(out, "Channel Closed.\n"));
+    } else {
+        assert_non_null(strstr(out, "Channel Closed: RSSL_RET_FAILURE("));
+    }
     free(out);
     char *sum = pvt_file(&p, "ProvSummary.out");
     assert_non_null(strstr(sum, "--- TEST INPUTS ---"));
@@ -647,16 +667,36 @@ static void test_disconnect_and_sigint(void **state)
     pvt_remove(&p);
 }
 
-/* Two provider threads: two consumers go to different threads (the one with fewer channels),
- * both served; the summary has a block per thread. */
-static void test_two_threads(void **state)
+static void test_disconnect_and_sigint(void **state)
 {
     (void)state;
-    const char *const a[] = {"-tickRate", "100",   "-updateRate",         "1000",
-                             "-threads",  "-1,-1", "-writeStatsInterval", "1",
+    disconnect_and_sigint(false);
+}
+
+static void test_reactor_disconnect_and_sigint(void **state)
+{
+    (void)state;
+    disconnect_and_sigint(true);
+}
+
+/* Two provider threads: two consumers go to different threads (the one with fewer channels),
+ * both served; the summary has a block per thread. */
+static void two_threads(bool reactor)
+{
+    const char *const a[] = {"-tickRate",
+                             "100",
+                             "-updateRate",
+                             "1000",
+                             "-threads",
+                             "-1,-1",
+                             "-writeStatsInterval",
+                             "1",
+                             reactor ? "-reactor" : NULL,
+                             "-workerThreads",
+                             "-1,-1",
                              NULL};
     pvt_proc p;
-    int port = start_prov(&p, "threads", a);
+    int port = start_prov(&p, reactor ? "rxthreads" : "threads", a);
     static uint8_t buf[8192];
     tp_channel *ch[2];
     for (int c = 0; c < 2; c++) {
@@ -691,6 +731,18 @@ static void test_two_threads(void **state)
     pvt_remove(&p);
 }
 
+static void test_two_threads(void **state)
+{
+    (void)state;
+    two_threads(false);
+}
+
+static void test_reactor_two_threads(void **state)
+{
+    (void)state;
+    two_threads(true);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -716,6 +768,7 @@ int main(void)
         cmocka_unit_test(test_capture_lz4),
         cmocka_unit_test(test_capture_tcpdelay),
         cmocka_unit_test(test_capture_pack),
+        cmocka_unit_test(test_capture_reactor),
         cmocka_unit_test(test_rates),
         cmocka_unit_test(test_rejects),
         cmocka_unit_test(test_post_reflection),
@@ -723,6 +776,8 @@ int main(void)
         cmocka_unit_test(test_dictionary),
         cmocka_unit_test(test_disconnect_and_sigint),
         cmocka_unit_test(test_two_threads),
+        cmocka_unit_test(test_reactor_disconnect_and_sigint),
+        cmocka_unit_test(test_reactor_two_threads),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
