@@ -194,10 +194,13 @@ static pid_t start_prov(const char *dir, const char *exe, const char *port, char
     long long end = ci_now_ms() + 10000;
     while (ci_now_ms() < end) {
         if (ci_listening(port)) {
-            /* The original ProvPerf -reactor hangs for good when a connection comes before its
-             * provider thread has made its reactor (its main thread spins on a value it never
-             * reads again); it is ready about a second after it listens. */
-            poll(NULL, 0, 1000);
+            bool reactor = false;
+            for (int i = 0; i < nx; i++)
+                reactor |= !strcmp(extra[i], "-reactor");
+            if (reactor && !ci_orig_reactor_ready(pid, 1, 10000)) {
+                ci_show(dir, "prov.out");
+                ci_fail("ProvPerf -reactor did not make its reactor");
+            }
             snprintf(bound, cap, "%s", port);
             return pid;
         }

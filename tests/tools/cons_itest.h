@@ -216,6 +216,37 @@ static inline bool ci_listening(const char *port)
     return yes;
 }
 
+/* The number of threads of a process (0 when it is gone). */
+static inline int ci_threads(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    int n = 0;
+    while (f && fgets(line, sizeof(line), f))
+        if (sscanf(line, "Threads: %d", &n) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* Waits until the original ProvPerf -reactor can take a connection: one that comes before its
+ * provider threads have made their reactors hangs it for good (its main thread spins on a
+ * value it never reads again). Ready when the main thread, each provider thread and each
+ * reactor's worker are there, plus a little time for the reactor's set-up after that. */
+static inline bool ci_orig_reactor_ready(pid_t pid, int prov_threads, int timeout_ms)
+{
+    long long end = ci_now_ms() + timeout_ms;
+    while (ci_threads(pid) < 1 + 2 * prov_threads) {
+        if (ci_now_ms() > end)
+            return false;
+        poll(NULL, 0, 20);
+    }
+    poll(NULL, 0, 500);
+    return true;
+}
+
 static inline void ci_show(const char *dir, const char *file)
 {
     uint8_t *data = NULL;

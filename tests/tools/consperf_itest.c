@@ -556,8 +556,7 @@ static void start_orig_provider(run *r, const char *const *extra)
     argv[n] = NULL;
     r->prov_pid = ci_spawn(r->dir, "prov.out", exe, argv);
     /* Wait until it listens (seen from /proc/net/tcp: a probing connection would hang the
-     * original ProvPerf -reactor, which also needs about a second after it listens before its
-     * provider thread has made its reactor). */
+     * original ProvPerf -reactor, which also needs its provider thread's reactor made). */
     bool reactor = false;
     for (int i = 9; i < n; i++)
         reactor |= !strcmp(argv[i], "-reactor");
@@ -569,8 +568,10 @@ static void start_orig_provider(run *r, const char *const *extra)
         }
         poll(NULL, 0, 20);
     }
-    if (reactor && !use_ours)
-        poll(NULL, 0, 1000);
+    if (reactor && !use_ours && !ci_orig_reactor_ready(r->prov_pid, 1, 10000)) {
+        ci_show(r->dir, "prov.out");
+        ci_fail("the original ProvPerf -reactor did not make its reactor");
+    }
 }
 
 /* Our ConsPerf against the original ProvPerf (or ours): every image, the update rate, latency
