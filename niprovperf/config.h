@@ -4,8 +4,10 @@
  * NIProvPerf 3.6.5 prints it: labels right-justified to 22 characters, then, after a blank
  * line, four more lines justified to 21.
  *
- * Options of reliable multicast and the VA Reactor are recognised and refused (exit status
- * 2) with a message saying they are not available in this build. -compressionType, which the
+ * -reactor connects each thread over the reactor layer (common/reactor) with the
+ * non-interactive provider role, -workerThreads binds each connection's reactor worker. Options
+ * of reliable multicast are recognised and refused (exit status 2) with a message saying they
+ * are not available in this build. -compressionType, which the
  * original NIProvPerf lacks, is accepted as in every tool.
  */
 #ifndef RWFPERF_NIPROV_CONFIG_H

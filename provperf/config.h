@@ -3,7 +3,9 @@
  * (tools.md §1.2), parsed from the command line, and the TEST INPUTS block exactly as ProvPerf
  * 3.6.5 prints it, tab-indented "Connection Type" line included.
  *
- * Options of the VA Reactor, tunnel streams and WebSocket are recognised and refused (exit
+ * -reactor runs each provider thread's channels over the reactor layer (common/reactor),
+ * -workerThreads binds each thread's reactor worker, -maxEventsInPool is accepted (the layer
+ * needs no event pool). Options of tunnel streams and WebSocket are recognised and refused (exit
  * status 2) with a message saying they are not available in this build; their TEST INPUTS lines
  * are printed with the values the original prints when they are off.
  */

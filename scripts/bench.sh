@@ -89,6 +89,23 @@ steady_res() {
         END { if (n && c) printf "%.2f %.2f", cpu / n, mem; else printf "- -" }' "$1"
 }
 
+# Waits until the provider (pid $1) listens on port $2 and, in the Reactor modes ($3 != bare),
+# runs its reactor's worker (3 threads: the original ProvPerf -reactor hangs for good on a
+# connection that comes before its provider thread has made its reactor); then half a second.
+wait_ready() {
+    local hex want=3 i
+    hex=$(printf ':%04X ' "$2")
+    [ "$3" = bare ] && want=1
+    for i in $(seq 300); do
+        if grep -q "$hex[0-9A-F]*:[0-9A-F]* 0A" /proc/net/tcp &&
+            [ "$(awk '/^Threads:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0)" -ge $want ]; then
+            break
+        fi
+        sleep 0.05
+    done
+    sleep 0.5
+}
+
 # The number after "label" in the section of a file that starts with "section".
 num() {
     awk -v s="$2" -v l="$3" 'BEGIN { on = s == "" } index($0, s) == 1 { on = 1 } on && index($0, l) == 1 {
@@ -129,7 +146,7 @@ for mode in $modes; do
                 fi
                 "$pb" "${pargs[@]}" > prov.stdout 2>&1 &
                 prov=$!
-                sleep 1
+                wait_ready "$prov" "$port" "$mode"
                 "$cb" "${cargs[@]}" > cons.stdout 2>&1 || true
                 kill -INT "$prov" 2>/dev/null || true
                 wait "$prov" 2>/dev/null || true
