@@ -34,10 +34,14 @@ static int on_channel(rx_chan *ch, rx_event ev, const char *text)
     cons_worker *w = rx_user(ch);
     const cons_config *cfg = w->cfg;
     switch (ev) {
-    case RX_CHANNEL_UP:
+    case RX_CHANNEL_UP: {
+        const tp_info *in = rx_info(ch);
         printf("Connected ");
-        run_channel_info_print(stdout, rx_chan_fd(ch), rx_info(ch));
+        run_channel_info_print(stdout, rx_chan_fd(ch), in);
+        snprintf(w->t->tls_version, sizeof(w->t->tls_version), "%s", in->tls_version);
+        snprintf(w->t->tls_cipher, sizeof(w->t->tls_cipher), "%s", in->tls_cipher);
         break;
+    }
     case RX_CHANNEL_READY:
         cons_print_msg_sizes(w);
         if (!w->have_service)
@@ -143,6 +147,7 @@ static int open_channel(cons_worker *w)
     co.tp.rcvbuf = cfg->recv_buf_size;
     co.tp.tcp_nodelay = cfg->tcp_nodelay;
     co.tp.compression = (tp_comp)cfg->compression_type;
+    run_tls_opts(&cfg->tls, cfg->conn_type, &co.tp);
     co.high_water_mark = cfg->high_water_mark > 0 ? (uint32_t)cfg->high_water_mark : 0;
     if (rx_connect(w->rx, &co, &role, w, &w->rch) != 0)
         return cons_fail(w, "connecting");

@@ -33,6 +33,7 @@ static int on_up(niprov_thread *th, rx_chan *ch)
     pv_sess *s = &th->sess;
     const tp_info *info = rx_info(ch);
     run_channel_info_print(stdout, rx_chan_fd(ch), info);
+    run_tls_seen_add(&app->tls_seen, info->tls_version, info->tls_cipher);
     if (cfg->max_pack_count > 1 && (uint32_t)cfg->pack_buf_size > info->max_fragment_size)
         return err_set("Error(Channel %d): MaxFragmentSize %u is too small for packing buffer "
                        "size %d",
@@ -176,6 +177,7 @@ static int open_channel(niprov_thread *th, rx_reactor **r, rx_chan **ch)
     co.tp.sndbuf = cfg->send_buf_size;
     co.tp.rcvbuf = cfg->recv_buf_size;
     co.tp.compression = (tp_comp)cfg->compression_type;
+    run_tls_opts(&cfg->tls, cfg->conn_type, &co.tp);
     co.high_water_mark = cfg->high_water_mark > 0 ? (uint32_t)cfg->high_water_mark : 0;
     printf("\nAttempting unified connect to server %s:%s...\n", cfg->host, cfg->port);
     fflush(stdout);

@@ -55,6 +55,7 @@ static int on_up(prov_thread *th, pv_sess *s)
                       rx_chan_fd(s->rx), info->max_fragment_size, cfg->pack_buf_size);
         return -1;
     }
+    run_tls_seen_add(&app->tls_seen, info->tls_version, info->tls_cipher);
     if (pv_items_init(&s->items, 1024) != 0)
         return -1;
     pv_out_init_rx(&s->out, s->rx, (uint32_t)cfg->max_pack_count, (uint32_t)cfg->pack_buf_size,

@@ -127,7 +127,10 @@ typedef struct rx_callbacks {
 
 /* Connection settings of a consumer or non-interactive provider channel. */
 typedef struct rx_conn_opts {
-    tp_opts tp;               /* as for tp_connect (strings copied); socket only */
+    tp_opts tp;               /* as for tp_connect: socket, or encrypted with RIPC inside.
+                               * host, port, interface are copied; the TLS strings
+                               * (tls_ca_store, tls_ciphers) are read at every connect and
+                               * must outlive the channel */
     int reconnect_limit;      /* attempts after a loss or a failed connect: -1 no limit, 0 none */
     int reconnect_min_ms;     /* first delay (1000); doubles per attempt ... */
     int reconnect_max_ms;     /* ... up to this (5000) */

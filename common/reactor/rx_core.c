@@ -481,8 +481,9 @@ int rx_connect(rx_reactor *r, const rx_conn_opts *o, const rx_role *role, void *
 {
     if (role->kind != RX_ROLE_CONSUMER && role->kind != RX_ROLE_NIPROVIDER)
         return err_set("rx_connect: the role must be a consumer or a non-interactive provider");
-    if (o->tp.conn_type != TP_CONN_SOCKET)
-        return err_set("the reactor supports socket connections only");
+    if (o->tp.conn_type != TP_CONN_SOCKET &&
+        (o->tp.conn_type != TP_CONN_ENCRYPTED || o->tp.encrypted_protocol != TP_CONN_SOCKET))
+        return err_set("the reactor supports socket and encrypted (RIPC) connections only");
     rx_chan *ch = chan_new(r, role, user, o->out_ring_bytes);
     if (!ch)
         return -1;

@@ -361,6 +361,27 @@ static void test_close(void **state)
     assert_int_equal(f->log.n, n);
 }
 
+/* Connection types: shared memory and WebSocket are refused at rx_connect, with the reason. */
+static void test_conn_types(void **state)
+{
+    fixture *f = *state;
+    rx_role role;
+    rwf_login l;
+    consumer_role(&role, &l);
+    rx_conn_opts co;
+    rx_conn_opts_init(&co);
+    co.tp.host = "127.0.0.1";
+    co.tp.port = f->peer.port;
+    rx_chan *ch = NULL;
+    co.tp.conn_type = TP_CONN_SHMEM;
+    assert_int_equal(rx_connect(f->r, &co, &role, &f->log, &ch), -1);
+    assert_non_null(strstr(err_msg(), "socket and encrypted"));
+    co.tp.conn_type = TP_CONN_ENCRYPTED;
+    co.tp.encrypted_protocol = TP_CONN_WEBSOCKET;
+    assert_int_equal(rx_connect(f->r, &co, &role, &f->log, &ch), -1);
+    assert_null(ch);
+}
+
 /* A callback that fails stops rx_dispatch with its value. */
 static void test_callback_failure(void **state)
 {
@@ -393,6 +414,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_storm, setup, teardown),
         cmocka_unit_test_setup_teardown(test_backpressure, setup, teardown),
         cmocka_unit_test_setup_teardown(test_close, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_conn_types, setup, teardown),
         cmocka_unit_test_setup_teardown(test_callback_failure, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

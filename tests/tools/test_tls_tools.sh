@@ -6,9 +6,11 @@
 #          summary; a plain ConsPerf on the TLS port: ProvPerf closes only that connection and
 #          serves the next; unusable server settings: exit 2 at start;
 #          NIProvPerf: its channel comes up over TLS; with the wrong CA the reason once;
+#          the Reactor modes: ConsPerf -reactor and -watchlist <- ProvPerf -reactor,
+#          NIProvPerf -reactor;
 #          TransportPerf one-way, -pack, lz4, reflect: counts match on both sides.
 #   orig   (RWFPERF_ORIG_BIN set) our ConsPerf <- the original ProvPerf, the original ConsPerf
-#          <- our ProvPerf, TransportPerf both ways.
+#          <- our ProvPerf (also in the Reactor modes), TransportPerf both ways.
 # Usage: test_tls_tools.sh ours|orig
 set -euo pipefail
 what=${1:-ours}
@@ -57,13 +59,17 @@ cons() { # cons BIN PORT OUT [args...]: ConsPerf, returns its status
     return $rc
 }
 
-consperf_pair() { # consperf_pair PROV-BIN CONS-BIN LABEL
-    local p rc
+consperf_pair() { # consperf_pair PROV-BIN CONS-BIN LABEL [PROV-ARGS [CONS-ARGS]]
+    local p rc pa=${4:-} ca=${5:-}
     p=$(free_port)
-    prov "$1" "$p" "prov_$3.out" -summaryFile "prov_$3.sum.out"
+    # shellcheck disable=SC2086
+    prov "$1" "$p" "prov_$3.out" -summaryFile "prov_$3.sum.out" $pa
+    # the original ProvPerf -reactor hangs on a connection before its reactor is made
+    [[ " $pa " == *" -reactor "* ]] && sleep 1
     rc=0
+    # shellcheck disable=SC2086
     cons "$2" "$p" "cons_$3.out" -connType encrypted -castore cert.pem \
-        -summaryFile "cons_$3.sum.out" || rc=$?
+        -summaryFile "cons_$3.sum.out" $ca || rc=$?
     if [ "$rc" = 0 ] && has "cons_$3.out" "Refreshes received: 5" &&
         has "cons_$3.out" "Connection Type: encrypted" &&
         has "cons_$3.out" "CA store location: cert.pem"; then
@@ -161,6 +167,21 @@ EOF
     else
         bad "NIProvPerf"; tail -20 ni.out ni_wrong.out
     fi
+    # the Reactor modes over TLS: ProvPerf -reactor, ConsPerf -reactor and -watchlist;
+    # NIProvPerf -reactor
+    consperf_pair "$bin" "$bin" ours_reactor -reactor -reactor
+    consperf_pair "$bin" "$bin" ours_watchlist -reactor -watchlist
+    p=$(free_port)
+    prov "$bin" "$p" prov_ni_rx.out -runTime 6
+    "$bin/NIProvPerf" -h localhost -p "$p" -connType encrypted -castore cert.pem -runTime 2 \
+        -itemCount 5 -tickRate 10 -updateRate 50 -reactor > ni_rx.out 2>&1 || true
+    wait
+    if has ni_rx.out "Use Reactor: Yes" && has ni_rx.out "active. Channel Info:" &&
+        has ni_rx.out "Created publishing list."; then
+        ok "NIProvPerf -reactor over TLS"
+    else
+        bad "NIProvPerf -reactor"; tail -20 ni_rx.out
+    fi
     tperf_pair "$bin" "$bin" oneway
     if has cli_oneway.out "Encrypted Connection Type: socket" &&
         has cli_oneway.out "$(printf '\t\t\t  CA Store: cert.pem')" &&
@@ -191,6 +212,8 @@ else
     o=$RWFPERF_ORIG_BIN
     consperf_pair "$o" "$bin" orig_prov_our_cons
     consperf_pair "$bin" "$o" our_prov_orig_cons
+    consperf_pair "$o" "$bin" orig_prov_our_watchlist -reactor -watchlist
+    consperf_pair "$bin" "$o" our_prov_orig_reactor -reactor -reactor
     tperf_pair "$o" "$bin" orig_server_our_client
     tperf_pair "$bin" "$o" our_server_orig_client
     tperf_pair "$bin" "$o" our_server_orig_client_pack -pack 10
