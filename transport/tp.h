@@ -276,7 +276,9 @@ tp_state tp_get_state(const tp_channel *ch);
 
 /* Closes the descriptor and frees everything the channel owns, including buffers the caller
  * still holds (they become invalid). Queued output that was not flushed is discarded, as in
- * ETA (RIPC has no close message; the peer sees end of file). NULL is allowed. */
+ * ETA (RIPC has no close message; the peer sees end of file); a seqMCast channel instead sends
+ * the datagrams it queued (each write of the ETA transport leaves at once) and a last ping
+ * with its last sequence number. NULL is allowed. */
 void tp_close(tp_channel *ch);
 
 /* ---- reading ------------------------------------------------------------------------- */

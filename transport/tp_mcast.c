@@ -206,7 +206,14 @@ void tp_mc_close(tp_channel *ch)
     tp_mc_chan *mc = ch->mc;
     if (!mc)
         return;
-    if (ch->fd >= 0 && ch->state == TP_STATE_ACTIVE && mc->wseq) {
+    if (ch->fd >= 0 && mc->tx_sent < mc->tx_n) {
+        /* what was written leaves, as each write of the original leaves at once (also after
+         * a ping timeout: the sending side still works) */
+        int n = sendmmsg(ch->fd, mc->tx_msg + mc->tx_sent, mc->tx_n - mc->tx_sent, MSG_DONTWAIT);
+        if (n > 0)
+            mc->st.pkts_sent += (uint64_t)n;
+    }
+    if (ch->fd >= 0 && mc->wseq) {
         /* a last ping, so that receivers learn of datagrams lost at the end of the stream */
         uint8_t ping[TP_MC_HDR_LEN];
         tp_mc_write_hdr(ch, ping, 0, mc->wseq);

@@ -458,12 +458,14 @@ static void test_final_ping_and_oversize(void **state)
     tp_channel *tx = mc_open(&o);
     assert_true(write_msg(tx, 200, 1, TP_WRITE_DIRECT) >= 0); /* larger than rx takes */
     assert_true(write_msg(tx, 50, 2, TP_WRITE_DIRECT) >= 0);
-    tp_close(tx); /* closing sends a ping with the last number: 2 */
+    assert_true(write_msg(tx, 50, 3, 0) > 0); /* queued */
+    tp_close(tx); /* closing sends what is queued, and a ping with the last number: 3 */
     int pings = 0;
-    uint8_t first = 0;
-    assert_int_equal(read_msgs(rx, 1, 1000, &first, 1, &pings), 1);
+    uint8_t first[2] = {0, 0};
+    assert_int_equal(read_msgs(rx, 2, 1000, first, 2, &pings), 2);
     read_msgs(rx, 1, 300, NULL, 0, &pings);
-    assert_int_equal(first, 2);
+    assert_int_equal(first[0], 2);
+    assert_int_equal(first[1], 3);
     assert_int_equal(pings, 1);
     tp_mc_stats st;
     tp_mc_get_stats(rx, &st);
