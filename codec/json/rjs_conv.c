@@ -195,7 +195,7 @@ rjs_conv *rjs_conv_new(const rwf_dict *dict, const rjs_opts *opts)
     c->dict = dict;
     if (opts)
         c->opts = *opts;
-    if (build_enums(c) < 0) {
+    if (build_enums(c) < 0 || rjs_fname_build(c) < 0) {
         rjs_conv_free(c);
         return NULL;
     }
@@ -209,6 +209,7 @@ void rjs_conv_free(rjs_conv *c)
     free(c->display);
     free(c->rev);
     free(c->arena);
+    free(c->fname);
     free(c);
 }
 

@@ -19,14 +19,29 @@ typedef struct rjs_enum_key {
     rwf_buf text;
 } rjs_enum_key;
 
+typedef struct rjs_fname_slot {
+    uint64_t a, b;  /* the name's first 16 bytes, zero-padded */
+    uint32_t hash;  /* 0: empty */
+    uint32_t index; /* into dict->fields */
+} rjs_fname_slot;
+
 struct rjs_conv {
     const rwf_dict *dict;
     rjs_opts opts;
     rwf_buf **display; /* per enum table: the UTF-8 display of each value, by value index */
     rjs_enum_key *rev; /* open addressing, rev_cap a power of two */
     uint32_t rev_cap;
-    char *arena; /* the UTF-8 texts */
+    char *arena;           /* the UTF-8 texts */
+    rjs_fname_slot *fname; /* field names: open addressing, fname_cap a power of two */
+    uint32_t fname_cap;
 };
+
+/* Builds c->fname from the dictionary's fields. RWF_OK or RWF_E_NOMEM (err text). */
+int rjs_fname_build(rjs_conv *c);
+
+/* The field named s[0..len) (the first of the dictionary's fields with that acronym), or NULL.
+ * avail: bytes readable at s (at least len), which lets the name be read a word at a time. */
+const rwf_dict_field *rjs_field_by_name(const rjs_conv *c, const char *s, size_t len, size_t avail);
 
 /* The UTF-8 display text of enum value v of field fid, or NULL when the field has no table or
  * the table no such value. */

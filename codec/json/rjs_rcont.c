@@ -24,15 +24,15 @@ static int unknown_key(rjs_rd *rd, rjs_lex *lx, const rjs_str *k, const char *in
 }
 
 /* The definition of the field a Fields key names (escapes decoded), or NULL. */
-static const rwf_dict_field *field_of(rjs_rd *rd, const rjs_str *k)
+static const rwf_dict_field *field_of(rjs_rd *rd, const rjs_lex *lx, const rjs_str *k)
 {
     if (!k->esc)
-        return rwf_dict_field_by_name(rd->c->dict, rwf_buf_make(k->s, k->len));
+        return rjs_field_by_name(rd->c, k->s, k->len, (size_t)(lx->end - k->s));
     char tmp[256];
     if (rjs_unescaped_len(k) > sizeof(tmp))
         return NULL;
     char *end = rjs_unescape(k, tmp);
-    return rwf_dict_field_by_name(rd->c->dict, rwf_buf_make(tmp, (size_t)(end - tmp)));
+    return rjs_field_by_name(rd->c, tmp, (size_t)(end - tmp), (size_t)(end - tmp));
 }
 
 /* Encodes a primitive field from v (RWF_BLANK in rc: blank). */
@@ -97,7 +97,7 @@ static int r_fields(rjs_rd *rd, rjs_lex *lx)
     for (rc = rjs_obj_begin(lx); rc > 0; rc = rjs_obj_next(lx)) {
         if ((rc = rjs_obj_key(lx, &k)) < 0)
             return rc;
-        const rwf_dict_field *def = field_of(rd, &k);
+        const rwf_dict_field *def = field_of(rd, lx, &k);
         if (!def) {
             if (rd->c->opts.flags & RJS_SKIP_UNKNOWN) {
                 if ((rc = rjs_skip(lx)) < 0)

@@ -107,7 +107,7 @@ static int enc_items(rjs_rd *rd, const rjs_lex *lx, const char *pos, int type, i
             rwf_buf b;
             const rwf_dict_field *def = NULL;
             if ((rc = rjs_r_string(rd, &l, &b)) >= 0 &&
-                !(def = rwf_dict_field_by_name(rd->c->dict, b)))
+                !(def = rjs_field_by_name(rd->c, (const char *)b.data, b.len, b.len)))
                 rc = rjs_lex_err(&l, at, "field \"%.*s\" is not in the dictionary", (int)b.len,
                                  b.data);
             if (rc >= 0)

@@ -239,11 +239,16 @@ static int real_of_num(rjs_lex *lx, const char *at, const num *v, rwf_real *r)
     int e = v->exp;
     if (v->overflow)
         return rjs_lex_err(lx, at, "number with too many digits for a REAL");
-    if (v->is_int)
+    /* A value without decimals (an integer, or an exponent that leaves none) folds its
+     * trailing zeros into the exponent as an integer's text does, so that the REAL reads back
+     * from the integer the writer makes of it with the same hint; zero has exponent 0. */
+    if (e >= 0)
         while (m && m % 10 == 0 && e < 7) {
             m /= 10;
             e++;
         }
+    if (m == 0 && e > 0)
+        e = 0;
     while (e > 7) {
         if (m > (uint64_t)INT64_MAX / 10)
             return rjs_lex_err(lx, at, "number too large for a REAL");
@@ -492,7 +497,7 @@ static int get_enum(rjs_rd *rd, rjs_lex *lx, int16_t fid, rwf_value *out)
 {
     const char *at = (rjs_ws(lx), lx->p);
     if (rjs_kind(lx) != RJS_V_STR) {
-        uint64_t v;
+        uint64_t v = 0;
         int rc = rjs_kind(lx) == RJS_V_NUM ? rjs_r_uint(lx, 65535, &v)
                                            : rjs_r_expected(lx, "an enum value or display text");
         out->enm = (uint16_t)v;

@@ -13,6 +13,7 @@
  * Set-defined data is written like standard data (the JSON form has no set definitions).
  */
 #include "rjs_int.h"
+#include "rjs_lex.h"
 #include "rjs_names.h"
 
 #define SET_POOL 256 /* set definition entries one container may define */
@@ -339,7 +340,7 @@ static int w_series(rjs_w *w, rwf_buf data)
         return rc;
     if (RJS_WRITES(w, "{") < 0)
         return RWF_E_NOSPACE;
-    if (d.hdr.flags & RWF_SRF_HAS_SUMMARY_DATA) {
+    if ((d.hdr.flags & RWF_SRF_HAS_SUMMARY_DATA) && d.hdr.ctype != RWF_DT_NO_DATA) {
         if ((rc = w_summary(w, d.hdr.ctype, d.hdr.summary, sets, 0)) < 0)
             return rc;
         comma = 1;
@@ -357,7 +358,7 @@ static int w_series(rjs_w *w, rwf_buf data)
     for (unsigned i = 0; (rc = rwf_series_next(&d, &e)) == RWF_OK; i++) {
         if ((i && RJS_WRITES(w, ",") < 0) || RJS_WRITES(w, "{") < 0)
             return RWF_E_NOSPACE;
-        if ((rc = rjs_w_container(w, d.hdr.ctype, e, sets, 1)) < 0)
+        if (d.hdr.ctype != RWF_DT_NO_DATA && (rc = rjs_w_container(w, d.hdr.ctype, e, sets, 1)) < 0)
             return rc;
         if (RJS_WRITES(w, "}") < 0)
             return RWF_E_NOSPACE;
@@ -402,8 +403,13 @@ int rjs_w_container(rjs_w *w, int type, rwf_buf data, const rwf_set_db *sets, in
     case RWF_DT_XML:
         rc = rjs_w_str(w, data.data, data.len);
         break;
-    case RWF_DT_JSON: /* JSON text carried as it is */
-        rc = data.len ? rjs_write(w, data.data, data.len) : RJS_WRITES(w, "null");
+    case RWF_DT_JSON: /* JSON text carried as it is, once checked */
+        if (!data.len)
+            rc = RJS_WRITES(w, "null");
+        else if ((rc = rjs_json_check((const char *)data.data, data.len)) < 0)
+            err_push("JSON payload");
+        else
+            rc = rjs_write(w, data.data, data.len);
         break;
     default:
         err_set("container type %d has no JSON form", type);

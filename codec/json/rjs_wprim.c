@@ -220,11 +220,6 @@ static int w_double(rjs_w *w, double d, int digits)
     return rjs_write(w, buf, (size_t)n);
 }
 
-static const uint64_t pow10_tab[] = {
-    1ULL,           10ULL,           100ULL,           1000ULL,           10000ULL,
-    100000ULL,      1000000ULL,      10000000ULL,      100000000ULL,      1000000000ULL,
-    10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL, 100000000000000ULL};
-
 int rjs_w_real(rjs_w *w, const rwf_real *r)
 {
     if (r->blank)
@@ -252,14 +247,21 @@ int rjs_w_real(rjs_w *w, const rwf_real *r)
         unsigned d = RWF_RH_EXPONENT0 - r->hint;
         if (r->value < 0)
             *p++ = '-';
-        p = rjs_fmt_u64(p, mag / pow10_tab[d]);
-        *p++ = '.';
-        char frac[24];
-        char *e = rjs_fmt_u64(frac, mag % pow10_tab[d]);
-        size_t fl = (size_t)(e - frac);
-        memset(p, '0', d - fl);
-        memcpy(p + (d - fl), frac, fl);
-        p += d;
+        char digs[24]; /* the digits, then the '.' put d from the end (no division) */
+        size_t nd = (size_t)(rjs_fmt_u64(digs, mag) - digs);
+        if (nd > d) {
+            memcpy(p, digs, nd - d);
+            p += nd - d;
+            *p++ = '.';
+            memcpy(p, digs + nd - d, d);
+            p += d;
+        } else {
+            *p++ = '0';
+            *p++ = '.';
+            memset(p, '0', d - nd);
+            memcpy(p + (d - nd), digs, nd);
+            p += d;
+        }
     } else if (mag == 0) {
         *p++ = '0';
     } else { /* integer times 10^(hint - 14): trailing zeros written out */
