@@ -167,7 +167,7 @@ static int r_typed_element(rjs_rd *rd, rjs_lex *lx, rwf_buf name)
     rwf_value v;
     if ((rc = rjs_r_prim(rd, &sub, type, 0, &v)) < 0)
         return rc;
-    return rwf_enc_value(e, &v);
+    return rc == RWF_BLANK ? rwf_enc_blank(e) : rwf_enc_value(e, &v);
 }
 
 static int r_element(rjs_rd *rd, rjs_lex *lx, rwf_buf name)
@@ -481,7 +481,8 @@ static int r_filter(rjs_rd *rd, rjs_lex *lx)
         entry_fields f;
         uint8_t *mark = rjs_tail_mark(rd);
         if ((rc = r_entry_fields(rd, &sub, &rjs_filter_actions, &f)) >= 0) {
-            int type = f.data ? f.data_type : h.ctype;
+            /* an entry without a container holds no data: its own type NO_DATA */
+            int type = f.data ? f.data_type : RWF_DT_NO_DATA;
             if (f.action < 0 || !f.has_id)
                 rc = rjs_lex_err(&sub, sub.p, "a FilterList entry needs \"ID\" and \"Action\"");
             else

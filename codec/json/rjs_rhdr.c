@@ -241,8 +241,11 @@ static int key_member(rjs_rd *rd, rjs_lex *lx, const rjs_str *n, int domain, rwf
                 ;
             return *q == ']' ? rjs_lex_err(lx, x->names, "a batch request without names") : rc;
         }
-        if (kind == RJS_V_NULL)
+        if (kind == RJS_V_NULL) { /* the NUL name, as the writer writes it */
+            k->name = rwf_buf_make("", 1);
+            k->flags |= RWF_MKF_HAS_NAME;
             return rjs_literal(lx, kind);
+        }
         if ((rc = rjs_r_string(rd, lx, &k->name)) >= 0 && k->name.len > 255)
             return rjs_lex_err(lx, lx->p, "key name of %u bytes is too long", k->name.len);
         k->flags |= RWF_MKF_HAS_NAME;

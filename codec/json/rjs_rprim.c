@@ -489,7 +489,7 @@ static int get_datetime(rjs_lex *lx, int type, rwf_value *out)
                            type == RWF_DT_TIME   ? "time"
                            : type == RWF_DT_DATE ? "date"
                                                  : "date and time");
-    return RWF_OK;
+    return rc == RWF_BLANK || s.len == 0 ? RWF_BLANK : RWF_OK; /* "" is blank, as null is */
 }
 
 /* ENUM: a number, or a display text of the field's enum table. */

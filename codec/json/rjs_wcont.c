@@ -55,6 +55,12 @@ static int w_fields(rjs_w *w, rwf_buf data, const rwf_set_db *sets)
         if (!def) /* no name to give it: left out, as the original does */
             continue;
         int type = f.type ? f.type : def->rwf_type;
+        if (f.type && rwf_base_type(f.type) != def->rwf_type) {
+            /* the JSON form names the field and its reader takes the dictionary's type */
+            err_set("field %.*s (%d): set-defined type %d is not the dictionary's type %d",
+                    (int)def->acronym.len, def->acronym.data, f.fid, f.type, def->rwf_type);
+            return RWF_E_UNSUPPORTED;
+        }
         size_t n = def->acronym.len;
         if (!rjs_room(w, n + 4))
             return RWF_E_NOSPACE;
@@ -83,12 +89,14 @@ static int w_fields(rjs_w *w, rwf_buf data, const rwf_set_db *sets)
     return RJS_WRITES(w, "}");
 }
 
-/* One element: plain for non-empty AsciiString and UInt, else {"Type":..,"Data":..}. */
+/* One element: plain for non-empty AsciiString and UInt, else {"Type":..,"Data":..}; a
+ * set-defined type ("UInt1"...) is named by its base type, as its value is written. */
 static int w_element(rjs_w *w, const rwf_element *el)
 {
-    if (el->data.len && (el->type == RWF_DT_ASCII_STRING || el->type == RWF_DT_UINT))
+    int base = rwf_base_type(el->type);
+    if (el->data.len && (base == RWF_DT_ASCII_STRING || base == RWF_DT_UINT))
         return rjs_w_prim(w, el->type, el->data, 0);
-    const rjs_name_ent *tn = rjs_name(&rjs_data_types, el->type);
+    const rjs_name_ent *tn = rjs_name(&rjs_data_types, base);
     if (!tn) {
         err_set("element type %u is not known", el->type);
         return RWF_E_MALFORMED;
@@ -153,7 +161,7 @@ static int w_summary(rjs_w *w, int ctype, rwf_buf summary, const rwf_set_db *set
     return rc < 0 ? rc : RJS_WRITES(w, "}");
 }
 
-/* ,"PermData":"base64" */
+/* ,"PermData":"base64" of an entry (left out when empty, as the encoder does). */
 static int w_perm(rjs_w *w, rwf_buf perm)
 {
     if (RJS_WRITES(w, ",\"PermData\":") < 0)
@@ -175,9 +183,10 @@ static int w_map_entry(rjs_w *w, const rwf_map_hdr *h, const rwf_map_entry *e,
     int rc = rjs_w_prim(w, h->key_type, e->key, 0);
     if (rc < 0)
         return rc;
-    if ((e->flags & RWF_MPEF_HAS_PERM_DATA) && w_perm(w, e->perm) < 0)
+    if ((e->flags & RWF_MPEF_HAS_PERM_DATA) && e->perm.len && w_perm(w, e->perm) < 0)
         return RWF_E_NOSPACE;
-    if (e->data.len) {
+    /* an entry that is not a delete holds the map's container, empty or not */
+    if (e->action != RWF_MPEA_DELETE_ENTRY && h->ctype != RWF_DT_NO_DATA) {
         if (RJS_WRITES(w, ",") < 0)
             return RWF_E_NOSPACE;
         if ((rc = rjs_w_container(w, h->ctype, e->data, sets, 1)) < 0)
@@ -255,7 +264,7 @@ static int w_filter(rjs_w *w, rwf_buf data)
             rjs_w_u64(w, e.id) < 0 || RJS_WRITES(w, ",\"Action\":") < 0 ||
             rjs_w_str(w, an->name, an->len) < 0)
             return RWF_E_NOSPACE;
-        if ((e.flags & RWF_FTEF_HAS_PERM_DATA) && w_perm(w, e.perm) < 0)
+        if ((e.flags & RWF_FTEF_HAS_PERM_DATA) && e.perm.len && w_perm(w, e.perm) < 0)
             return RWF_E_NOSPACE;
         if (e.ctype != RWF_DT_NO_DATA) {
             if (RJS_WRITES(w, ",") < 0)
@@ -314,7 +323,7 @@ static int w_vector(rjs_w *w, rwf_buf data)
             rjs_w_u64(w, e.index) < 0 || RJS_WRITES(w, ",\"Action\":") < 0 ||
             rjs_w_str(w, an->name, an->len) < 0)
             return RWF_E_NOSPACE;
-        if ((e.flags & RWF_VTEF_HAS_PERM_DATA) && w_perm(w, e.perm) < 0)
+        if ((e.flags & RWF_VTEF_HAS_PERM_DATA) && e.perm.len && w_perm(w, e.perm) < 0)
             return RWF_E_NOSPACE;
         if (d.hdr.ctype != RWF_DT_NO_DATA && e.data.len) {
             if (RJS_WRITES(w, ",") < 0)

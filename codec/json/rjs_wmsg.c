@@ -45,14 +45,19 @@ static int w_post_user(rjs_w *w, uint32_t addr, uint32_t id)
 static int w_key(rjs_w *w, const rwf_key *k, int domain)
 {
     int comma = 0, rc;
+    uint8_t kf = k->flags; /* an empty name is no name, and takes its type along (encoder) */
+    if ((kf & RWF_MKF_HAS_NAME) && !k->name.len)
+        kf &= (uint8_t)~RWF_MKF_HAS_NAME;
+    if (!(kf & RWF_MKF_HAS_NAME))
+        kf &= (uint8_t)~RWF_MKF_HAS_NAME_TYPE;
     if (RJS_WRITES(w, "{") < 0)
         return RWF_E_NOSPACE;
-    if (k->flags & RWF_MKF_HAS_SERVICE_ID) {
+    if (kf & RWF_MKF_HAS_SERVICE_ID) {
         if (KV_U(w, "\"Service\":", k->service_id) < 0)
             return RWF_E_NOSPACE;
         comma = 1;
     }
-    if ((k->flags & RWF_MKF_HAS_NAME_TYPE) && k->name_type != 1) {
+    if ((kf & RWF_MKF_HAS_NAME_TYPE) && k->name_type != 1) {
         const rjs_names *t =
             domain == RWF_DMT_LOGIN ? &rjs_login_name_types : &rjs_instrument_name_types;
         const rjs_name_ent *e = rjs_name(t, k->name_type);
@@ -61,10 +66,10 @@ static int w_key(rjs_w *w, const rwf_key *k, int domain)
             return RWF_E_NOSPACE;
         comma = 1;
     }
-    if ((k->flags & RWF_MKF_HAS_NAME) && k->name_type != 4 && k->name_type != 5) {
+    if ((kf & RWF_MKF_HAS_NAME) && k->name_type != 4 && k->name_type != 5) {
         if (rjs_write_sep(w, ",\"Name\":", comma) < 0)
             return RWF_E_NOSPACE;
-        if (k->name.len == 0 || (k->name.len == 1 && k->name.data[0] == 0))
+        if (k->name.len == 1 && k->name.data[0] == 0) /* the NUL name */
             rc = RJS_WRITES(w, "null");
         else
             rc = rjs_w_str(w, k->name.data, k->name.len);
@@ -72,17 +77,17 @@ static int w_key(rjs_w *w, const rwf_key *k, int domain)
             return rc;
         comma = 1;
     }
-    if (k->flags & RWF_MKF_HAS_FILTER) {
+    if (kf & RWF_MKF_HAS_FILTER) {
         if (rjs_write_sep(w, ",\"Filter\":", comma) < 0 || rjs_w_u64(w, k->filter) < 0)
             return RWF_E_NOSPACE;
         comma = 1;
     }
-    if (k->flags & RWF_MKF_HAS_IDENTIFIER) {
+    if (kf & RWF_MKF_HAS_IDENTIFIER) {
         if (rjs_write_sep(w, ",\"Identifier\":", comma) < 0 || rjs_w_i64(w, k->identifier) < 0)
             return RWF_E_NOSPACE;
         comma = 1;
     }
-    if (k->flags & RWF_MKF_HAS_ATTRIB) {
+    if (kf & RWF_MKF_HAS_ATTRIB) {
         if (comma && RJS_WRITES(w, ",") < 0)
             return RWF_E_NOSPACE;
         if ((rc = rjs_w_container(w, k->attrib_type, k->attrib, NULL, 1)) < 0)
@@ -187,9 +192,50 @@ static int w_batch_view(rjs_w *w, const rwf_msg *m)
     return w_items(w, view);
 }
 
-static int w_request(rjs_w *w, const rwf_msg *m)
+/* The class flags as the encoder writes them: an optional member that is empty (no permission
+ * data, no group id, conflation info of zeros, NAK code 0, no text) drops its flag, so the
+ * JSON leaves it out and reads back as the same RWF. */
+static uint16_t flags_of(const rwf_msg *m)
 {
     uint16_t f = m->flags;
+    switch (m->msg_class) {
+    case RWF_MC_REFRESH:
+        if (!m->perm_data.len)
+            f &= (uint16_t)~RWF_RFMF_HAS_PERM_DATA;
+        break;
+    case RWF_MC_STATUS:
+        if (!m->perm_data.len)
+            f &= (uint16_t)~RWF_STMF_HAS_PERM_DATA;
+        if (!m->group_id.len)
+            f &= (uint16_t)~RWF_STMF_HAS_GROUP_ID;
+        break;
+    case RWF_MC_UPDATE:
+        if (!m->perm_data.len)
+            f &= (uint16_t)~RWF_UPMF_HAS_PERM_DATA;
+        if (!m->conf_count && !m->conf_time)
+            f &= (uint16_t)~RWF_UPMF_HAS_CONF_INFO;
+        break;
+    case RWF_MC_GENERIC:
+        if (!m->perm_data.len)
+            f &= (uint16_t)~RWF_GNMF_HAS_PERM_DATA;
+        break;
+    case RWF_MC_POST:
+        if (!m->perm_data.len)
+            f &= (uint16_t)~RWF_PSMF_HAS_PERM_DATA;
+        break;
+    case RWF_MC_ACK:
+        if (!m->nak_code)
+            f &= (uint16_t)~RWF_AKMF_HAS_NAK_CODE;
+        if (!m->text.len)
+            f &= (uint16_t)~RWF_AKMF_HAS_TEXT;
+        break;
+    }
+    return f;
+}
+
+static int w_request(rjs_w *w, const rwf_msg *m)
+{
+    uint16_t f = flags_of(m);
     int rc;
     if (!(f & RWF_RQMF_STREAMING) && RJS_WRITES(w, ",\"Streaming\":false") < 0)
         return RWF_E_NOSPACE;
@@ -199,6 +245,11 @@ static int w_request(rjs_w *w, const rwf_msg *m)
              KV_U(w, ",\"Count\":", m->priority_count) < 0 || RJS_WRITES(w, "}") < 0))
             return RWF_E_NOSPACE;
         if (!(f & RWF_RQMF_MSG_KEY_IN_UPDATES) && RJS_WRITES(w, ",\"KeyInUpdates\":false") < 0)
+            return RWF_E_NOSPACE;
+        /* for Login and Dictionary the reader's default is false: a true is written */
+        if ((f & RWF_RQMF_MSG_KEY_IN_UPDATES) &&
+            (m->domain == RWF_DMT_LOGIN || m->domain == RWF_DMT_DICTIONARY) &&
+            RJS_WRITES(w, ",\"KeyInUpdates\":true") < 0)
             return RWF_E_NOSPACE;
         if ((f & RWF_RQMF_CONF_INFO_IN_UPDATES) && RJS_WRITES(w, ",\"ConfInfoInUpdates\":true") < 0)
             return RWF_E_NOSPACE;
@@ -227,7 +278,7 @@ static int w_request(rjs_w *w, const rwf_msg *m)
 
 static int w_refresh(rjs_w *w, const rwf_msg *m)
 {
-    uint16_t f = m->flags;
+    uint16_t f = flags_of(m);
     if ((f & RWF_RFMF_HAS_MSG_KEY) && KV_KEY(w, ",\"Key\":", &m->key, m->domain) < 0)
         return RWF_E_NOSPACE;
     if (RJS_WRITES(w, ",\"State\":") < 0 || rjs_w_state(w, &m->state) < 0)
@@ -265,7 +316,7 @@ static int w_refresh(rjs_w *w, const rwf_msg *m)
 
 static int w_status(rjs_w *w, const rwf_msg *m)
 {
-    uint16_t f = m->flags;
+    uint16_t f = flags_of(m);
     if ((f & RWF_STMF_HAS_MSG_KEY) && KV_KEY(w, ",\"Key\":", &m->key, m->domain) < 0)
         return RWF_E_NOSPACE;
     if ((f & RWF_STMF_HAS_REQ_MSG_KEY) && KV_KEY(w, ",\"ReqKey\":", &m->req_key, m->domain) < 0)
@@ -292,7 +343,7 @@ static int w_status(rjs_w *w, const rwf_msg *m)
 
 static int w_update(rjs_w *w, const rwf_msg *m)
 {
-    uint16_t f = m->flags;
+    uint16_t f = flags_of(m);
     if (KV_NAMED(w, "UpdateType", &rjs_update_types, m->update_type) < 0)
         return RWF_E_NOSPACE;
     if ((f & RWF_UPMF_DO_NOT_CONFLATE) && RJS_WRITES(w, ",\"DoNotConflate\":true") < 0)
@@ -333,7 +384,7 @@ static int w_close_tail(rjs_w *w, const rwf_msg *m)
 
 static int w_ack(rjs_w *w, const rwf_msg *m)
 {
-    uint16_t f = m->flags;
+    uint16_t f = flags_of(m);
     if (KV_U(w, ",\"AckID\":", m->ack_id) < 0)
         return RWF_E_NOSPACE;
     if ((f & RWF_AKMF_HAS_NAK_CODE) && KV_NAMED(w, "NakCode", &rjs_nak_codes, m->nak_code) < 0)
@@ -356,7 +407,7 @@ static int w_ack(rjs_w *w, const rwf_msg *m)
 
 static int w_generic(rjs_w *w, const rwf_msg *m)
 {
-    uint16_t f = m->flags;
+    uint16_t f = flags_of(m);
     if ((f & RWF_GNMF_HAS_MSG_KEY) && KV_KEY(w, ",\"Key\":", &m->key, m->domain) < 0)
         return RWF_E_NOSPACE;
     if ((f & RWF_GNMF_HAS_REQ_MSG_KEY) && KV_KEY(w, ",\"ReqKey\":", &m->req_key, m->domain) < 0)
@@ -379,7 +430,7 @@ static int w_generic(rjs_w *w, const rwf_msg *m)
 
 static int w_post(rjs_w *w, const rwf_msg *m)
 {
-    uint16_t f = m->flags;
+    uint16_t f = flags_of(m);
     if (RJS_WRITES(w, ",\"PostUserInfo\":") < 0 ||
         w_post_user(w, m->post_user_addr, m->post_user_id) < 0)
         return RWF_E_NOSPACE;

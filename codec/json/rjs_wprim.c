@@ -331,15 +331,15 @@ static char *put_date(char *p, const rwf_date *d)
         memcpy(p, "--", 2);
         p += 2;
     }
-    if (d->month) {
-        p = put2(p, d->month);
+    if (d->month) { /* a part out of range is written as it is (and will not read back) */
+        p = d->month > 99 ? rjs_fmt_u64(p, d->month) : put2(p, d->month);
         *p++ = '-';
     } else {
         memcpy(p, "  -", 3);
         p += 3;
     }
     if (d->day) {
-        p = put2(p, d->day);
+        p = d->day > 99 ? rjs_fmt_u64(p, d->day) : put2(p, d->day);
     } else {
         memcpy(p, "  ", 2);
         p += 2;
