@@ -40,7 +40,11 @@ static const char *num_digits(num *o, const char *p, const char *end, int frac)
             o->mant = o->mant * 10 + d;
             o->sig += o->mant != 0;
         } else if (o->mant > (UINT64_MAX - d) / 10) {
-            o->overflow = 1;
+            if (d) /* a zero that does not fit only scales: 1e23 written out reads back */
+                o->overflow = 1;
+            else
+                o->exp += !frac;
+            continue;
         } else {
             o->mant = o->mant * 10 + d;
         }
@@ -93,7 +97,7 @@ int rjs_r_uint(rjs_lex *lx, uint64_t max, uint64_t *out)
     int rc = read_num(lx, &v, "an unsigned integer");
     if (rc < 0)
         return rc;
-    if (!v.is_int || (v.neg && v.mant) || v.overflow || v.mant > max)
+    if (!v.is_int || (v.neg && v.mant) || v.overflow || v.exp || v.mant > max)
         return rjs_lex_err(lx, at, "%.*s is not an integer in 0..%llu", (int)(lx->p - at), at,
                            (unsigned long long)max);
     *out = v.mant;
@@ -107,7 +111,7 @@ int rjs_r_int(rjs_lex *lx, int64_t min, int64_t max, int64_t *out)
     int rc = read_num(lx, &v, "an integer");
     if (rc < 0)
         return rc;
-    int ok = v.is_int && !v.overflow;
+    int ok = v.is_int && !v.overflow && !v.exp;
     int64_t x = 0;
     if (ok && v.neg) {
         ok = v.mant <= (uint64_t)INT64_MAX + 1;

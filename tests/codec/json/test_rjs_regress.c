@@ -102,6 +102,8 @@ static const found json_found[] = {
     {"[{\"ID\":5,\"Key\":{\"Name\":null}},{\"ID\":6,\"Key\":{\"Name\":null,\"NameType\":"
      "\"Ric\"}}]",
      2},
+    /* a REAL of more than 19 digits whose last ones are zeros, as the writer writes 1e23 */
+    {"{\"ID\":7,\"Type\":\"Update\",\"Fields\":{\"NUM_MOVES\":1e23,\"BID\":-1.0e25}}", 1},
     /* KeyInUpdates true on a Login or Dictionary request (false is the default there) */
     {"[{\"ID\":2,\"Domain\":\"Dictionary\",\"Key\":{\"Identifier\":1},\"KeyInUpdates\":true},"
      "{\"ID\":1,\"Domain\":\"Login\",\"Key\":{\"Name\":\"u\"},\"KeyInUpdates\":true}]",

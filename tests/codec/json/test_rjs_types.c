@@ -578,6 +578,55 @@ static void test_market_by_order(void **state)
     msgdata_free(&md);
 }
 
+/* Set definitions that give a field another type than the dictionary's (ORDER_PRC, a REAL, as
+ * UInt4): no JSON form, since the JSON reader takes the dictionary's type; the error names the
+ * field. */
+static void fill_set_mismatch(rwf_enc *e)
+{
+    static const rwf_set_entry ents[] = {{{NULL, 0}, 3427, RWF_DT_UINT_4}};
+    static rwf_set_db db;
+    rwf_set_db_init(&db, RWF_DT_FIELD_LIST);
+    assert_int_equal(rwf_set_db_add(&db, 0, ents, 1), RWF_OK);
+    rwf_map_hdr h;
+    memset(&h, 0, sizeof(h));
+    h.flags = RWF_MPF_HAS_SET_DEFS;
+    h.key_type = RWF_DT_UINT;
+    h.ctype = RWF_DT_FIELD_LIST;
+    rwf_fl_hdr fh;
+    memset(&fh, 0, sizeof(fh));
+    fh.flags = RWF_FLF_HAS_SET_DATA;
+    rwf_enc_map_begin(e, &h);
+    rwf_enc_set_db(e, &db);
+    rwf_enc_map_entry_uint(e, RWF_MPEA_ADD_ENTRY, 100);
+    rwf_enc_fl_begin(e, &fh, &db);
+    rwf_enc_fl_uint(e, 3427, 13);
+    rwf_enc_fl_end(e);
+    rwf_enc_map_end(e);
+}
+
+static void test_set_type_against_dictionary(void **state)
+{
+    (void)state;
+    rwf_msg m;
+    rwf_enc e;
+    size_t len = 0, jl = 0;
+    memset(&m, 0, sizeof(m));
+    m.msg_class = RWF_MC_UPDATE;
+    m.domain = RWF_DMT_MARKET_BY_ORDER;
+    m.stream_id = 5;
+    m.container_type = RWF_DT_MAP;
+    rwf_enc_init(&e, rwf1, sizeof(rwf1));
+    rwf_enc_msg_begin(&e, &m);
+    fill_set_mismatch(&e);
+    rwf_enc_msg_end(&e);
+    if (rwf_enc_finish(&e, &len) != RWF_OK)
+        fail_msg("encode: %s", err_msg());
+    assert_int_equal(rjs_msg_to_json(conv, rwf_buf_make(rwf1, len), json, sizeof(json), &jl),
+                     RWF_E_UNSUPPORTED);
+    assert_non_null(strstr(err_msg(), "ORDER_PRC (3427): set-defined type"));
+    assert_int_equal(jl, 0);
+}
+
 static int enc_dict_part(rwf_enc *e, const rwf_dict_refresh *r, int32_t *next)
 {
     return rwf_rdm_dictionary_refresh(e, r, dict, next);
@@ -625,12 +674,19 @@ static void test_dictionary_refresh(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_field_values),    cmocka_unit_test(test_field_blanks),
-        cmocka_unit_test(test_times_dates),     cmocka_unit_test(test_container_fields),
-        cmocka_unit_test(test_element_types),   cmocka_unit_test(test_map),
-        cmocka_unit_test(test_map_int_keys),    cmocka_unit_test(test_series),
-        cmocka_unit_test(test_vector),          cmocka_unit_test(test_filter_list),
-        cmocka_unit_test(test_market_by_order), cmocka_unit_test(test_dictionary_refresh),
+        cmocka_unit_test(test_field_values),
+        cmocka_unit_test(test_field_blanks),
+        cmocka_unit_test(test_times_dates),
+        cmocka_unit_test(test_container_fields),
+        cmocka_unit_test(test_element_types),
+        cmocka_unit_test(test_map),
+        cmocka_unit_test(test_map_int_keys),
+        cmocka_unit_test(test_series),
+        cmocka_unit_test(test_vector),
+        cmocka_unit_test(test_filter_list),
+        cmocka_unit_test(test_market_by_order),
+        cmocka_unit_test(test_set_type_against_dictionary),
+        cmocka_unit_test(test_dictionary_refresh),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
