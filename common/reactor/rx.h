@@ -62,6 +62,7 @@
 
 typedef struct rx_reactor rx_reactor;
 typedef struct rx_chan rx_chan;
+typedef struct rx_tunnel_request rx_tunnel_request; /* rx_tunnel.h */
 
 /* ---- the reactor ------------------------------------------------------------------------ */
 
@@ -123,6 +124,10 @@ typedef struct rx_callbacks {
     int (*on_dictionary)(rx_chan *ch, const rwf_msg *m);
     /* Every other message (items, posts, generic messages, acks...). */
     int (*on_msg)(rx_chan *ch, const rwf_msg *m);
+    /* Provider: a consumer's tunnel stream request (a request with QUALIFIED_STREAM); answer
+     * it with rx_tunnel_accept or rx_tunnel_reject during the call (rx_tunnel.h). NULL: such
+     * requests go to on_msg like any other. */
+    int (*on_tunnel_request)(rx_chan *ch, rx_tunnel_request *req);
 } rx_callbacks;
 
 /* Connection settings of a consumer or non-interactive provider channel. */

@@ -86,6 +86,7 @@ typedef struct rx_wside {
 } rx_wside;
 
 typedef struct rx_wl rx_wl;
+typedef struct rx_tun_set rx_tun_set;
 
 typedef struct rx_aside {
     int state; /* RXA_* */
@@ -104,6 +105,7 @@ typedef struct rx_aside {
     uint32_t dir_refresh_len;
     rwf_service *svc; /* directory decode scratch (consumer) */
     rx_wl *wl;
+    rx_tun_set *tun; /* the channel's tunnel streams (rx_tun_int.h), NULL when none */
     uint64_t unknown_stream, req_timeouts, acks_untracked, ack_timeouts;
 } rx_aside;
 

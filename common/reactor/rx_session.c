@@ -12,6 +12,7 @@
  * everything else to on_msg.
  */
 #include "rx_int.h"
+#include "rx_tun_int.h"
 #include "rx_wl.h"
 
 #include "err.h"
@@ -73,6 +74,7 @@ int rx_session_prepare(rx_chan *ch, const rx_role *role)
 
 void rx_session_free(rx_chan *ch)
 {
+    rx_tun_free_all(ch);
     rx_wl_free(ch);
     free(ch->a.login_req);
     free(ch->a.dir_refresh);
@@ -105,6 +107,12 @@ static int send_bytes(rx_chan *ch, const uint8_t *data, uint32_t len, const char
 int rx_deliver_msg(rx_chan *ch, const rwf_msg *m)
 {
     const rx_callbacks *cb = &ch->role.cb;
+    if (__builtin_expect(ch->a.tun != NULL, 0) ||
+        (cb->on_tunnel_request && m->msg_class == RWF_MC_REQUEST)) {
+        int rc = rx_tun_route(ch, m);
+        if (rc != RX_TUN_PASS)
+            return rc;
+    }
     switch (m->domain) {
     case RWF_DMT_LOGIN:
         if (cb->on_login) {
@@ -255,6 +263,9 @@ int rx_session_up(rx_chan *ch)
 int rx_session_down(rx_chan *ch, bool reconnecting, const char *why)
 {
     ch->a.sess = RXS_NONE;
+    int rc = rx_tun_down(ch);
+    if (rc < 0 || ch->a.closed_by_app)
+        return rc;
     if (ch->role.watchlist)
         return rx_wl_down(ch, reconnecting, why);
     return 0;
@@ -274,12 +285,21 @@ int rx_session_msg(rx_chan *ch, rwf_msg *m)
 
 int rx_session_timers(rx_chan *ch, int64_t now)
 {
-    return ch->role.watchlist ? rx_wl_timers(ch, now) : 0;
+    int rc = ch->role.watchlist ? rx_wl_timers(ch, now) : 0;
+    if (rc >= 0 && ch->a.tun && !ch->a.closed_by_app)
+        rc = rx_tun_dispatch(ch, now);
+    return rc;
 }
 
 int64_t rx_session_next_timer(rx_chan *ch)
 {
-    return ch->role.watchlist ? rx_wl_next_timer(ch) : INT64_MAX;
+    int64_t t = ch->role.watchlist ? rx_wl_next_timer(ch) : INT64_MAX;
+    if (ch->a.tun) {
+        int64_t u = rx_tun_next_timer(ch);
+        if (u < t)
+            t = u;
+    }
+    return t;
 }
 
 int rx_session_submit(rx_chan *ch, rx_buf *b, unsigned flags)

@@ -486,7 +486,9 @@ static int on_status(rx_chan *ch, wl_stream *s, rwf_msg *m)
     rx_wl *wl = ch->a.wl;
     bool has_state = m->flags & RWF_STMF_HAS_STATE;
     uint8_t st = m->state.stream_state;
-    bool recover = has_state && st == RWF_STREAM_CLOSED_RECOVER && s->streaming;
+    /* A private stream is not recovered: its provider closed it for good. */
+    bool recover =
+        has_state && st == RWF_STREAM_CLOSED_RECOVER && s->streaming && !s->private_stream;
     if (recover) {
         /* The provider closed it but it may be requested again: the tool sees it suspect. */
         m->state.stream_state = RWF_STREAM_OPEN;

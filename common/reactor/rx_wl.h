@@ -150,6 +150,13 @@ void wl_timer_remove(rx_wl *wl, wl_stream *s);
 /* NAKs every post waiting for an ack (the connection was lost). */
 int wl_acks_fail(rx_chan *ch, const char *text);
 
+/* The wire stream id of the tool's stream app_id (0: none yet). */
+int32_t rx_wl_wire_id(rx_chan *ch, int32_t app_id);
+
+/* Forgets the tool's request app_id without a close on the wire (the stream is gone there:
+ * a tunnel stream that ended). */
+void rx_wl_forget(rx_chan *ch, int32_t app_id);
+
 /* Finds (and forgets) the post of an ack: returns the tool's stream id, or 0. */
 int32_t wl_ack_take(rx_wl *wl, int32_t wire_id, uint32_t post_id);
 

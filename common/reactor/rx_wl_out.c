@@ -446,6 +446,24 @@ static int submit_close(rx_chan *ch, rx_buf *b)
     return 0;
 }
 
+int32_t rx_wl_wire_id(rx_chan *ch, int32_t app_id)
+{
+    const wl_req *r = rx_map_get(&ch->a.wl->app, app_id);
+    return r ? r->s->wire_id : 0;
+}
+
+void rx_wl_forget(rx_chan *ch, int32_t app_id)
+{
+    rx_wl *wl = ch->a.wl;
+    wl_req *r = rx_map_get(&wl->app, app_id);
+    if (!r)
+        return;
+    wl_stream *s = r->s;
+    detach(wl, r);
+    if (!s->nreqs)
+        wl_stream_free(wl, s);
+}
+
 /* The class-specific flags of an encoded message (byte 8: u15rb). */
 static uint16_t peek_flags(const uint8_t *p, uint32_t len)
 {
