@@ -544,7 +544,16 @@ int rx_wl_msg(rx_chan *ch, rwf_msg *m)
         }
         return deliver_ids(ch, s, m, collect(wl, s, WL_ALL), false);
     }
-    default:
+    default: {
+        /* The usual case, one request on the stream that has its image: straight to it. */
+        wl_req *r = s->reqs;
+        if (s->nreqs == 1 && !(r->want_refresh && s->ever_refreshed)) {
+            m->stream_id = r->app_id;
+            if (m->encoded.data && m->encoded.len >= 8)
+                rwf_wr32((uint8_t *)m->encoded.data + 4, (uint32_t)r->app_id);
+            return rx_deliver_msg(ch, m);
+        }
         return deliver_ids(ch, s, m, collect(wl, s, WL_HAVE), false);
+    }
     }
 }

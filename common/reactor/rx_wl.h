@@ -40,6 +40,8 @@ typedef struct wl_req {
 
 struct wl_stream {
     int32_t wire_id; /* 0 while pending */
+    uint32_t nreqs;  /* (first: what an update needs is on one cache line) */
+    wl_req *reqs;
     uint8_t domain;
     bool streaming, private_stream, aggregatable;
     bool refresh_pending; /* a solicited refresh is expected */
@@ -53,9 +55,7 @@ struct wl_stream {
     rwf_key key;      /* name, attrib point into data[] */
     rwf_buf ext, pay; /* extended header and payload of the request, in data[] */
     uint32_t hash;
-    wl_stream *hnext; /* key hash chain */
-    wl_req *reqs;
-    uint32_t nreqs;
+    wl_stream *hnext;         /* key hash chain */
     int64_t deadline;         /* request timeout */
     wl_stream *tprev, *tnext; /* the timeout list */
     wl_stream *pprev, *pnext; /* the pending list */

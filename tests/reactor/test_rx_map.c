@@ -53,6 +53,29 @@ static void test_collisions(void **state)
     rx_map_free(&m);
 }
 
+/* Dense ids (the watchlist's wire ids, the tools' ids): each at its home slot (no collision),
+ * runs of 64 in consecutive slots; deleting all of them in order stays cheap (short clusters). */
+static void test_dense(void **state)
+{
+    (void)state;
+    enum { N = 100000 };
+    rx_map m;
+    assert_int_equal(rx_map_init(&m, N), 0);
+    for (int32_t k = 3; k < N + 3; k++)
+        assert_int_equal(rx_map_put(&m, k, (void *)(intptr_t)k), 0);
+    uint32_t mask = m.cap - 1;
+    for (int32_t k = 3; k < N + 3; k++) {
+        uint32_t home = rx_map_hash(k) & mask;
+        assert_int_equal(m.v[home].key, k);
+        if ((k & 63) != 63)
+            assert_int_equal((rx_map_hash(k + 1) & mask), home + 1);
+    }
+    for (int32_t k = 3; k < N + 3; k++)
+        assert_int_equal((intptr_t)rx_map_del(&m, k), k);
+    assert_int_equal(m.n, 0);
+    rx_map_free(&m);
+}
+
 static void test_random(void **state)
 {
     (void)state;
@@ -88,6 +111,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_basic),
         cmocka_unit_test(test_collisions),
+        cmocka_unit_test(test_dense),
         cmocka_unit_test(test_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
