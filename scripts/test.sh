@@ -4,17 +4,30 @@
 # Warnings are errors in every build. Exit status 0 only when all pass.
 #   scripts/test.sh            all three passes
 #   scripts/test.sh quick      release build only
+# After each pass it says how many tests were skipped and why (scripts/skips.py). Tests that
+# replay the original's captures need the shared folder (../shared, or $RWFPERF_SHARED_DIR);
+# without it they skip, except under CI (CI=true), where its absence fails the run.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/setup.sh"
 jobs=$(nproc 2>/dev/null || echo 2)
+
+shared=${RWFPERF_SHARED_DIR:-$top/../shared}
+if [ "${CI:-}" = true ] && [ ! -d "$shared/vectors" ]; then
+    echo "CI=true: the shared golden-data folder $shared (vectors/) is missing" >&2
+    exit 1
+fi
 
 run_pass() {
     local flavour=$1 dir=$2; shift 2
     echo "=== $flavour build ==="
     "$top/scripts/build.sh" "$flavour"
     echo "=== $flavour tests ==="
-    (cd "$top/$dir" && ctest --output-on-failure -j "$jobs" "$@")
+    local status=0
+    (cd "$top/$dir" && ctest --output-on-failure -j "$jobs" --output-junit ctest-junit.xml "$@") ||
+        status=$?
+    python3 "$top/scripts/skips.py" "$top/$dir/ctest-junit.xml" || true
+    return $status
 }
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}

@@ -31,14 +31,22 @@ void ts_bytes_free(ts_bytes *b);
  * the source tree. Returns NULL when it does not exist. */
 const char *ts_shared_dir(void);
 
-/* Returns "<shared>/<rel>" in a static buffer when that path exists. When it does not,
- * prints "SKIP: <why>" and exits the process with TS_SKIP. */
+/* Returns "<shared>/<rel>" in a static buffer when that path exists. When it does not, it
+ * prints "SKIP: <why>" and skips: inside a CMocka case (run by cmocka_run_group_tests, which
+ * is ts_run_group here) that case only (cmocka's skip()), elsewhere the whole program (exit
+ * status TS_SKIP). Under CI (CI=true) a missing shared folder or file fails instead. */
 const char *ts_shared_path_or_skip(const char *rel);
 
-/* The same for one test case: returns the path when it exists; when it does not, prints
- * "SKIP: <why>" and skips the current CMocka test (cmocka's skip()), so that the program's
- * other cases still run. Under CI (CI=true) a missing shared folder fails the case instead. */
+/* The same, named for use inside a case. */
 const char *ts_shared_case(const char *rel);
+
+/* cmocka_run_group_tests() that lets ts_shared_path_or_skip() skip one case at a time, and
+ * returns TS_SKIP when every case was skipped that way (ctest then shows "Skipped"). */
+int ts_run_group(const char *name, const struct CMUnitTest *tests, size_t n,
+                 CMFixtureFunction setup, CMFixtureFunction teardown);
+#undef cmocka_run_group_tests
+#define cmocka_run_group_tests(tests, setup, teardown)                                             \
+    ts_run_group(#tests, tests, sizeof(tests) / sizeof((tests)[0]), setup, teardown)
 
 /* Returns "<source dir>/<rel>" (static buffer, not checked). */
 const char *ts_source_path(const char *rel);

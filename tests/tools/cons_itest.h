@@ -1,9 +1,9 @@
 /*
  * Helpers of ConsPerf's integration programs (they start the real executables on loopback):
- * a fresh working folder holding the original dictionary files and an item list, starting a
- * tool there with its console captured, waiting for it with a time limit, and reading numbers
- * out of the files it wrote. Each program exits 0 (passed), 1 (failed, with a message) or 77
- * (skipped: the shared data folder is absent).
+ * a fresh working folder holding the project's dictionary files (data/) and an item list,
+ * starting a tool there with its console captured, waiting for it with a time limit, and
+ * reading numbers out of the files it wrote. Each program exits 0 (passed), 1 (failed, with a
+ * message) or 77 (skipped: the original tools or a capture are absent).
  */
 #ifndef RWFPERF_CONS_ITEST_H
 #define RWFPERF_CONS_ITEST_H
@@ -73,10 +73,9 @@ static inline void ci_items(const char *path, int n)
     fclose(f);
 }
 
-/* A new, empty working folder for test `name` (under the build folder), holding the original
- * RDMFieldDictionary and enumtype.def (skips the test when the shared folder is absent) and
- * items.xml with `items` items. Outside ctest (no RWFPERF_BINARY_DIR) it goes under the
- * temporary folder. Returns its path (static storage). */
+/* A new, empty working folder for test `name` (under the build folder), holding the project's
+ * RDMFieldDictionary and enumtype.def (data/) and items.xml with `items` items. Outside ctest (no
+ * RWFPERF_BINARY_DIR) it goes under the temporary folder. Returns its path (static storage). */
 static inline const char *ci_workdir(const char *name, int items)
 {
     static char dir[1024];
@@ -90,10 +89,10 @@ static inline const char *ci_workdir(const char *name, int items)
     if (system(cmd) != 0)
         ci_fail("cannot create %s", dir);
     char from[1024], to[1200];
-    snprintf(from, sizeof(from), "%s", ts_shared_path_or_skip("data/RDMFieldDictionary"));
+    snprintf(from, sizeof(from), "%s", ts_source_path("data/RDMFieldDictionary"));
     snprintf(to, sizeof(to), "%s/RDMFieldDictionary", dir);
     ci_copy(from, to);
-    snprintf(from, sizeof(from), "%s", ts_shared_path_or_skip("data/enumtype.def"));
+    snprintf(from, sizeof(from), "%s", ts_source_path("data/enumtype.def"));
     snprintf(to, sizeof(to), "%s/enumtype.def", dir);
     ci_copy(from, to);
     snprintf(to, sizeof(to), "%s/items.xml", dir);

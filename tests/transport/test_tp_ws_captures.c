@@ -494,7 +494,6 @@ static void test_captures(void **st)
 
 int main(void)
 {
-    ts_shared_path_or_skip("vectors/ws_rwf");
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_captures)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
