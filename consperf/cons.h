@@ -129,7 +129,7 @@ typedef struct cons_thread {
     char conn_error[512]; /* the last failed connection attempt's reason, "" if none */
     char tls_version[16]; /* of the encrypted connection ("" when not encrypted) */
     char tls_cipher[64];
-    _Atomic uint64_t decode_sum; /* the running sum of decoded values (cons_stamps.sum) */
+    _Atomic uint64_t decode_sum; /* the running sum of decoded values (payload_stamps.sum) */
 } cons_thread;
 
 /* The worker thread's entry point; arg is its cons_thread. Runs until sig_stop_requested(),

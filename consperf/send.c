@@ -4,7 +4,7 @@
  * first; running out of output buffers is back-pressure, not an error: requests wait for the
  * next tick, posts and generic messages are counted as not sent.
  */
-#include "decode.h"
+#include "payload.h"
 #include "worker.h"
 
 #include "clk.h"
@@ -267,8 +267,8 @@ int cons_send_posts(cons_worker *w, uint64_t n, int64_t latency_pos, int64_t sch
         stamps(w, lra_stamp(latency_pos, i), sched_ns, &stamp, &sched);
         rwf_msg post, upd;
         post_headers(w, it, (int32_t)(CONS_ITEM_STREAM_START + index), m, &post, &upd);
-        int rc = write_item_msg(w, &post, &upd, m, MSGDATA_POST, CONS_FID_TIM_TRK_2, stamp,
-                                CONS_FID_TIM_TRK_3, sched);
+        int rc = write_item_msg(w, &post, &upd, m, MSGDATA_POST, RWF_FID_TIM_TRK_2, stamp,
+                                RWF_FID_TIM_TRK_3, sched);
         if (rc < 0)
             return -1;
         if (rc == 0) {
@@ -295,8 +295,8 @@ int cons_send_generics(cons_worker *w, uint64_t n, int64_t latency_pos, int64_t 
         generic_header(it, (int32_t)(CONS_ITEM_STREAM_START + index), m, &g);
         /* TIM_TRK_3 is what every tool reads in generic messages; TIM_TRK_1, which the ETA
          * tools ignore there, carries the scheduled time. */
-        int rc = write_item_msg(w, &g, NULL, m, MSGDATA_GENERIC, CONS_FID_TIM_TRK_3, stamp,
-                                CONS_FID_TIM_TRK_1, sched);
+        int rc = write_item_msg(w, &g, NULL, m, MSGDATA_GENERIC, RWF_FID_TIM_TRK_3, stamp,
+                                RWF_FID_TIM_TRK_1, sched);
         if (rc < 0)
             return -1;
         if (rc == 0) {

@@ -9,7 +9,7 @@
  * goes back to the ticks at least every 64 messages when one is due. The per-message path
  * allocates nothing, takes no lock and prints nothing.
  */
-#include "decode.h"
+#include "payload.h"
 #include "worker.h"
 
 #include "clk.h"
@@ -93,7 +93,7 @@ static void push_sample(cons_worker *w, uint32_t type, uint64_t sent, uint64_t r
 
 /* The stamps of an update: TIM_TRK_1 (with TIM_TRK_3 as its scheduled time), and TIM_TRK_2
  * from our own posts (TIM_TRK_3 is then the post's scheduled time). */
-static void update_latency(cons_worker *w, const rwf_msg *m, const cons_stamps *st)
+static void update_latency(cons_worker *w, const rwf_msg *m, const payload_stamps *st)
 {
     int64_t now = clk_ns();
     uint64_t recv = stamp_now(w, now);
@@ -118,7 +118,7 @@ static void update_latency(cons_worker *w, const rwf_msg *m, const cons_stamps *
 }
 
 /* A generic message: TIM_TRK_3 is the send time, TIM_TRK_1 the scheduled time. */
-static void generic_latency(cons_worker *w, const cons_stamps *st)
+static void generic_latency(cons_worker *w, const payload_stamps *st)
 {
     uint64_t recv = stamp_now(w, clk_ns());
     lat *cur = latbuf_cur(&w->t->lat);
@@ -182,14 +182,14 @@ int cons_on_item(cons_worker *w, const rwf_msg *m)
                 it->def->domain);
         return cons_fail(w, NULL);
     }
-    cons_stamps st;
+    payload_stamps st;
     switch (m->msg_class) {
     case RWF_MC_UPDATE: {
         counter_inc(w->image_end_ns ? &t->c.steady_updates : &t->c.startup_updates);
         if (__builtin_expect(!atomic_load_explicit(&t->first_update_ns, memory_order_relaxed), 0))
             atomic_store_explicit(&t->first_update_ns, (uint64_t)clk_ns(), memory_order_relaxed);
         int64_t t0 = w->cfg->measure_decode ? clk_ns() : 0;
-        if (__builtin_expect(cons_decode_payload(w->dict, m, &st) < 0, 0))
+        if (__builtin_expect(payload_decode(w->dict, m, &st) < 0, 0))
             return item_fail(w, it, "decoding an update");
         w->decode_sum += st.sum;
         if (st.t[0] | st.t[1])
@@ -200,7 +200,7 @@ int cons_on_item(cons_worker *w, const rwf_msg *m)
     }
     case RWF_MC_REFRESH:
         counter_inc(&t->c.refreshes);
-        if (cons_decode_payload(w->dict, m, &st) < 0)
+        if (payload_decode(w->dict, m, &st) < 0)
             return item_fail(w, it, "decoding a refresh");
         w->decode_sum += st.sum;
         if (w->image_end_ns || !w->waiting)
@@ -227,7 +227,7 @@ int cons_on_item(cons_worker *w, const rwf_msg *m)
         counter_inc(&t->c.genmsgs_recv);
         if (!atomic_load_explicit(&t->first_gen_recv_ns, memory_order_relaxed))
             atomic_store_explicit(&t->first_gen_recv_ns, (uint64_t)clk_ns(), memory_order_relaxed);
-        if (cons_decode_payload(w->dict, m, &st) < 0)
+        if (payload_decode(w->dict, m, &st) < 0)
             return item_fail(w, it, "decoding a generic message");
         w->decode_sum += st.sum;
         if (st.t[2])

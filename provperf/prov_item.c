@@ -4,6 +4,8 @@
  */
 #include "prov.h"
 
+#include "payload.h"
+
 #include "clk.h"
 #include "err.h"
 #include "lat.h"
@@ -271,61 +273,6 @@ static int on_post(prov_thread *th, pv_sess *s, const rwf_msg *post)
 
 /* ---- generic messages --------------------------------------------------------------------- */
 
-/* Decodes every field of a field list with the dictionary's type; picks the stamps. */
-static int decode_fields(const rwf_dict *d, rwf_buf data, const rwf_set_db *sets, uint64_t *trk1,
-                         uint64_t *trk3)
-{
-    rwf_fl_dec fd;
-    int rc = rwf_fl_dec_init(&fd, data, sets);
-    if (rc < 0)
-        return rc;
-    rwf_field f;
-    while ((rc = rwf_fl_next(&fd, &f)) == RWF_OK) {
-        int type = f.type ? f.type : rwf_dict_type(d, f.fid);
-        if (!type)
-            return err_set("Error: Decoded field ID %d not present in dictionary.", f.fid);
-        rwf_value v;
-        int vr = rwf_get_value(type, f.data, &v);
-        if (vr < 0)
-            return err_push("field %d", f.fid);
-        if (vr == RWF_BLANK)
-            continue;
-        if (f.fid == PV_FID_TIM_TRK_3 && v.type == RWF_DT_UINT)
-            *trk3 = v.u;
-        else if (f.fid == PV_FID_TIM_TRK_1 && v.type == RWF_DT_UINT)
-            *trk1 = v.u;
-    }
-    return rc == RWF_END ? 0 : rc;
-}
-
-static int decode_orders(const rwf_dict *d, rwf_buf data, uint64_t *trk1, uint64_t *trk3)
-{
-    rwf_map_dec md;
-    int rc = rwf_map_dec_init(&md, data);
-    if (rc < 0)
-        return rc;
-    rwf_set_db db;
-    rwf_set_entry pool[256];
-    const rwf_set_db *sets = NULL;
-    if (md.hdr.flags & RWF_MPF_HAS_SET_DEFS) {
-        if ((rc = rwf_set_db_decode(&db, RWF_DT_FIELD_LIST, md.hdr.set_defs, pool, 256)) < 0)
-            return rc;
-        sets = &db;
-    }
-    if ((md.hdr.flags & RWF_MPF_HAS_SUMMARY_DATA) &&
-        (rc = decode_fields(d, md.hdr.summary, sets, trk1, trk3)) < 0)
-        return err_push("summary data");
-    rwf_map_entry e;
-    while ((rc = rwf_map_next(&md, &e)) == RWF_OK) {
-        if (e.action == RWF_MPEA_DELETE_ENTRY)
-            continue;
-        uint64_t ignored1 = 0, ignored3 = 0;
-        if ((rc = decode_fields(d, e.data, sets, &ignored1, &ignored3)) < 0)
-            return err_push("map entry");
-    }
-    return rc == RWF_END ? 0 : rc;
-}
-
 static int on_generic(prov_thread *th, pv_sess *s, const rwf_msg *m)
 {
     (void)s;
@@ -334,14 +281,13 @@ static int on_generic(prov_thread *th, pv_sess *s, const rwf_msg *m)
     counter_inc(&st->genmsgs_recv);
     if (!pv_stats_time(&st->first_genmsg_recv_ns))
         pv_stats_first(&st->first_genmsg_recv_ns, clk_ns());
-    uint64_t trk1 = 0, trk3 = 0;
+    payload_stamps stamps = {{0, 0, 0}, 0};
     int rc;
-    if (m->container_type == RWF_DT_FIELD_LIST)
-        rc = decode_fields(app->dict, m->payload, NULL, &trk1, &trk3);
-    else if (m->container_type == RWF_DT_MAP)
-        rc = decode_orders(app->dict, m->payload, &trk1, &trk3);
+    if (m->container_type == RWF_DT_FIELD_LIST || m->container_type == RWF_DT_MAP)
+        rc = payload_decode(app->dict, m, &stamps);
     else
         rc = err_set("decodePayload(): Unhandled container type %u", m->container_type);
+    const uint64_t trk1 = stamps.t[0], trk3 = stamps.t[2];
     if (rc < 0) {
         /* The ETA provider ends the run on a generic message it cannot decode. */
         prov_app_fail(app, "Error: generic message on stream %d: %s", m->stream_id, err_msg());

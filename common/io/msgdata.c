@@ -236,37 +236,6 @@ typedef struct name_value {
     int value;
 } name_value;
 
-static const name_value data_types[] = {
-    {"RSSL_DT_INT", RWF_DT_INT},
-    {"RSSL_DT_UINT", RWF_DT_UINT},
-    {"RSSL_DT_FLOAT", RWF_DT_FLOAT},
-    {"RSSL_DT_DOUBLE", RWF_DT_DOUBLE},
-    {"RSSL_DT_REAL", RWF_DT_REAL},
-    {"RSSL_DT_DATE", RWF_DT_DATE},
-    {"RSSL_DT_TIME", RWF_DT_TIME},
-    {"RSSL_DT_DATETIME", RWF_DT_DATETIME},
-    {"RSSL_DT_QOS", RWF_DT_QOS},
-    {"RSSL_DT_STATE", RWF_DT_STATE},
-    {"RSSL_DT_ENUM", RWF_DT_ENUM},
-    {"RSSL_DT_BUFFER", RWF_DT_BUFFER},
-    {"RSSL_DT_ASCII_STRING", RWF_DT_ASCII_STRING},
-    {"RSSL_DT_UTF8_STRING", RWF_DT_UTF8_STRING},
-    {"RSSL_DT_RMTES_STRING", RWF_DT_RMTES_STRING},
-    {NULL, 0},
-};
-
-static const name_value set_types[] = {
-    {"RSSL_DT_INT_1", RWF_DT_INT_1},           {"RSSL_DT_UINT_1", RWF_DT_UINT_1},
-    {"RSSL_DT_INT_2", RWF_DT_INT_2},           {"RSSL_DT_UINT_2", RWF_DT_UINT_2},
-    {"RSSL_DT_INT_4", RWF_DT_INT_4},           {"RSSL_DT_UINT_4", RWF_DT_UINT_4},
-    {"RSSL_DT_INT_8", RWF_DT_INT_8},           {"RSSL_DT_UINT_8", RWF_DT_UINT_8},
-    {"RSSL_DT_FLOAT_4", RWF_DT_FLOAT_4},       {"RSSL_DT_DOUBLE_8", RWF_DT_DOUBLE_8},
-    {"RSSL_DT_REAL_4RB", RWF_DT_REAL_4RB},     {"RSSL_DT_REAL_8RB", RWF_DT_REAL_8RB},
-    {"RSSL_DT_DATE_4", RWF_DT_DATE_4},         {"RSSL_DT_TIME_3", RWF_DT_TIME_3},
-    {"RSSL_DT_TIME_5", RWF_DT_TIME_5},         {"RSSL_DT_DATETIME_7", RWF_DT_DATETIME_7},
-    {"RSSL_DT_DATETIME_9", RWF_DT_DATETIME_9}, {NULL, 0},
-};
-
 static const name_value map_actions[] = {
     {"RSSL_MPEA_UPDATE_ENTRY", RWF_MPEA_UPDATE_ENTRY},
     {"RSSL_MPEA_ADD_ENTRY", RWF_MPEA_ADD_ENTRY},
@@ -363,6 +332,18 @@ static const attr_spec state_attrs[] = {
     {"code", state_codes, 127},
     {NULL, NULL, 0},
 };
+
+/* A data type by its name ("RSSL_DT_...", the codec's table: rwf_type_from_name) or its
+ * number 0..255. Returns the type or -1. */
+static long type_of(const char *s)
+{
+    if (strncmp(s, "RSSL_DT_", 8) == 0)
+        return rwf_type_from_name(s);
+    uint64_t v;
+    if (s[0] && rwf_uint_from_str(&v, s, strlen(s)) == RWF_OK && v <= 255)
+        return (long)v;
+    return -1;
+}
 
 /* A name of the table, or a decimal number 0..max (as the ETA parser also accepts).
  * Returns the value or -1. */
@@ -520,8 +501,7 @@ static int parse_field(parser *p, const xmlNode *n, field *f)
     if (int_attr(p, n, "fieldId", INT16_MIN, INT16_MAX, true, &fid) < 0)
         return -1;
     f->fid = (int16_t)fid;
-    if (fid == MSGDATA_FID_TIM_TRK_1 || fid == MSGDATA_FID_TIM_TRK_2 ||
-        fid == MSGDATA_FID_TIM_TRK_3)
+    if (fid == RWF_FID_TIM_TRK_1 || fid == RWF_FID_TIM_TRK_2 || fid == RWF_FID_TIM_TRK_3)
         return perr(p, n,
                     "field %ld is reserved for the latency stamps (TIM_TRK_1..3) and not "
                     "allowed in message data",
@@ -529,7 +509,7 @@ static int parse_field(parser *p, const xmlNode *n, field *f)
     char *dt = attr(n, "dataType");
     if (!dt)
         return perr(p, n, "field %ld has no dataType attribute", fid);
-    long type = name_or_number(data_types, dt, 255);
+    long type = type_of(dt);
     if (type < 0 || !(type == RWF_DT_INT || type == RWF_DT_UINT || type == RWF_DT_FLOAT ||
                       type == RWF_DT_DOUBLE || (type >= RWF_DT_REAL && type <= RWF_DT_ENUM) ||
                       (type >= RWF_DT_BUFFER && type <= RWF_DT_RMTES_STRING))) {
@@ -735,9 +715,7 @@ static int parse_set_defs(parser *p, const xmlNode *defs, rwf_set_db **out)
             char *dt = attr(c, "dataType");
             if (!dt)
                 return perr(p, c, "fieldSetDefEntry has no dataType attribute");
-            long type = name_or_number(data_types, dt, 255);
-            if (type < 0)
-                type = name_or_number(set_types, dt, 255);
+            long type = type_of(dt);
             int base = type < 0 ? -1 : rwf_base_type((int)type);
             bool ok = type >= 0 && (rwf_set_type_size((int)type) >= 0) && type != RWF_DT_ARRAY &&
                       (type < RWF_DT_DATETIME_11 || type > RWF_DT_TIME_8);
@@ -897,7 +875,7 @@ static int parse_mbo_body(parser *p, const xmlNode *body, msgdata_msg *m)
     rwf_map_hdr h = {.flags = RWF_MPF_HAS_KEY_FIELD_ID | (sets ? RWF_MPF_HAS_SET_DEFS : 0),
                      .key_type = RWF_DT_RMTES_STRING,
                      .ctype = RWF_DT_FIELD_LIST,
-                     .key_fid = MSGDATA_FID_ORDER_ID};
+                     .key_fid = RWF_FID_ORDER_ID};
     rwf_enc_map_begin(&e, &h);
     if (sets)
         rwf_enc_set_db(&e, sets);
@@ -1138,11 +1116,11 @@ int16_t msgdata_latency_fid(int kind)
 {
     switch (kind) {
     case MSGDATA_UPDATE:
-        return MSGDATA_FID_TIM_TRK_1;
+        return RWF_FID_TIM_TRK_1;
     case MSGDATA_POST:
-        return MSGDATA_FID_TIM_TRK_2;
+        return RWF_FID_TIM_TRK_2;
     case MSGDATA_GENERIC:
-        return MSGDATA_FID_TIM_TRK_3;
+        return RWF_FID_TIM_TRK_3;
     default:
         return 0;
     }
@@ -1152,9 +1130,9 @@ int16_t msgdata_latency_fid(int kind)
 static void encode_stamps(rwf_enc *e, int kind, const uint64_t *stamp)
 {
     if (kind == MSGDATA_REFRESH) {
-        rwf_enc_fl_blank(e, MSGDATA_FID_TIM_TRK_1);
-        rwf_enc_fl_blank(e, MSGDATA_FID_TIM_TRK_2);
-        rwf_enc_fl_blank(e, MSGDATA_FID_TIM_TRK_3);
+        rwf_enc_fl_blank(e, RWF_FID_TIM_TRK_1);
+        rwf_enc_fl_blank(e, RWF_FID_TIM_TRK_2);
+        rwf_enc_fl_blank(e, RWF_FID_TIM_TRK_3);
     } else if (stamp) {
         rwf_enc_fl_uint(e, msgdata_latency_fid(kind), *stamp);
     }
@@ -1175,7 +1153,7 @@ int msgdata_encode(rwf_enc *e, const msgdata_msg *m, int kind, const uint64_t *s
                                    (summary ? RWF_MPF_HAS_SUMMARY_DATA : 0)),
                      .key_type = RWF_DT_RMTES_STRING,
                      .ctype = RWF_DT_FIELD_LIST,
-                     .key_fid = MSGDATA_FID_ORDER_ID};
+                     .key_fid = RWF_FID_ORDER_ID};
     rwf_enc_map_begin(e, &h);
     if (m->sets)
         rwf_enc_set_db(e, m->sets);

@@ -39,14 +39,11 @@
 #include <stdint.h>
 
 #include "rwf_dict.h"
+#include "rwf_fids.h"
 #include "rwf_enc.h"
 #include "rwf_set.h"
 
-/* Latency fields the tools add (and that the file may not use). */
-#define MSGDATA_FID_TIM_TRK_1 3902 /* updates */
-#define MSGDATA_FID_TIM_TRK_2 3903 /* posts */
-#define MSGDATA_FID_TIM_TRK_3 3904 /* generic messages */
-#define MSGDATA_FID_ORDER_ID 3426  /* key field of MarketByOrder maps */
+/* The latency fields the tools add (RWF_FID_TIM_TRK_*, rwf_fids.h) may not be in the file. */
 
 /* What a template is used for. */
 enum msgdata_kind {

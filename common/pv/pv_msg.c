@@ -65,7 +65,7 @@ static inline uint8_t *put_body(uint8_t *p, const pv_tmpl *t, uint16_t fid1, uin
     p[0] = flags;
     p[1] = RWF_DT_RMTES_STRING;
     p[2] = RWF_DT_FIELD_LIST - RWF_DT_CONTAINER_MIN;
-    p = rwf_wr16(p + 3, PV_FID_ORDER_ID);
+    p = rwf_wr16(p + 3, RWF_FID_ORDER_ID);
     if (t->set_defs_len) {
         p = rwf_wr_u15rb2(p, (uint16_t)t->set_defs_len);
         memcpy(p, t->set_defs, t->set_defs_len);
@@ -103,7 +103,7 @@ uint32_t pv_msg_update(uint8_t *at, int32_t sid, const pv_tmpl *t, uint64_t stam
     p[0] = 0; /* flags */
     p[1] = ctype_of(t);
     p[2] = 0; /* update type */
-    p = put_body(p + 3, t, PV_FID_TIM_TRK_1, stamp, PV_FID_TIM_TRK_3, sched);
+    p = put_body(p + 3, t, RWF_FID_TIM_TRK_1, stamp, RWF_FID_TIM_TRK_3, sched);
     return (uint32_t)(p - at);
 }
 
@@ -115,7 +115,7 @@ uint32_t pv_msg_generic(uint8_t *at, int32_t sid, const pv_tmpl *t, uint64_t sta
     p = rwf_wr32(p + 2, (uint32_t)sid);
     p[0] = 0; /* flags */
     p[1] = ctype_of(t);
-    p = put_body(p + 2, t, PV_FID_TIM_TRK_3, stamp, PV_FID_TIM_TRK_1, sched);
+    p = put_body(p + 2, t, RWF_FID_TIM_TRK_3, stamp, RWF_FID_TIM_TRK_1, sched);
     return (uint32_t)(p - at);
 }
 
@@ -141,7 +141,7 @@ static uint8_t *put_refresh_body(uint8_t *p, const pv_tmpl *t)
            (t->set_defs_len ? RWF_MPF_HAS_SET_DEFS : 0);
     p[1] = RWF_DT_RMTES_STRING;
     p[2] = RWF_DT_FIELD_LIST - RWF_DT_CONTAINER_MIN;
-    p = rwf_wr16(p + 3, PV_FID_ORDER_ID);
+    p = rwf_wr16(p + 3, RWF_FID_ORDER_ID);
     if (t->set_defs_len) {
         p = rwf_wr_u15rb2(p, (uint16_t)t->set_defs_len);
         memcpy(p, t->set_defs, t->set_defs_len);

@@ -28,12 +28,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
+#include "rwf_fids.h"
 
-#define PV_FID_TIM_TRK_1 3902
-#define PV_FID_TIM_TRK_2 3903
-#define PV_FID_TIM_TRK_3 3904
-#define PV_FID_ORDER_ID 3426
+#include <stdint.h>
 
 /* The content of one message: pre-encoded entries of the domain's container. */
 typedef struct pv_tmpl {

@@ -7,7 +7,7 @@
  * Messages: the two MsgData.xml MarketPrice updates of data/ (the project's files), encoded as
  * ProvPerf sends them (header + template fields), every tenth with TIM_TRK_1 and TIM_TRK_3.
  * Cases:
- *   decode   - rwf_msg_decode + cons_decode_payload (every field with its dictionary type, enum
+ *   decode   - rwf_msg_decode + payload_decode (every field with its dictionary type, enum
  *              values looked up, stamps picked up): ns per update, best of 5 runs
  *   stream   - a writer thread sends RIPC frames of those updates into a socketpair as fast as
  *              it can (one frame per update, or packed 10 per frame); the reader, a transport
@@ -15,7 +15,7 @@
  *              reader thread's CPU time per update (what ConsPerf's consumer thread does,
  *              without the bookkeeping).
  */
-#include "decode.h"
+#include "payload.h"
 
 #include "clk.h"
 #include "err.h"
@@ -72,8 +72,8 @@ static int load(void)
         rwf_enc_fl_begin_std(&enc);
         rwf_enc_fl_append(&enc, rwf_buf_make(t->entries, t->entries_len), t->count);
         if (i % 10 == 0) {
-            rwf_enc_fl_uint(&enc, CONS_FID_TIM_TRK_1, 123456789);
-            rwf_enc_fl_uint(&enc, CONS_FID_TIM_TRK_3, 123456700);
+            rwf_enc_fl_uint(&enc, RWF_FID_TIM_TRK_1, 123456789);
+            rwf_enc_fl_uint(&enc, RWF_FID_TIM_TRK_3, 123456700);
         }
         rwf_enc_fl_end(&enc);
         rwf_enc_msg_end(&enc);
@@ -94,8 +94,8 @@ static uint64_t sink;
 static int decode_one(const uint8_t *p, size_t n)
 {
     rwf_msg m;
-    cons_stamps st;
-    if (rwf_msg_decode(&m, rwf_buf_make(p, n)) != RWF_OK || cons_decode_payload(dict, &m, &st) < 0)
+    payload_stamps st;
+    if (rwf_msg_decode(&m, rwf_buf_make(p, n)) != RWF_OK || payload_decode(dict, &m, &st) < 0)
         return -1;
     sink += st.sum + st.t[0];
     return 0;

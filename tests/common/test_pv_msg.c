@@ -202,7 +202,7 @@ static void test_mbo(void **state)
     assert_int_equal(rwf_map_dec_init(&md, m.payload), RWF_OK);
     assert_int_equal(md.hdr.flags,
                      RWF_MPF_HAS_KEY_FIELD_ID | RWF_MPF_HAS_SET_DEFS | RWF_MPF_HAS_SUMMARY_DATA);
-    assert_int_equal(md.hdr.key_fid, PV_FID_ORDER_ID);
+    assert_int_equal(md.hdr.key_fid, RWF_FID_ORDER_ID);
     assert_int_equal(md.hdr.key_type, RWF_DT_RMTES_STRING);
     assert_true(rwf_buf_eq(md.hdr.set_defs, rwf_buf_make(set_defs, sizeof(set_defs))));
     /* The set definitions and summary lengths are in the 2-byte form. */
@@ -212,11 +212,11 @@ static void test_mbo(void **state)
     rwf_field f;
     uint64_t v;
     assert_int_equal(rwf_fl_next(&fd, &f), RWF_OK);
-    assert_int_equal(f.fid, PV_FID_TIM_TRK_1);
+    assert_int_equal(f.fid, RWF_FID_TIM_TRK_1);
     assert_int_equal(rwf_get_uint(f.data, &v), RWF_OK);
     assert_int_equal(v, 1000);
     assert_int_equal(rwf_fl_next(&fd, &f), RWF_OK);
-    assert_int_equal(f.fid, PV_FID_TIM_TRK_3);
+    assert_int_equal(f.fid, RWF_FID_TIM_TRK_3);
     assert_int_equal(rwf_get_uint(f.data, &v), RWF_OK);
     assert_int_equal(v, 999);
     assert_int_equal(rwf_fl_next(&fd, &f), RWF_END);
@@ -240,7 +240,7 @@ static void test_mbo(void **state)
     assert_int_equal(rwf_msg_decode(&m, rwf_buf_make(got, len)), RWF_OK);
     assert_int_equal(rwf_map_dec_init(&md, m.payload), RWF_OK);
     assert_int_equal(rwf_fl_dec_init(&fd, md.hdr.summary, NULL), RWF_OK);
-    for (int fid = PV_FID_TIM_TRK_1; fid <= PV_FID_TIM_TRK_3; fid++) {
+    for (int fid = RWF_FID_TIM_TRK_1; fid <= RWF_FID_TIM_TRK_3; fid++) {
         assert_int_equal(rwf_fl_next(&fd, &f), RWF_OK);
         assert_int_equal(f.fid, fid);
         assert_int_equal(f.data.len, 0);

@@ -4,7 +4,7 @@
  * and summary data; every failure names the field and what is wrong. */
 #include "tools_test.h"
 
-#include "decode.h"
+#include "payload.h"
 #include "err.h"
 
 static rwf_dict *dict;
@@ -31,13 +31,13 @@ static int teardown(void **state)
 }
 
 /* Decodes the message in hex and its payload; returns the decoder's status. */
-static int decode_hex(const char *hex, rwf_msg *m, cons_stamps *st)
+static int decode_hex(const char *hex, rwf_msg *m, payload_stamps *st)
 {
     static uint8_t buf[4096];
     size_t n = ts_hex(hex, buf, sizeof(buf));
     assert_int_equal(rwf_msg_decode(m, rwf_buf_make(buf, n)), RWF_OK);
     err_clear();
-    return cons_decode_payload(dict, m, st);
+    return payload_decode(dict, m, st);
 }
 
 /* wire.md §8.2: the full MsgData.xml refresh (70 fields + blank TIM_TRK_1..3). */
@@ -69,7 +69,7 @@ static void test_refresh_and_update(void **state)
 {
     (void)state;
     rwf_msg m;
-    cons_stamps st;
+    payload_stamps st;
     assert_int_equal(decode_hex(full_refresh, &m, &st), 0);
     assert_int_equal(m.msg_class, RWF_MC_REFRESH);
     /* The refresh's stamps are blank: none found. */
@@ -102,17 +102,17 @@ static void test_stamps_by_field(void **state)
     rwf_enc_fl_begin_std(&e);
     rwf_real bid = {.value = 2848560000, .hint = RWF_RH_EXPONENT_6};
     rwf_enc_fl_real(&e, 22, &bid);
-    rwf_enc_fl_uint(&e, CONS_FID_TIM_TRK_2, 1000);
-    rwf_enc_fl_uint(&e, CONS_FID_TIM_TRK_3, 990);
+    rwf_enc_fl_uint(&e, RWF_FID_TIM_TRK_2, 1000);
+    rwf_enc_fl_uint(&e, RWF_FID_TIM_TRK_3, 990);
     rwf_enc_fl_end(&e);
     rwf_enc_msg_end(&e);
     size_t len;
     assert_int_equal(rwf_enc_finish(&e, &len), RWF_OK);
 
     rwf_msg d;
-    cons_stamps st;
+    payload_stamps st;
     assert_int_equal(rwf_msg_decode(&d, rwf_buf_make(buf, len)), RWF_OK);
-    assert_int_equal(cons_decode_payload(dict, &d, &st), 0);
+    assert_int_equal(payload_decode(dict, &d, &st), 0);
     assert_true(st.t[0] == 0 && st.t[1] == 1000 && st.t[2] == 990);
     assert_true(d.post_user_addr == 0x7F000001 && d.post_user_id == 4321);
 
@@ -132,7 +132,7 @@ static void test_stamps_by_field(void **state)
 static void expect_error(const char *hex, const char *text)
 {
     rwf_msg m;
-    cons_stamps st;
+    payload_stamps st;
     assert_int_equal(decode_hex(hex, &m, &st), -1);
     if (!strstr(err_msg(), text))
         fail_msg("error \"%s\" lacks \"%s\"", err_msg(), text);
@@ -186,7 +186,7 @@ static void test_market_by_order(void **state)
     rwf_enc_map_begin(&e, &mh);
     rwf_enc_set_db(&e, &db);
     rwf_enc_fl_begin_std(&e);
-    rwf_enc_fl_uint(&e, CONS_FID_TIM_TRK_1, 777);
+    rwf_enc_fl_uint(&e, RWF_FID_TIM_TRK_1, 777);
     rwf_enc_fl_end(&e);
     rwf_enc_map_entry_buf(&e, RWF_MPEA_ADD_ENTRY, RWF_STR("100"));
     rwf_fl_hdr fh = {.flags = RWF_FLF_HAS_SET_DATA | RWF_FLF_HAS_STANDARD_DATA};
@@ -205,9 +205,9 @@ static void test_market_by_order(void **state)
         fail_msg("encode: %s", err_msg());
 
     rwf_msg d;
-    cons_stamps st;
+    payload_stamps st;
     assert_int_equal(rwf_msg_decode(&d, rwf_buf_make(buf, len)), RWF_OK);
-    if (cons_decode_payload(dict, &d, &st) != 0)
+    if (payload_decode(dict, &d, &st) != 0)
         fail_msg("decode: %s", err_msg());
     assert_true(st.t[0] == 777);
 
@@ -233,7 +233,7 @@ static void test_market_by_order(void **state)
     if (rwf_enc_finish(&e, &len) != RWF_OK)
         fail_msg("encode: %s", err_msg());
     assert_int_equal(rwf_msg_decode(&d, rwf_buf_make(buf, len)), RWF_OK);
-    assert_int_equal(cons_decode_payload(dict, &d, &st), -1);
+    assert_int_equal(payload_decode(dict, &d, &st), -1);
     if (!strstr(err_msg(), "field 3429") || !strstr(err_msg(), "disagrees"))
         fail_msg("unexpected error: %s", err_msg());
 }
@@ -285,8 +285,8 @@ static void decode_one(const uint8_t *p, size_t len, void *arg)
     assert_int_equal(rwf_msg_decode(&m, rwf_buf_make(p, len)), RWF_OK);
     if (m.stream_id < 5)
         return;
-    cons_stamps st;
-    if (cons_decode_payload(dict, &m, &st) != 0)
+    payload_stamps st;
+    if (payload_decode(dict, &m, &st) != 0)
         fail_msg("stream %d: %s", (int)m.stream_id, err_msg());
     c->refreshes += m.msg_class == RWF_MC_REFRESH;
     c->updates += m.msg_class == RWF_MC_UPDATE;

@@ -1,10 +1,10 @@
-#include "decode.h"
+#include "payload.h"
 
 #include "err.h"
 
 /* Set definitions of one MarketByOrder map: room for every entry of 16 sets of 16 fields,
  * more than any MsgData.xml writes. */
-#define CONS_SET_POOL 256
+#define PAYLOAD_SET_POOL 256
 
 /* Adds the field's name to the error text on the way out. */
 static int field_fail(const rwf_dict *d, int16_t fid)
@@ -15,7 +15,7 @@ static int field_fail(const rwf_dict *d, int16_t fid)
     return err_push("field %d", fid);
 }
 
-static int decode_array(rwf_buf data, cons_stamps *st)
+static int decode_array(rwf_buf data, payload_stamps *st)
 {
     rwf_array_dec a;
     if (rwf_array_dec_init(&a, data) < 0)
@@ -32,7 +32,7 @@ static int decode_array(rwf_buf data, cons_stamps *st)
 }
 
 /* Types a field rarely holds: decoded through the generic value decoder. */
-static int decode_other(int type, rwf_buf data, cons_stamps *st)
+static int decode_other(int type, rwf_buf data, payload_stamps *st)
 {
     if (type == RWF_DT_ARRAY)
         return decode_array(data, st);
@@ -49,7 +49,8 @@ static int decode_other(int type, rwf_buf data, cons_stamps *st)
 
 /* A set-defined entry: its type comes from the set definition and must agree with the
  * dictionary's. */
-static int decode_set_field(const rwf_dict *d, const rwf_field *f, int dict_type, cons_stamps *st)
+static int decode_set_field(const rwf_dict *d, const rwf_field *f, int dict_type,
+                            payload_stamps *st)
 {
     int base = rwf_base_type(f->type);
     if (base != dict_type)
@@ -64,7 +65,7 @@ static int decode_set_field(const rwf_dict *d, const rwf_field *f, int dict_type
         return -1;
     if (r == RWF_OK) {
         st->sum += v.u;
-        unsigned k = (unsigned)(uint16_t)(f->fid - CONS_FID_TIM_TRK_1);
+        unsigned k = (unsigned)(uint16_t)(f->fid - RWF_FID_TIM_TRK_1);
         if (base == RWF_DT_UINT && k < 3)
             st->t[k] = v.u;
         if (base == RWF_DT_ENUM) {
@@ -76,7 +77,7 @@ static int decode_set_field(const rwf_dict *d, const rwf_field *f, int dict_type
 }
 
 /* One field: type from the dictionary, value decoded as that type. */
-static inline int decode_field(const rwf_dict *d, const rwf_field *f, cons_stamps *st)
+static inline int decode_field(const rwf_dict *d, const rwf_field *f, payload_stamps *st)
 {
     int type = rwf_dict_type(d, f->fid);
     if (__builtin_expect(type == RWF_DT_UNKNOWN, 0))
@@ -90,7 +91,7 @@ static inline int decode_field(const rwf_dict *d, const rwf_field *f, cons_stamp
         r = rwf_get_uint(f->data, &u);
         if (r == RWF_OK) {
             st->sum += u;
-            unsigned k = (unsigned)(uint16_t)(f->fid - CONS_FID_TIM_TRK_1);
+            unsigned k = (unsigned)(uint16_t)(f->fid - RWF_FID_TIM_TRK_1);
             if (k < 3)
                 st->t[k] = u;
         }
@@ -142,8 +143,8 @@ static inline int decode_field(const rwf_dict *d, const rwf_field *f, cons_stamp
     return r < 0 ? -1 : 0;
 }
 
-int cons_decode_field_list(const rwf_dict *dict, rwf_buf data, const rwf_set_db *sets,
-                           cons_stamps *st)
+int payload_decode_field_list(const rwf_dict *dict, rwf_buf data, const rwf_set_db *sets,
+                              payload_stamps *st)
 {
     rwf_fl_dec d;
     int r = rwf_fl_dec_init(&d, data, sets);
@@ -158,7 +159,7 @@ int cons_decode_field_list(const rwf_dict *dict, rwf_buf data, const rwf_set_db 
     return r == RWF_END ? 0 : -1;
 }
 
-static int decode_map(const rwf_dict *dict, rwf_buf data, cons_stamps *st)
+static int decode_map(const rwf_dict *dict, rwf_buf data, payload_stamps *st)
 {
     rwf_map_dec m;
     if (rwf_map_dec_init(&m, data) < 0)
@@ -167,15 +168,15 @@ static int decode_map(const rwf_dict *dict, rwf_buf data, cons_stamps *st)
         return err_set("Map entries of type %s where FieldLists were expected",
                        rwf_type_name(m.hdr.ctype) ? rwf_type_name(m.hdr.ctype) : "?");
     rwf_set_db db;
-    rwf_set_entry pool[CONS_SET_POOL];
+    rwf_set_entry pool[PAYLOAD_SET_POOL];
     const rwf_set_db *sets = NULL;
     if (m.hdr.flags & RWF_MPF_HAS_SET_DEFS) {
-        if (rwf_set_db_decode(&db, RWF_DT_FIELD_LIST, m.hdr.set_defs, pool, CONS_SET_POOL) < 0)
+        if (rwf_set_db_decode(&db, RWF_DT_FIELD_LIST, m.hdr.set_defs, pool, PAYLOAD_SET_POOL) < 0)
             return err_push("Map set definitions");
         sets = &db;
     }
     if ((m.hdr.flags & RWF_MPF_HAS_SUMMARY_DATA) &&
-        cons_decode_field_list(dict, m.hdr.summary, sets, st) < 0)
+        payload_decode_field_list(dict, m.hdr.summary, sets, st) < 0)
         return err_push("Map summary data");
     rwf_map_entry e;
     int r;
@@ -186,28 +187,28 @@ static int decode_map(const rwf_dict *dict, rwf_buf data, cons_stamps *st)
             return err_push("Map entry %u key", n);
         st->sum += key.u;
         if (e.action != RWF_MPEA_DELETE_ENTRY && m.hdr.ctype == RWF_DT_FIELD_LIST &&
-            cons_decode_field_list(dict, e.data, sets, st) < 0)
+            payload_decode_field_list(dict, e.data, sets, st) < 0)
             return err_push("Map entry %u", n);
         n++;
     }
     return r == RWF_END ? 0 : -1;
 }
 
-int cons_decode_payload(const rwf_dict *dict, const rwf_msg *m, cons_stamps *st)
+int payload_decode(const rwf_dict *dict, const rwf_msg *m, payload_stamps *st)
 {
     st->t[0] = st->t[1] = st->t[2] = 0;
     st->sum = 0;
     switch (m->container_type) {
     case RWF_DT_FIELD_LIST:
-        return cons_decode_field_list(dict, m->payload, NULL, st);
+        return payload_decode_field_list(dict, m->payload, NULL, st);
     case RWF_DT_MAP:
         return decode_map(dict, m->payload, st);
     case RWF_DT_NO_DATA:
         return 0;
     default: {
         const char *name = rwf_type_name(m->container_type);
-        return err_set("payload of type %s (%d), which ConsPerf does not decode", name ? name : "?",
-                       m->container_type);
+        return err_set("payload of type %s (%d), which the payload decoder does not decode",
+                       name ? name : "?", m->container_type);
     }
     }
 }

@@ -1,6 +1,7 @@
 /*
- * ConsPerf's payload decoder: every field of every refresh, update and generic message,
- * decoded with the type its dictionary gives it (tools.md §2.4, wire.md §5.5).
+ * payload: the tools' payload decoder (ConsPerf for every refresh, update and generic message,
+ * ProvPerf for the generic messages it receives): every field decoded with the type its
+ * dictionary gives it (tools.md §2.4, wire.md §5.5), and the latency stamps picked out.
  *
  * A MarketPrice payload is a FieldList; a MarketByOrder payload is a Map whose summary data
  * and entries are FieldLists (set-defined entries included, with the map's set definitions).
@@ -12,28 +13,25 @@
  *
  * Along the way the three latency stamps are picked up: TIM_TRK_1..3 (fids 3902..3904) when
  * they are UINT fields that are not blank. Which stamp means what depends on the message class
- * and is decided by the caller (see cons_stamps).
+ * and is decided by the caller (see payload_stamps).
  *
  * Nothing is allocated and no lock is taken: this is the loop ConsPerf runs for each of
  * millions of updates per second.
  */
-#ifndef RWFPERF_CONS_DECODE_H
-#define RWFPERF_CONS_DECODE_H
+#ifndef RWFPERF_PAYLOAD_H
+#define RWFPERF_PAYLOAD_H
 
 #include "rwf.h"
+#include "rwf_fids.h"
 
 #include <stdint.h>
 
-#define CONS_FID_TIM_TRK_1 3902 /* update latency: the provider's send time */
-#define CONS_FID_TIM_TRK_2 3903 /* post latency: the poster's send time */
-#define CONS_FID_TIM_TRK_3 3904 /* generic message latency; scheduled time in updates/posts */
-
 /* The stamps of one message: t[0..2] are TIM_TRK_1..3, 0 when absent or blank. sum mixes
  * every decoded value, so that the work is observable (the caller keeps a running sum). */
-typedef struct cons_stamps {
+typedef struct payload_stamps {
     uint64_t t[3];
     uint64_t sum;
-} cons_stamps;
+} payload_stamps;
 
 /*
  * Decodes the payload of m, an item message (refresh, update, generic, or the payload of any
@@ -42,11 +40,11 @@ typedef struct cons_stamps {
  * -1 with err_msg() saying which field or entry is wrong and why ("field 22: REAL value of 12
  * bytes is malformed", "field 9999 is not in the dictionary").
  */
-int cons_decode_payload(const rwf_dict *dict, const rwf_msg *m, cons_stamps *st);
+int payload_decode(const rwf_dict *dict, const rwf_msg *m, payload_stamps *st);
 
 /* Decodes one FieldList (the bytes of the container) against dict, with the set definitions
  * sets (may be NULL), adding its stamps and values to st (not cleared). Returns 0 or -1. */
-int cons_decode_field_list(const rwf_dict *dict, rwf_buf data, const rwf_set_db *sets,
-                           cons_stamps *st);
+int payload_decode_field_list(const rwf_dict *dict, rwf_buf data, const rwf_set_db *sets,
+                              payload_stamps *st);
 
 #endif
