@@ -13,7 +13,7 @@
  * service, the channel-down lines. As in the original, a connection lost before the service was
  * found is retried (1 s, 2 s, 4 s, then every 5 s); lost after, it ends the test.
  */
-#include "decode.h"
+#include "payload.h"
 #include "worker.h"
 
 #include "clk.h"

@@ -1,4 +1,4 @@
-#include "worker.h"
+#include "worker_int.h"
 
 #include "clk.h"
 #include "err.h"
@@ -149,7 +149,7 @@ static bool is_writer(const tperf_worker *w)
 
 /* Closes session i: prints why (NULL: an orderly close of ours), accounts its time, frees
  * it. A client that loses a connection that was active ends the test (tools.md §2.11). */
-static void session_close(tperf_worker *w, int i, const char *why)
+void worker_session_close(tperf_worker *w, int i, const char *why)
 {
     tperf_session *s = w->sess[i];
     int64_t now = clk_ns();
@@ -177,13 +177,13 @@ static void session_close(tperf_worker *w, int i, const char *why)
 
 /* Closes session i after a transport failure, with the transport's reason. A reader that
  * was too slow lost messages: the test failed. */
-static void session_fail(tperf_worker *w, int i)
+void worker_session_fail(tperf_worker *w, int i)
 {
     char why[ERR_MSG_MAX];
     snprintf(why, sizeof(why), "%s", err_msg());
     if (run_channel_slow_reader(why))
         run_fail_set(&w->fail, RUN_EXIT_FAILED, "thread %d: %s", w->index + 1, why);
-    session_close(w, i, why);
+    worker_session_close(w, i, why);
 }
 
 /* The channel of session i became active. Returns 0, or -1 when the session was closed. */
@@ -194,7 +194,7 @@ static int session_activate(tperf_worker *w, int i)
     tp_info in;
     s->fd = tp_fd(s->ch);
     if (tp_get_info(s->ch, &in) < 0) {
-        session_fail(w, i);
+        worker_session_fail(w, i);
         return -1;
     }
     run_channel_info_print(stdout, s->fd, &in);
@@ -207,7 +207,7 @@ static int session_activate(tperf_worker *w, int i)
                s->fd, in.max_fragment_size, w->pack_bytes);
         run_fail_set(&w->fail, RUN_EXIT_INVALID, "channel %d: -pack larger than a fragment", s->fd);
         sig_request_stop();
-        session_close(w, i, "packing buffer larger than the maximum fragment size");
+        worker_session_close(w, i, "packing buffer larger than the maximum fragment size");
         return -1;
     }
     s->active = true;
@@ -225,7 +225,7 @@ static int session_init(tperf_worker *w, int i)
     if (rc == TP_ACTIVE)
         return session_activate(w, i);
     if (rc < 0) {
-        session_fail(w, i);
+        worker_session_fail(w, i);
         return -1;
     }
     w->sess[i]->fd = tp_fd(w->sess[i]->ch);
@@ -271,280 +271,6 @@ static void client_connect(tperf_worker *w)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Receiving                                                                                  */
-
-int worker_on_msg(tperf_worker *w, tperf_session *s, const uint8_t *p, uint32_t len, int64_t now_ns)
-{
-    if (len < TPERF_MSG_HEAD) {
-        if (w->cfg->gap_mode == TPERF_GAPS_COUNT) {
-            counter_inc(&w->sq[TPERF_SQ_SHORT]);
-            return 0;
-        }
-        printf("Error: Message was too small to be valid(length %u).\n", len);
-        w->seq_gaps++;
-        return -1;
-    }
-    uint64_t seq = tperf_msg_seq(p);
-    bool record = true;
-    if (w->tracked) {
-        /* per sender, and counted instead of failing with -seqGaps count */
-        if (tperf_track_msg(w, s, seq, &record) < 0)
-            return -1;
-    } else {
-        if (s->recv_any && seq != s->recv_seq) {
-            printf("Error: Received out-of-order sequence number(%" PRIu64 " instead of %" PRIu64
-                   ").\n",
-                   seq, s->recv_seq);
-            w->seq_gaps++;
-            w->seq_lost += seq > s->recv_seq ? seq - s->recv_seq : 0;
-            return -1;
-        }
-        if (!s->recv_any && !w->got_first) {
-            w->first_seq = seq;
-            w->got_first = true;
-        }
-        s->recv_any = true;
-        s->recv_seq = seq + 1;
-    }
-
-    uint64_t stamp = tperf_msg_stamp(p);
-    if (stamp && record) {
-        int64_t now = now_ns ? now_ns : clk_ns();
-        lat *rec = latbuf_cur(&w->lat);
-        int64_t d = now - (int64_t)stamp;
-        lat_record(&rec[TPERF_LAT], d);
-        uint64_t sched = tperf_msg_sched(p, len);
-        if (sched)
-            lat_record(&rec[TPERF_LAT_SCHED], now - (int64_t)sched);
-        if (w->ring_on)
-            latring_push(&w->ring, 0, (int64_t)stamp, now);
-        if (d < 0 && atomic_load_explicit(&w->neg_send, memory_order_relaxed) == 0) {
-            atomic_store_explicit(&w->neg_recv, now, memory_order_relaxed);
-            atomic_store_explicit(&w->neg_send, (int64_t)stamp, memory_order_release);
-        }
-    }
-    return 0;
-}
-
-/* tp_write() of a whole message: a message larger than one fragment may need the socket to
- * take some of the queue first (TP_ECALLAGAIN), so this waits for it, briefly at a time.
- * Returns what tp_write() finally returns. */
-static int write_whole(tperf_worker *w, tperf_session *s, tp_buf *b)
-{
-    int rc = tp_write(s->ch, b, w->write_flags);
-    while (rc == TP_ECALLAGAIN) {
-        if (tp_flush(s->ch) < 0)
-            return TP_EFAIL;
-        struct pollfd pfd = {.fd = s->fd, .events = POLLOUT};
-        poll(&pfd, 1, 10);
-        rc = tp_write(s->ch, b, w->write_flags);
-    }
-    return rc;
-}
-
-/* Writes a received message back (-reflectMsgs). Returns 1 when written, 0 when dropped for
- * lack of buffers, -1 when the channel failed. */
-static int reflect(tperf_worker *w, tperf_session *s, const tp_msg *m)
-{
-    tp_buf *b;
-    int rc = tp_get_buffer(s->ch, m->len, false, &b);
-    if (rc == TP_ENOBUFS) {
-        if (tp_flush(s->ch) < 0)
-            return -1;
-        rc = tp_get_buffer(s->ch, m->len, false, &b);
-    }
-    if (rc == TP_ENOBUFS) {
-        counter_inc(&w->out_of_bufs);
-        s->want_flush = true;
-        return 0;
-    }
-    if (rc < 0)
-        return -1;
-    memcpy(b->data, m->data, m->len);
-    b->len = m->len;
-    rc = write_whole(w, s, b);
-    if (rc == TP_ENOBUFS) {
-        tp_release(s->ch, b);
-        counter_inc(&w->out_of_bufs);
-        s->want_flush = true;
-        return 0;
-    }
-    if (rc < 0)
-        return -1;
-    if (rc > 0)
-        s->want_flush = true;
-    return 1;
-}
-
-/* Reads what session i has, until nothing is buffered or the deadline passes (checked before
- * each read system call). Returns 0, or -1 when the session was closed. */
-static int session_read(tperf_worker *w, int i, int64_t deadline)
-{
-    tperf_session *s = w->sess[i];
-    const bool refl = w->cfg->reflect_msgs;
-    uint64_t n = 0, bytes = 0, sent = 0;
-    uint64_t written0 = 0;
-    tp_stats st;
-    if (refl) {
-        tp_get_stats(s->ch, &st);
-        written0 = st.bytes_written;
-    }
-    int ret = 0;
-    const char *why = NULL;
-    for (;;) {
-        tp_msg m;
-        int rc = tp_read(s->ch, &m);
-        if (rc < 0) {
-            ret = -1;
-            break;
-        }
-        if (rc & TP_READ_MSG) {
-            n++;
-            bytes += m.len;
-            uint32_t dseq;
-            if (s->mc)
-                tp_mc_last_from(s->ch, &s->from, &dseq);
-            if (refl) {
-                int r = reflect(w, s, &m);
-                if (r < 0) {
-                    ret = -1;
-                    break;
-                }
-                sent += (uint64_t)r;
-            } else if (worker_on_msg(w, s, m.data, m.len, 0) < 0) {
-                why = "Message callback returned failure.";
-                run_fail_set(&w->fail, RUN_EXIT_FAILED, "thread %d: %s", w->index + 1, why);
-                ret = -1;
-                break;
-            }
-        }
-        if (!(rc & TP_READ_MORE)) {
-            if (rc == 0 || clk_ns() >= deadline)
-                break;
-        }
-    }
-    counter_add(&w->msgs_recv, n);
-    counter_add(&w->bytes_recv, bytes);
-    if (w->tracked || s->mc)
-        tperf_track_publish(w, s);
-    if (refl) {
-        tp_get_stats(s->ch, &st);
-        counter_add(&w->msgs_sent, sent);
-        counter_add(&w->bytes_sent, st.bytes_written - written0);
-        s->sent += sent;
-    }
-    if (ret < 0) {
-        if (why)
-            session_close(w, i, why);
-        else
-            session_fail(w, i);
-    }
-    return ret;
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* Sending                                                                                    */
-
-/* Sends one unpacked message. Returns what tp_write returns (bytes still queued), or a TP_E*
- * code. */
-static int send_one(tperf_worker *w, tperf_session *s, uint32_t size, uint64_t stamp,
-                    uint64_t sched)
-{
-    tp_buf *b;
-    int rc = tp_get_buffer(s->ch, size, false, &b);
-    if (rc < 0)
-        return rc;
-    tperf_msg_fill(b->data, size, s->send_seq, stamp, sched);
-    b->len = size;
-    rc = write_whole(w, s, b);
-    if (rc < 0) {
-        if (rc != TP_EFAIL)
-            tp_release(s->ch, b);
-        return rc;
-    }
-    s->send_seq++;
-    return rc;
-}
-
-/* Sends the current tick's burst on session i: tick_burst() messages, the one the latency
- * random array picks time-stamped, packed -pack at a time (the last buffer of a burst is
- * written even when not full, so no message waits for the next tick). Returns 0, or -1 when
- * the session was closed. */
-static int send_burst(tperf_worker *w, int i, const tick *t)
-{
-    tperf_session *s = w->sess[i];
-    const tperf_config *cfg = w->cfg;
-    const uint32_t size = (uint32_t)cfg->msg_size;
-    const uint64_t n = tick_burst(t, (uint64_t)cfg->msg_rate);
-    const int64_t pick = w->lra ? lra_at(w->lra, t->second, t->index) : LRA_NONE;
-    const uint64_t sched = (uint64_t)tick_deadline(t);
-    const uint32_t pack = (uint32_t)cfg->pack;
-    tp_stats st;
-    tp_get_stats(s->ch, &st);
-    const uint64_t written0 = st.bytes_written;
-
-    uint64_t k = 0;
-    int rc = 0;
-    if (pack <= 1) {
-        for (; k < n; k++) {
-            uint64_t stamp = lra_stamp(pick, k) ? (uint64_t)clk_ns() : 0;
-            rc = send_one(w, s, size, stamp, sched);
-            if (rc < 0)
-                break;
-        }
-    } else {
-        tp_buf *b = NULL;
-        uint32_t in_buf = 0;
-        for (; k < n; k++) {
-            if (!b) {
-                rc = tp_get_buffer(s->ch, (uint32_t)w->pack_bytes, true, &b);
-                if (rc < 0)
-                    break;
-                in_buf = 0;
-            }
-            uint64_t stamp = lra_stamp(pick, k) ? (uint64_t)clk_ns() : 0;
-            tperf_msg_fill(b->data, size, s->send_seq++, stamp, sched);
-            b->len = size;
-            in_buf++;
-            if (in_buf == pack || k + 1 == n) {
-                rc = tp_write(s->ch, b, w->write_flags);
-                if (rc < 0 && rc != TP_EFAIL)
-                    tp_release(s->ch, b); /* refused: still ours */
-                b = NULL;
-            } else {
-                rc = tp_pack(s->ch, b);
-                if (rc < 0)
-                    tp_release(s->ch, b);
-            }
-            if (rc < 0) { /* the messages of this buffer did not go */
-                s->send_seq -= in_buf;
-                k = k + 1 - in_buf;
-                break;
-            }
-        }
-    }
-    if (rc > 0)
-        s->want_flush = true;
-    tp_get_stats(s->ch, &st);
-    counter_add(&w->msgs_sent, k);
-    counter_add(&w->bytes_sent, st.bytes_written - written0);
-    s->sent += k;
-    if (s->mc)
-        tperf_track_publish(w, s);
-    if (rc == TP_ENOBUFS) {
-        counter_add(&w->out_of_bufs, n - k);
-        s->want_flush = true;
-        return 0;
-    }
-    if (rc < 0) {
-        printf("Failure while writing message bursts: %s\n", err_msg());
-        session_fail(w, i);
-        return -1;
-    }
-    return 0;
-}
-
-/* ------------------------------------------------------------------------------------------ */
 /* The loop                                                                                   */
 
 /* The work of one tick: hand-overs, bursts, keep-alive, connection attempts. */
@@ -556,12 +282,12 @@ static void on_tick(tperf_worker *w, const tick *t, int64_t now)
         tperf_session *s = w->sess[i];
         if (s->active) {
             /* A tick that was due before the channel came up is not made up on it. */
-            if (writer && tick_deadline(t) >= s->active_ns && send_burst(w, i, t) < 0)
+            if (writer && tick_deadline(t) >= s->active_ns && worker_send_burst(w, i, t) < 0)
                 continue;
         }
         /* keep-alive; a handshake that stalls makes no event, its time limit is checked here */
         if (tp_tick(s->ch, (uint64_t)now) < 0) {
-            session_fail(w, i);
+            worker_session_fail(w, i);
             continue;
         }
         if (s->mc && s->active && !writer)
@@ -635,12 +361,12 @@ static void io_pass(tperf_worker *w, int64_t until, int64_t *shm_nap)
             session_init(w, i);
             continue;
         }
-        if ((re & (POLLIN | POLLERR | POLLHUP)) && session_read(w, i, deadline) < 0)
+        if ((re & (POLLIN | POLLERR | POLLHUP)) && worker_session_read(w, i, deadline) < 0)
             continue;
         if ((re & POLLOUT) || (busy && s->want_flush)) {
             int rc = tp_flush(s->ch);
             if (rc < 0) {
-                session_fail(w, i);
+                worker_session_fail(w, i);
                 continue;
             }
             s->want_flush = rc > 0;
@@ -651,7 +377,7 @@ static void io_pass(tperf_worker *w, int64_t until, int64_t *shm_nap)
         uint64_t before = counter_total(&w->msgs_recv);
         for (int i = w->n_sess - 1; i >= 0; i--)
             if (w->sess[i]->shm && w->sess[i]->active)
-                session_read(w, i, deadline);
+                worker_session_read(w, i, deadline);
         if (counter_total(&w->msgs_recv) != before)
             *shm_nap = 0;
         else
@@ -713,7 +439,7 @@ static void finish(tperf_worker *w)
         s->active = false; /* an orderly close: no "channel lost" */
         if (was_active)
             w->disconnect_ns = clk_ns();
-        session_close(w, w->n_sess - 1, NULL);
+        worker_session_close(w, w->n_sess - 1, NULL);
     }
 }
 
