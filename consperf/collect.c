@@ -2,6 +2,7 @@
 
 #include "clk.h"
 #include "err.h"
+#include "run_setup.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -38,7 +39,7 @@ int cons_collect_init(cons_collector *c, cons_run *run)
         return -1;
     for (int i = 0; i < run->thread_count; i++)
         if (cons_stats_open(run_col_stats(&c->col, i), c->cfg, i + 1) < 0 ||
-            cons_latency_open(run_col_latlog(&c->col, i), c->cfg, i + 1) < 0)
+            run_file_latency(run_col_latlog(&c->col, i), c->cfg->latency_file, i + 1, 0, true) < 0)
             return -1;
     if (c->cfg->histogram_log[0] &&
         run_col_hlog(&c->col, c->cfg->histogram_log, 0, "ConsPerf", hlog_tags) < 0)

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "err.h"
+#include "items.h"
 #include "tick.h"
 
 #include <limits.h>
@@ -148,7 +149,7 @@ int cons_config_threads(const cons_config *cfg)
     /* As the original: -workerThreads alone also gives the number of connections. */
     if (!cfg->threads.list[0] && cfg->worker_threads.list[0])
         return cfg->worker_threads.count;
-    return cfg->threads.count > 0 ? cfg->threads.count : 1;
+    return opt_threads_count(&cfg->threads);
 }
 
 int cons_config_check(const cons_config *c)
@@ -171,11 +172,8 @@ int cons_config_check(const cons_config *c)
     if (c->snapshot && c->generic_msg_rate)
         return err_set("Config Error: -genericMsgRate cannot be used with -snapshot (generic "
                        "messages need streaming items).");
-    int threads = cons_config_threads(c);
-    if (c->common_item_count > c->item_count / threads)
-        return err_set("Config Error: -commonItemCount %d is greater than the items per "
-                       "connection (%d items over %d connections = %d).",
-                       c->common_item_count, c->item_count, threads, c->item_count / threads);
+    if (items_check_common(c->item_count, c->common_item_count, cons_config_threads(c)) != 0)
+        return -1;
     if (c->delay_steady_state_calc / 1000 > c->steady_state_time)
         return err_set("Config Error: -delaySteadyStateCalc %d ms is longer than "
                        "-steadyStateTime %d s.",
@@ -191,27 +189,8 @@ int cons_config_check(const cons_config *c)
     return 0;
 }
 
-static void defaults_of(void *c)
-{
-    cons_config_defaults(c);
-}
-
-static int check_of(const void *c)
-{
-    return cons_config_check(c);
-}
-
-int cons_config_init(cons_config *cfg, int argc, char **argv, FILE *out, FILE *err)
-{
-    static const opt_tool tool = {"ConsPerf",  cons_options, sizeof(cons_config),
-                                  defaults_of, check_of,     true};
-    return opt_tool_init(&tool, cfg, argc, argv, out, err);
-}
-
-static const char *yes_no(bool b)
-{
-    return b ? "Yes" : "No";
-}
+OPT_DEFINE_TOOL_INIT(cons_config_init, cons_config, "ConsPerf", cons_options, cons_config_defaults,
+                     cons_config_check, true)
 
 void cons_config_print(const cons_config *c, const out_extra *extra, out_report *r)
 {
@@ -238,20 +217,16 @@ void cons_config_print(const cons_config *c, const out_extra *extra, out_report 
                                        threads, sizeof(threads)));
     out_input(r, w, "Output Buffers", "%d", c->output_bufs);
     out_input(r, w, "Input Buffers", "%d", c->input_bufs);
-    out_input(r, w, "Send Buffer Size", "%d%s", c->send_buf_size,
-              c->send_buf_size ? " bytes" : "(use default)");
-    out_input(r, w, "Recv Buffer Size", "%d%s", c->recv_buf_size,
-              c->recv_buf_size ? " bytes" : "(use default)");
-    out_input(r, w, "High Water Mark", "%d%s", c->high_water_mark,
-              c->high_water_mark > 0 ? " bytes" : "(use default)");
-    out_input(r, w, "Interface Name", "%s",
-              c->interface_name[0] ? c->interface_name : "(use default)");
-    out_input(r, w, "Tcp_NoDelay", "%s", yes_no(c->tcp_nodelay));
+    out_input_bytes(r, w, "Send Buffer Size", c->send_buf_size);
+    out_input_bytes(r, w, "Recv Buffer Size", c->recv_buf_size);
+    out_input_bytes(r, w, "High Water Mark", c->high_water_mark);
+    out_input_name(r, w, "Interface Name", c->interface_name);
+    out_input(r, w, "Tcp_NoDelay", "%s", out_yes_no(c->tcp_nodelay));
     out_input(r, w, "Username", "%s", c->uname[0] ? c->uname : "(use system login name)");
     out_input(r, w, "Item Count", "%d", c->item_count);
     out_input(r, w, "Common Item Count", "%d", c->common_item_count);
     out_input(r, w, "Request Rate", "%d", c->request_rate);
-    out_input(r, w, "Request Snapshots", "%s", yes_no(c->snapshot));
+    out_input(r, w, "Request Snapshots", "%s", out_yes_no(c->snapshot));
     out_input(r, w, "Posting Rate", "%d", c->posting_rate);
     out_input(r, w, "Latency Posting Rate", "%d", c->posting_latency_rate);
     out_input(r, w, "Generic Msg Rate", "%d", c->generic_msg_rate);
@@ -276,8 +251,8 @@ void cons_config_print(const cons_config *c, const out_extra *extra, out_report 
     out_input(r, w, "Output Tunnel Buffers", "15000");
     out_input(r, w, "Print Usage Tunnel Bufs", "No");
     out_input(r, w, "Compression type", "%d", c->compression_type);
-    out_input(r, w, "Nanosecond Latency", "%s", yes_no(c->nano_time));
-    out_input(r, w, "Measure Decode", "%s", yes_no(c->measure_decode));
+    out_input(r, w, "Nanosecond Latency", "%s", out_yes_no(c->nano_time));
+    out_input(r, w, "Measure Decode", "%s", out_yes_no(c->measure_decode));
 
     /* Ours, after the original's lines. */
     out_input(r, w, "Max Output Buffers", "%d",

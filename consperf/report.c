@@ -1,6 +1,7 @@
 #include "report.h"
 
 #include "err.h"
+#include "run_setup.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -282,41 +283,9 @@ int cons_report_stats_row(out_csv *csv, time_t t, unsigned interval_secs, const 
         g->count ? g->min : 0.0, iv->cpu, iv->mem_mb, extra);
 }
 
-static int path_n(char *buf, size_t size, const char *base, int thread)
-{
-    int w = snprintf(buf, size, "%s%d.csv", base, thread);
-    return w < 0 || (size_t)w >= size ? -1 : 0;
-}
-
-int cons_stats_path(char *buf, size_t size, const cons_config *cfg, int thread)
-{
-    return path_n(buf, size, cfg->stats_file, thread);
-}
-
-int cons_latency_path(char *buf, size_t size, const cons_config *cfg, int thread)
-{
-    return path_n(buf, size, cfg->latency_file, thread);
-}
-
 int cons_stats_open(out_csv *csv, const cons_config *cfg, int thread)
 {
-    char path[CONS_PATH_LEN + 32], header[2048];
-    csv->f = NULL;
-    if (cons_stats_path(path, sizeof(path), cfg, thread) != 0 ||
-        cons_stats_header(header, sizeof(header)) != 0)
-        return err_set("statistics file name too long");
-    return out_csv_open(csv, path, header);
-}
-
-int cons_latency_open(out_csv *csv, const cons_config *cfg, int thread)
-{
-    char path[CONS_PATH_LEN + 32];
-    csv->f = NULL;
-    if (!cfg->latency_file[0])
-        return 0;
-    if (cons_latency_path(path, sizeof(path), cfg, thread) != 0)
-        return err_set("latency file name too long");
-    return out_latlog_open(csv, path, true);
+    return run_file_stats_built(csv, cfg->stats_file, thread, 0, cons_stats_header);
 }
 
 /* ------------------------------------------------------------------------------------------ */

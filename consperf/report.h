@@ -122,17 +122,8 @@ int cons_stats_header(char *buf, size_t size);
  * (err_set naming the file). */
 int cons_stats_open(out_csv *csv, const cons_config *cfg, int thread);
 
-/* Creates connection `thread`'s latency log when -latencyFile was given; otherwise leaves csv
- * closed (rows are then ignored). Returns 0, or -1 (err_set naming the file). */
-int cons_latency_open(out_csv *csv, const cons_config *cfg, int thread);
-
 /* Writes one statistics row for an interval ending at wall-clock time t. Returns 0 or -1. */
 int cons_report_stats_row(out_csv *csv, time_t t, unsigned interval_secs, const cons_interval *iv);
-
-/* File names of connection `thread` (1-based): "<statsFile><n>.csv" and
- * "<latencyFile><n>.csv". Return 0, or -1 when buf is too small. */
-int cons_stats_path(char *buf, size_t size, const cons_config *cfg, int thread);
-int cons_latency_path(char *buf, size_t size, const cons_config *cfg, int thread);
 
 /* Builds the JSON summary: out_json_doc's members, "inputs" (cons_config_json), "results"
  * {"overall", "threads": [...], "resources", "passed"}. Caller owns the result. */

@@ -1,6 +1,8 @@
 #include "config.h"
 
 #include "err.h"
+#include "items.h"
+#include "pv_feed.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -123,12 +125,12 @@ int niprov_config_threads(const niprov_config *cfg)
     /* As the original: -workerThreads alone also gives the number of connections. */
     if (!cfg->threads.list[0] && cfg->worker_threads.list[0])
         return cfg->worker_threads.count;
-    return cfg->threads.count > 0 ? cfg->threads.count : 1;
+    return opt_threads_count(&cfg->threads);
 }
 
 int niprov_config_latency_update_rate(const niprov_config *cfg)
 {
-    return cfg->latency_update_rate == OPT_RATE_ALL ? cfg->update_rate : cfg->latency_update_rate;
+    return opt_rate_of(cfg->latency_update_rate, cfg->update_rate);
 }
 
 int niprov_config_check(const niprov_config *c)
@@ -140,49 +142,14 @@ int niprov_config_check(const niprov_config *c)
         return err_set("Config Error: worker thread count (%d in -workerThreads) not equal to "
                        "thread count (%d in -threads).",
                        c->worker_threads.count, c->threads.count);
-    int threads = niprov_config_threads(c);
-    if (c->common_item_count > c->item_count / threads)
-        return err_set("Config Error: -commonItemCount %d is greater than the items per "
-                       "connection (%d items over %d connections = %d).",
-                       c->common_item_count, c->item_count, threads, c->item_count / threads);
-    if (opt_check_latency_rate("-latencyUpdateRate", c->latency_update_rate, "-updateRate",
-                               c->update_rate, c->tick_rate) != 0)
+    if (items_check_common(c->item_count, c->common_item_count, niprov_config_threads(c)) != 0)
         return -1;
-    if (c->pre_enc && c->latency_update_rate == OPT_RATE_ALL)
-        return err_set("Config Error: -preEnc cannot be used with -latencyUpdateRate all (every "
-                       "update is then encoded with its stamp).");
-    if (c->measure_encode && c->latency_update_rate == 0)
-        return err_set("Config Error: -measureEncode needs a -latencyUpdateRate above 0 (only "
-                       "latency updates are timed).");
-    if (opt_check_total_rate("-updateRate", c->update_rate, c->tick_rate) != 0)
-        return -1;
-    if (c->max_pack_count > 1 && c->pack_buf_size == 0)
-        return err_set("Config Error: -maxPackCount %d needs a -packBufSize above 0.",
-                       c->max_pack_count);
-    return 0;
+    return pv_check_options(c->pre_enc, c->latency_update_rate, c->measure_encode, c->update_rate,
+                            c->tick_rate, c->max_pack_count, c->pack_buf_size);
 }
 
-static void defaults_of(void *c)
-{
-    niprov_config_defaults(c);
-}
-
-static int check_of(const void *c)
-{
-    return niprov_config_check(c);
-}
-
-int niprov_config_init(niprov_config *cfg, int argc, char **argv, FILE *out, FILE *err)
-{
-    static const opt_tool tool = {"NIProvPerf", niprov_options, sizeof(niprov_config),
-                                  defaults_of,  check_of,       true};
-    return opt_tool_init(&tool, cfg, argc, argv, out, err);
-}
-
-static const char *yes_no(bool b)
-{
-    return b ? "Yes" : "No";
-}
+OPT_DEFINE_TOOL_INIT(niprov_config_init, niprov_config, "NIProvPerf", niprov_options,
+                     niprov_config_defaults, niprov_config_check, true)
 
 void niprov_config_print(const niprov_config *c, const out_extra *extra, out_report *r)
 {
@@ -198,24 +165,20 @@ void niprov_config_print(const niprov_config *c, const out_extra *extra, out_rep
               opt_threads_reactor_text(&c->threads, c->reactor ? &c->worker_threads : NULL, threads,
                                        sizeof(threads)));
     out_input(r, w, "Output Buffers", "%d", c->output_bufs);
-    out_input(r, w, "Send Buffer Size", "%d%s", c->send_buf_size,
-              c->send_buf_size ? " bytes" : "(use default)");
-    out_input(r, w, "Recv Buffer Size", "%d%s", c->recv_buf_size,
-              c->recv_buf_size ? " bytes" : "(use default)");
-    out_input(r, w, "High Water Mark", "%d%s", c->high_water_mark,
-              c->high_water_mark > 0 ? " bytes" : "(use default)");
-    out_input(r, w, "Interface Name", "%s",
-              c->interface_name[0] ? c->interface_name : "(use default)");
+    out_input_bytes(r, w, "Send Buffer Size", c->send_buf_size);
+    out_input_bytes(r, w, "Recv Buffer Size", c->recv_buf_size);
+    out_input_bytes(r, w, "High Water Mark", c->high_water_mark);
+    out_input_name(r, w, "Interface Name", c->interface_name);
     out_input(r, w, "Username", "%s", c->uname[0] ? c->uname : "(use system login name)");
-    out_input(r, w, "Tcp_NoDelay", "%s", yes_no(c->tcp_nodelay));
+    out_input(r, w, "Tcp_NoDelay", "%s", out_yes_no(c->tcp_nodelay));
     out_input(r, w, "Item Count", "%d", c->item_count);
     out_input(r, w, "Common Item Count", "%d", c->common_item_count);
     out_input(r, w, "Tick Rate", "%d", c->tick_rate);
-    out_input(r, w, "Use Direct Writes", "%s", yes_no(c->direct_write));
+    out_input(r, w, "Use Direct Writes", "%s", out_yes_no(c->direct_write));
     out_input(r, w, "Summary File", "%s", c->summary_file);
     out_input(r, w, "Stats File", "%s", c->stats_file);
     out_input(r, w, "Write Stats Interval", "%d", c->write_stats_interval);
-    out_input(r, w, "Display Stats", "%s", yes_no(c->display_stats));
+    out_input(r, w, "Display Stats", "%s", out_yes_no(c->display_stats));
     out_input(r, w, "Update Rate", "%d", c->update_rate);
     out_input(r, w, "Latency Update Rate", "%d", niprov_config_latency_update_rate(c));
     out_input(r, w, "Refresh Burst Size", "%d", c->refresh_burst_size);
@@ -233,14 +196,14 @@ void niprov_config_print(const niprov_config *c, const out_extra *extra, out_rep
 
     /* NIProvPerf prints these after a blank line, one column to the left. */
     const int t = NIPROV_LABEL_WIDTH_TAIL;
-    out_input(r, t, "Pre-Encoded Updates", "%s", yes_no(c->pre_enc));
-    out_input(r, t, "Nanosecond Time", "%s", yes_no(c->nano_time));
-    out_input(r, t, "Measure Encode", "%s", yes_no(c->measure_encode));
+    out_input(r, t, "Pre-Encoded Updates", "%s", out_yes_no(c->pre_enc));
+    out_input(r, t, "Nanosecond Time", "%s", out_yes_no(c->nano_time));
+    out_input(r, t, "Measure Encode", "%s", out_yes_no(c->measure_encode));
     out_input(r, t, "Multicast Stats", "No");
 
     /* Ours, after the original's lines. */
     out_input(r, t, "Compression type", "%d", c->compression_type);
-    out_input(r, t, "Scheduled Stamp", "%s", yes_no(c->sched_stamp));
+    out_input(r, t, "Scheduled Stamp", "%s", out_yes_no(c->sched_stamp));
     char json[NIPROV_PATH_LEN + 8];
     out_extra_inputs(r, t, extra,
                      out_json_path(json, sizeof(json), c->summary_file) == 0 ? json : NULL);

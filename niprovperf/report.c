@@ -1,6 +1,7 @@
 #include "report.h"
 
 #include "err.h"
+#include "run_setup.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -80,19 +81,9 @@ int niprov_report_stats_row(out_csv *csv, time_t t, const niprov_interval *iv)
                        iv->updates, iv->cpu, iv->mem_mb);
 }
 
-int niprov_stats_path(char *buf, size_t size, const niprov_config *cfg, int thread)
-{
-    int w = snprintf(buf, size, "%s%d.csv", cfg->stats_file, thread);
-    return w < 0 || (size_t)w >= size ? -1 : 0;
-}
-
 int niprov_stats_open(out_csv *csv, const niprov_config *cfg, int thread)
 {
-    char path[NIPROV_PATH_LEN + 32];
-    csv->f = NULL;
-    if (niprov_stats_path(path, sizeof(path), cfg, thread) != 0)
-        return err_set("statistics file name too long");
-    return out_csv_open(csv, path, niprov_stats_header());
+    return run_file_stats(csv, cfg->stats_file, thread, 0, niprov_stats_header());
 }
 
 static json_object *stats_json(const niprov_config *cfg, const niprov_stats *s)

@@ -73,9 +73,6 @@ const char *niprov_stats_header(void);
 /* Writes one statistics row for an interval ending at wall-clock time t. Returns 0 or -1. */
 int niprov_report_stats_row(out_csv *csv, time_t t, const niprov_interval *iv);
 
-/* "<statsFile><n>.csv" for thread `thread` (1-based). Returns 0, or -1 when buf is too small. */
-int niprov_stats_path(char *buf, size_t size, const niprov_config *cfg, int thread);
-
 /* Creates thread `thread`'s statistics file with its header. Returns 0, or -1 (err_set). */
 int niprov_stats_open(out_csv *csv, const niprov_config *cfg, int thread);
 

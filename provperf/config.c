@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "err.h"
+#include "pv_feed.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -130,73 +131,42 @@ int prov_config_threads(const prov_config *cfg)
     /* As the original: -workerThreads alone also gives the number of threads. */
     if (!cfg->threads.list[0] && cfg->worker_threads.list[0])
         return cfg->worker_threads.count;
-    return cfg->threads.count > 0 ? cfg->threads.count : 1;
+    return opt_threads_count(&cfg->threads);
 }
 
 int prov_config_latency_update_rate(const prov_config *cfg)
 {
-    return cfg->latency_update_rate == OPT_RATE_ALL ? cfg->update_rate : cfg->latency_update_rate;
+    return opt_rate_of(cfg->latency_update_rate, cfg->update_rate);
 }
 
 int prov_config_latency_genmsg_rate(const prov_config *cfg)
 {
-    return cfg->generic_msg_latency_rate == OPT_RATE_ALL ? cfg->generic_msg_rate
-                                                         : cfg->generic_msg_latency_rate;
+    return opt_rate_of(cfg->generic_msg_latency_rate, cfg->generic_msg_rate);
 }
 
 int prov_config_check(const prov_config *c)
 {
     if (run_tls_check(&c->tls, c->conn_type, true) < 0)
         return -1;
-    if (opt_check_latency_rate("-latencyUpdateRate", c->latency_update_rate, "-updateRate",
-                               c->update_rate, c->tick_rate) != 0 ||
-        opt_check_latency_rate("-genericMsgLatencyRate", c->generic_msg_latency_rate,
+    if (opt_check_latency_rate("-genericMsgLatencyRate", c->generic_msg_latency_rate,
                                "-genericMsgRate", c->generic_msg_rate, c->tick_rate) != 0)
         return -1;
-    if (c->pre_enc && c->latency_update_rate == OPT_RATE_ALL)
-        return err_set("Config Error: -preEnc cannot be used with -latencyUpdateRate all (every "
-                       "update is then encoded with its stamp).");
     if (c->pre_enc && c->generic_msg_latency_rate == OPT_RATE_ALL)
         return err_set("Config Error: -preEnc cannot be used with -genericMsgLatencyRate all "
                        "(every generic message is then encoded with its stamp).");
-    if (c->measure_encode && c->latency_update_rate == 0)
-        return err_set("Config Error: -measureEncode needs a -latencyUpdateRate above 0 (only "
-                       "latency updates are timed).");
-    if (opt_check_total_rate("-updateRate", c->update_rate, c->tick_rate) != 0 ||
-        opt_check_total_rate("-genericMsgRate", c->generic_msg_rate, c->tick_rate) != 0)
+    if (opt_check_total_rate("-genericMsgRate", c->generic_msg_rate, c->tick_rate) != 0)
         return -1;
     if (c->worker_threads.list[0] && c->threads.list[0] &&
         c->worker_threads.count != c->threads.count)
         return err_set("Config Error: worker thread count (%d in -workerThreads) not equal to "
                        "thread count (%d in -threads).",
                        c->worker_threads.count, c->threads.count);
-    if (c->max_pack_count > 1 && c->pack_buf_size == 0)
-        return err_set("Config Error: -maxPackCount %d needs a -packBufSize above 0.",
-                       c->max_pack_count);
-    return 0;
+    return pv_check_options(c->pre_enc, c->latency_update_rate, c->measure_encode, c->update_rate,
+                            c->tick_rate, c->max_pack_count, c->pack_buf_size);
 }
 
-static void defaults_of(void *c)
-{
-    prov_config_defaults(c);
-}
-
-static int check_of(const void *c)
-{
-    return prov_config_check(c);
-}
-
-int prov_config_init(prov_config *cfg, int argc, char **argv, FILE *out, FILE *err)
-{
-    static const opt_tool tool = {"ProvPerf",  prov_options, sizeof(prov_config),
-                                  defaults_of, check_of,     true};
-    return opt_tool_init(&tool, cfg, argc, argv, out, err);
-}
-
-static const char *yes_no(bool b)
-{
-    return b ? "Yes" : "No";
-}
+OPT_DEFINE_TOOL_INIT(prov_config_init, prov_config, "ProvPerf", prov_options, prov_config_defaults,
+                     prov_config_check, true)
 
 void prov_config_print(const prov_config *c, const out_extra *extra, out_report *r)
 {
@@ -213,22 +183,18 @@ void prov_config_print(const prov_config *c, const out_extra *extra, out_report 
     out_input(r, w, "Output Buffers", "%d", c->output_bufs);
     out_input(r, w, "Max Output Buffers", "%d", c->max_output_bufs);
     out_input(r, w, "Max Fragment Size", "%d", c->max_fragment_size);
-    out_input(r, w, "Send Buffer Size", "%d%s", c->send_buf_size,
-              c->send_buf_size ? " bytes" : "(use default)");
-    out_input(r, w, "Recv Buffer Size", "%d%s", c->recv_buf_size,
-              c->recv_buf_size ? " bytes" : "(use default)");
-    out_input(r, w, "Interface Name", "%s",
-              c->interface_name[0] ? c->interface_name : "(use default)");
-    out_input(r, w, "Tcp_NoDelay", "%s", yes_no(c->tcp_nodelay));
+    out_input_bytes(r, w, "Send Buffer Size", c->send_buf_size);
+    out_input_bytes(r, w, "Recv Buffer Size", c->recv_buf_size);
+    out_input_name(r, w, "Interface Name", c->interface_name);
+    out_input(r, w, "Tcp_NoDelay", "%s", out_yes_no(c->tcp_nodelay));
     out_input(r, w, "Tick Rate", "%d", c->tick_rate);
-    out_input(r, w, "Use Direct Writes", "%s", yes_no(c->direct_write));
-    out_input(r, w, "High Water Mark", "%d%s", c->high_water_mark,
-              c->high_water_mark > 0 ? " bytes" : "(use default)");
+    out_input(r, w, "Use Direct Writes", "%s", out_yes_no(c->direct_write));
+    out_input_bytes(r, w, "High Water Mark", c->high_water_mark);
     out_input(r, w, "Summary File", "%s", c->summary_file);
     out_input(r, w, "Stats File", "%s", c->stats_file);
     out_input(r, w, "Latency File", "%s", c->latency_file);
     out_input(r, w, "Write Stats Interval", "%d", c->write_stats_interval);
-    out_input(r, w, "Display Stats", "%s", yes_no(c->display_stats));
+    out_input(r, w, "Display Stats", "%s", out_yes_no(c->display_stats));
     /* TLS, WebSocket and tunnels are not built: the original's "off" values. */
     out_input(r, w, "Private Key", "%s", c->tls.keyfile);
     out_input(r, w, "Server Cert", "%s", c->tls.cert);
@@ -252,13 +218,13 @@ void prov_config_print(const prov_config *c, const out_extra *extra, out_report 
     out_input(r, w, "Service ID", "%" PRIu64, c->service_id);
     out_input(r, w, "Service Name", "%s", c->service_name);
     out_input(r, w, "OpenLimit", "%" PRIu64, c->open_limit);
-    out_input(r, w, "Pre-Encoded Updates", "%s", yes_no(c->pre_enc));
-    out_input(r, w, "Nanosecond Time", "%s", yes_no(c->nano_time));
-    out_input(r, w, "Measure Encode", "%s", yes_no(c->measure_encode));
-    out_input(r, w, "Use Reactor", "%s", c->reactor ? "Yes" : "No");
+    out_input(r, w, "Pre-Encoded Updates", "%s", out_yes_no(c->pre_enc));
+    out_input(r, w, "Nanosecond Time", "%s", out_yes_no(c->nano_time));
+    out_input(r, w, "Measure Encode", "%s", out_yes_no(c->measure_encode));
+    out_input(r, w, "Use Reactor", "%s", out_yes_no(c->reactor));
 
     /* Ours, after the original's lines. */
-    out_input(r, w, "Scheduled Stamp", "%s", yes_no(c->sched_stamp));
+    out_input(r, w, "Scheduled Stamp", "%s", out_yes_no(c->sched_stamp));
     char json[PROV_PATH_LEN + 8];
     out_extra_inputs(r, w, extra,
                      out_json_path(json, sizeof(json), c->summary_file) == 0 ? json : NULL);

@@ -1,6 +1,7 @@
 #include "report.h"
 
 #include "err.h"
+#include "run_setup.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -173,41 +174,9 @@ int prov_report_stats_row(out_csv *csv, time_t t, const prov_interval *iv)
                        extra);
 }
 
-static int path_n(char *buf, size_t size, const char *base, int thread)
-{
-    int w = snprintf(buf, size, "%s%d.csv", base, thread);
-    return w < 0 || (size_t)w >= size ? -1 : 0;
-}
-
-int prov_stats_path(char *buf, size_t size, const prov_config *cfg, int thread)
-{
-    return path_n(buf, size, cfg->stats_file, thread);
-}
-
-int prov_latency_path(char *buf, size_t size, const prov_config *cfg, int thread)
-{
-    return path_n(buf, size, cfg->latency_file, thread);
-}
-
 int prov_stats_open(out_csv *csv, const prov_config *cfg, int thread)
 {
-    char path[PROV_PATH_LEN + 32], header[1024];
-    csv->f = NULL;
-    if (prov_stats_path(path, sizeof(path), cfg, thread) != 0 ||
-        prov_stats_header(header, sizeof(header)) != 0)
-        return err_set("statistics file name too long");
-    return out_csv_open(csv, path, header);
-}
-
-int prov_latency_open(out_csv *csv, const prov_config *cfg, int thread)
-{
-    char path[PROV_PATH_LEN + 32];
-    csv->f = NULL;
-    if (!cfg->latency_file[0])
-        return 0;
-    if (prov_latency_path(path, sizeof(path), cfg, thread) != 0)
-        return err_set("latency file name too long");
-    return out_latlog_open(csv, path, true);
+    return run_file_stats_built(csv, cfg->stats_file, thread, 0, prov_stats_header);
 }
 
 /* ------------------------------------------------------------------------------------------ */

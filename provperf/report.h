@@ -92,15 +92,9 @@ int prov_stats_header(char *buf, size_t size);
 /* Writes one statistics row for an interval ending at wall-clock time t. Returns 0 or -1. */
 int prov_report_stats_row(out_csv *csv, time_t t, const prov_interval *iv);
 
-/* File names of thread `thread` (1-based): "<statsFile><n>.csv", "<latencyFile><n>.csv".
- * Return 0, or -1 when buf is too small. */
-int prov_stats_path(char *buf, size_t size, const prov_config *cfg, int thread);
-int prov_latency_path(char *buf, size_t size, const prov_config *cfg, int thread);
-
-/* Creates thread `thread`'s statistics file with its header / its latency log (only with
- * -latencyFile; otherwise csv stays closed). Return 0, or -1 (err_set naming the file). */
+/* Creates thread `thread`'s (1-based) statistics file with its header (run_file_stats: the
+ * file names of the run-time). Returns 0, or -1 (err_set naming the file). */
 int prov_stats_open(out_csv *csv, const prov_config *cfg, int thread);
-int prov_latency_open(out_csv *csv, const prov_config *cfg, int thread);
 
 /* Builds the JSON summary: out_json_doc's members, "inputs", "results" {"overall", "threads",
  * "resources"}. Caller owns the result. */

@@ -202,12 +202,12 @@ void tperf_config_defaults(tperf_config *cfg, int pid)
 
 int tperf_config_threads(const tperf_config *cfg)
 {
-    return cfg->threads.count > 0 ? cfg->threads.count : 1;
+    return opt_threads_count(&cfg->threads);
 }
 
 int tperf_config_latency_rate(const tperf_config *cfg)
 {
-    return cfg->latency_msg_rate == OPT_RATE_ALL ? cfg->msg_rate : cfg->latency_msg_rate;
+    return opt_rate_of(cfg->latency_msg_rate, cfg->msg_rate);
 }
 
 int tperf_config_pack_bytes(const tperf_config *cfg)
@@ -249,22 +249,14 @@ int tperf_config_check(const tperf_config *c)
     return 0;
 }
 
-static void defaults_of(void *c)
+/* The defaults of this process (the file names carry its id). */
+static void defaults_now(tperf_config *cfg)
 {
-    tperf_config_defaults(c, (int)getpid());
+    tperf_config_defaults(cfg, (int)getpid());
 }
 
-static int check_of(const void *c)
-{
-    return tperf_config_check(c);
-}
-
-int tperf_config_init(tperf_config *cfg, int argc, char **argv, FILE *out, FILE *err)
-{
-    static const opt_tool tool = {"TransportPerf", tperf_options, sizeof(tperf_config),
-                                  defaults_of,     check_of,      false};
-    return opt_tool_init(&tool, cfg, argc, argv, out, err);
-}
+OPT_DEFINE_TOOL_INIT(tperf_config_init, tperf_config, "TransportPerf", tperf_options, defaults_now,
+                     tperf_config_check, false)
 
 const char *tperf_conn_name(int conn_type)
 {
@@ -272,11 +264,6 @@ const char *tperf_conn_name(int conn_type)
            : conn_type == TPERF_SEQ_MCAST ? "seqMCast"
            : conn_type == TPERF_ENCRYPTED ? "encrypted"
                                           : "socket";
-}
-
-static const char *yes_no(bool b)
-{
-    return b ? "Yes" : "No";
 }
 
 /* The thread list as TransportPerf prints it: entries joined by ',' without the spaces around
@@ -320,7 +307,7 @@ void tperf_config_print(const tperf_config *c, const out_extra *extra, out_repor
     }
     out_input(r, w, "App Type", "%s", c->app_type == TPERF_CLIENT ? "client" : "server");
     out_input(r, w, "Thread List", "%s", threads);
-    out_input(r, w, "Busy Read", "%s", yes_no(c->busy_read));
+    out_input(r, w, "Busy Read", "%s", out_yes_no(c->busy_read));
     out_input(r, w, "Msg Size", "%d", c->msg_size);
     if (c->reflect_msgs) {
         out_input(r, w, "Msg Rate", "0(reflecting)");
@@ -331,25 +318,21 @@ void tperf_config_print(const tperf_config *c, const out_extra *extra, out_repor
     }
     out_input(r, w, "Output Buffers", "%d", c->output_bufs);
     out_input(r, w, "Max Fragment Size", "%d", c->max_fragment_size);
-    out_input(r, w, "Send Buffer Size", "%d%s", c->send_buf_size,
-              c->send_buf_size ? " bytes" : "(use default)");
-    out_input(r, w, "Recv Buffer Size", "%d%s", c->recv_buf_size,
-              c->recv_buf_size ? " bytes" : "(use default)");
-    out_input(r, w, "High Water Mark", "%d%s", c->high_water_mark,
-              c->high_water_mark ? " bytes" : "(use default)");
+    out_input_bytes(r, w, "Send Buffer Size", c->send_buf_size);
+    out_input_bytes(r, w, "Recv Buffer Size", c->recv_buf_size);
+    out_input_bytes(r, w, "High Water Mark", c->high_water_mark);
     out_input(r, w, "Compression Type", "%s(%d)", opt_compression_name(c->compression_type),
               c->compression_type);
     out_input(r, w, "Compression Level", "%d", c->compression_level);
-    out_input(r, w, "Interface Name", "%s",
-              c->interface_name[0] ? c->interface_name : "(use default)");
-    out_input(r, w, "Tcp_NoDelay", "%s", yes_no(c->tcp_nodelay));
+    out_input_name(r, w, "Interface Name", c->interface_name);
+    out_input(r, w, "Tcp_NoDelay", "%s", out_yes_no(c->tcp_nodelay));
     out_input(r, w, "Tick Rate", "%d", c->tick_rate);
-    out_input(r, w, "Use Direct Writes", "%s", yes_no(c->direct_write));
+    out_input(r, w, "Use Direct Writes", "%s", out_yes_no(c->direct_write));
     out_input(r, w, "Latency Log File", "%s", c->latency_file[0] ? c->latency_file : "(none)");
     out_input(r, w, "Summary File", "%s", c->summary_file);
     out_input(r, w, "Stats File", "%s", c->stats_file);
     out_input(r, w, "Write Stats Interval", "%d", c->write_stats_interval);
-    out_input(r, w, "Display Stats", "%s", yes_no(c->display_stats));
+    out_input(r, w, "Display Stats", "%s", out_yes_no(c->display_stats));
     if (c->pack > 1)
         out_input(r, w, "Packing", "Yes(%d per pack)", c->pack);
     else

@@ -1,6 +1,7 @@
 #include "report.h"
 
 #include "err.h"
+#include "run_setup.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -155,41 +156,12 @@ int tperf_report_stats_row(out_csv *csv, time_t t, const tperf_interval *iv)
                        iv->mem_mb, extra, seq);
 }
 
-static int path_n(char *buf, size_t size, const char *base, int thread, int pid)
-{
-    int w = snprintf(buf, size, "%s%d_%d.csv", base, thread, pid);
-    return w < 0 || (size_t)w >= size ? -1 : 0;
-}
-
-int tperf_stats_path(char *buf, size_t size, const tperf_config *cfg, int thread)
-{
-    return path_n(buf, size, cfg->stats_file, thread, cfg->pid);
-}
-
-int tperf_latency_path(char *buf, size_t size, const tperf_config *cfg, int thread)
-{
-    return path_n(buf, size, cfg->latency_file, thread, cfg->pid);
-}
-
 int tperf_stats_open(out_csv *csv, const tperf_config *cfg, int thread)
 {
-    char path[TPERF_PATH_LEN + 48], header[1024];
-    csv->f = NULL;
-    if (tperf_stats_path(path, sizeof(path), cfg, thread) != 0 ||
-        tperf_stats_header(header, sizeof(header), cfg) != 0)
-        return err_set("statistics file name too long");
-    return out_csv_open(csv, path, header);
-}
-
-int tperf_latency_open(out_csv *csv, const tperf_config *cfg, int thread)
-{
-    char path[TPERF_PATH_LEN + 48];
-    csv->f = NULL;
-    if (!cfg->latency_file[0])
-        return 0;
-    if (tperf_latency_path(path, sizeof(path), cfg, thread) != 0)
-        return err_set("latency file name too long");
-    return out_latlog_open(csv, path, false);
+    char header[1024];
+    if (tperf_stats_header(header, sizeof(header), cfg) != 0)
+        return err_set("statistics file header too long");
+    return run_file_stats(csv, cfg->stats_file, thread, cfg->pid, header);
 }
 
 /* ------------------------------------------------------------------------------------------ */

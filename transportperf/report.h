@@ -109,15 +109,9 @@ int tperf_stats_header(char *buf, size_t size, const tperf_config *cfg);
 /* Writes one statistics row for an interval ending at wall-clock time t. Returns 0 or -1. */
 int tperf_report_stats_row(out_csv *csv, time_t t, const tperf_interval *iv);
 
-/* File names of thread `thread` (1-based): "<stats base><n>_<pid>.csv" and
- * "<latencyFile><n>_<pid>.csv". Return 0, or -1 when buf is too small. */
-int tperf_stats_path(char *buf, size_t size, const tperf_config *cfg, int thread);
-int tperf_latency_path(char *buf, size_t size, const tperf_config *cfg, int thread);
-
-/* Creates thread `thread`'s statistics file with its header / its latency log (only with
- * -latencyFile; otherwise csv stays closed). Return 0, or -1 (err_set naming the file). */
+/* Creates thread `thread`'s (1-based) statistics file with its header (run_file_stats: the
+ * file names of the run-time). Returns 0, or -1 (err_set naming the file). */
 int tperf_stats_open(out_csv *csv, const tperf_config *cfg, int thread);
-int tperf_latency_open(out_csv *csv, const tperf_config *cfg, int thread);
 
 /* ---- report_seq.c: the sequence and seqMCast parts (ours) ---- */
 

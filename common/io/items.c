@@ -344,3 +344,12 @@ size_t items_needed(size_t item_count, size_t common, size_t threads)
 {
     return threads ? item_count - common * (threads - 1) : 0;
 }
+
+int items_check_common(int item_count, int common, int threads)
+{
+    if (common > item_count / threads)
+        return err_set("Config Error: -commonItemCount %d is greater than the items per "
+                       "connection (%d items over %d connections = %d).",
+                       common, item_count, threads, item_count / threads);
+    return 0;
+}

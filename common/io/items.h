@@ -75,4 +75,8 @@ int items_split(size_t item_count, size_t common, size_t threads, size_t index, 
 /* Items the list must hold for that split: item_count - common * (threads - 1). */
 size_t items_needed(size_t item_count, size_t common, size_t threads);
 
+/* Checks -commonItemCount against the items each of `threads` connections gets. Returns 0, or
+ * -1 with the "Config Error: ..." text set. */
+int items_check_common(int item_count, int common, int threads);
+
 #endif

@@ -520,3 +520,13 @@ int opt_tool_init(const opt_tool *t, void *cfg, int argc, char **argv, FILE *out
         return opt_fail(err, prog);
     return OPT_CONTINUE;
 }
+
+int opt_threads_count(const opt_threads *t)
+{
+    return t->count > 0 ? t->count : 1;
+}
+
+int opt_rate_of(int latency_rate, int total_rate)
+{
+    return latency_rate == OPT_RATE_ALL ? total_rate : latency_rate;
+}

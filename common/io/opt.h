@@ -236,6 +236,31 @@ typedef struct opt_tool {
  */
 int opt_tool_init(const opt_tool *t, void *cfg, int argc, char **argv, FILE *out, FILE *err);
 
+/* Defines `int fn(type *cfg, int argc, char **argv, FILE *out, FILE *err)`, a tool's command
+ * line (opt_tool_init) for its configuration type, option table defs, defaults(type *) and
+ * check(const type *), named name when argv[0] is missing; data says whether it reads input
+ * files (datafile.h). */
+#define OPT_DEFINE_TOOL_INIT(fn, type, name, defs, defaults, check, data)                          \
+    static void fn##_defaults(void *c)                                                             \
+    {                                                                                              \
+        defaults((type *)c);                                                                       \
+    }                                                                                              \
+    static int fn##_check(const void *c)                                                           \
+    {                                                                                              \
+        return check((const type *)c);                                                             \
+    }                                                                                              \
+    int fn(type *cfg, int argc, char **argv, FILE *out, FILE *err)                                 \
+    {                                                                                              \
+        static const opt_tool tool = {name, defs, sizeof(type), fn##_defaults, fn##_check, data};  \
+        return opt_tool_init(&tool, cfg, argc, argv, out, err);                                    \
+    }
+
+/* Threads of a -threads list: its entries, 1 when none were given. */
+int opt_threads_count(const opt_threads *t);
+
+/* A latency rate as a number: the total rate when it is OPT_RATE_ALL. */
+int opt_rate_of(int latency_rate, int total_rate);
+
 /* Prints the standard trailer of a configuration error to err: err_msg(), then
  * "Run '<prog> -?' to see usage." and a blank line. Returns OPT_EXIT_INVALID. */
 int opt_fail(FILE *err, const char *prog);

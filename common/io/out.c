@@ -55,6 +55,21 @@ void out_input(out_report *r, int width, const char *label, const char *fmt, ...
     out_printf(r, "%*s: %s\n", width, label, value);
 }
 
+const char *out_yes_no(bool b)
+{
+    return b ? "Yes" : "No";
+}
+
+void out_input_bytes(out_report *r, int width, const char *label, int bytes)
+{
+    out_input(r, width, label, "%d%s", bytes, bytes > 0 ? " bytes" : "(use default)");
+}
+
+void out_input_name(out_report *r, int width, const char *label, const char *name)
+{
+    out_input(r, width, label, "%s", name[0] ? name : "(use default)");
+}
+
 int out_report_flush(out_report *r)
 {
     FILE *s[2] = {r->console, r->file};

@@ -71,6 +71,16 @@ void out_console(out_report *r, const char *fmt, ...) OUT_PRINTF(2, 3);
  * TEST INPUTS block. A label longer than width is written whole. */
 void out_input(out_report *r, int width, const char *label, const char *fmt, ...) OUT_PRINTF(4, 5);
 
+/* "Yes" or "No", as the TEST INPUTS blocks print a flag. */
+const char *out_yes_no(bool b);
+
+/* The TEST INPUTS line of a size in bytes that 0 leaves to the system: "<n> bytes", or
+ * "0(use default)" (the ETA tools' words). */
+void out_input_bytes(out_report *r, int width, const char *label, int bytes);
+
+/* The TEST INPUTS line of a name that "" leaves to the system: the name, or "(use default)". */
+void out_input_name(out_report *r, int width, const char *label, const char *name);
+
 /* Flushes both streams. Returns 0, or -1 (err_set) when either stream has had a write error. */
 int out_report_flush(out_report *r);
 

@@ -48,6 +48,16 @@ int run_file_stats(out_csv *csv, const char *base, int thread, int pid, const ch
     return out_csv_open(csv, path, header);
 }
 
+int run_file_stats_built(out_csv *csv, const char *base, int thread, int pid,
+                         int (*header)(char *buf, size_t size))
+{
+    char text[4096];
+    csv->f = NULL;
+    if (header(text, sizeof(text)) != 0)
+        return err_set("statistics file header too long");
+    return run_file_stats(csv, base, thread, pid, text);
+}
+
 int run_file_latency(out_csv *csv, const char *base, int thread, int pid, bool with_type)
 {
     char path[600]; /* a 512-byte base, the thread number and the process id */

@@ -34,6 +34,11 @@ int run_file_name(char *buf, size_t size, const char *base, int thread, int pid)
  * Returns 0, or -1 (err_set naming the file). */
 int run_file_stats(out_csv *csv, const char *base, int thread, int pid, const char *header);
 
+/* run_file_stats with the header that header() writes into a buffer of up to 4 KB (0, or -1
+ * when it does not fit). */
+int run_file_stats_built(out_csv *csv, const char *base, int thread, int pid,
+                         int (*header)(char *buf, size_t size));
+
 /* Creates thread `thread`'s latency log when base is not "" (-latencyFile), in the OMM tools'
  * form with a message type column when with_type, TransportPerf's without; leaves csv closed
  * (rows are ignored) when base is "". Returns 0, or -1 (err_set naming the file). */

@@ -3,6 +3,8 @@
  * lines, statistics rows, latency log and JSON summary. */
 #include "tools_test.h"
 
+#include "run_setup.h"
+
 #include "config.h"
 #include "err.h"
 #include "report.h"
@@ -299,7 +301,7 @@ static void test_mcast_ours(void **state)
     assert_int_equal(tperf_report_stats_row(&csv, (time_t)1352874964, &iv), 0);
     assert_int_equal(out_csv_close(&csv), 0);
     char path[800];
-    assert_int_equal(tperf_stats_path(path, sizeof(path), &cfg, 1), 0);
+    assert_int_equal(run_file_name(path, sizeof(path), cfg.stats_file, 1, cfg.pid), 0);
     char *text = tt_file(path);
     assert_non_null(strstr(text, "Sched Latency max (usec), Sequence gaps, Msgs lost, Msgs "
                                  "duplicated, Msgs out of order, Multicast pkts sent, Multicast "
@@ -513,7 +515,7 @@ static void test_stats_and_latency_files(void **state)
                                             "-latencyFile", lat_base, NULL});
     out_csv csv, log;
     assert_int_equal(tperf_stats_open(&csv, &cfg, 1), 0);
-    assert_int_equal(tperf_latency_open(&log, &cfg, 1), 0);
+    assert_int_equal(run_file_latency(&log, cfg.latency_file, 1, cfg.pid, false), 0);
     tperf_interval iv = {.msgs_sent = 500000,
                          .bytes_sent = 39500000,
                          .msgs_recv = 500000,
@@ -527,7 +529,7 @@ static void test_stats_and_latency_files(void **state)
     assert_int_equal(out_csv_close(&log), 0);
 
     char path[800], want_path[800];
-    assert_int_equal(tperf_stats_path(path, sizeof(path), &cfg, 1), 0);
+    assert_int_equal(run_file_name(path, sizeof(path), cfg.stats_file, 1, cfg.pid), 0);
     snprintf(want_path, sizeof(want_path), "%s1_%d.csv", cfg.stats_file, (int)getpid());
     assert_string_equal(path, want_path);
     char *text = tt_file(path);
@@ -542,7 +544,7 @@ static void test_stats_and_latency_files(void **state)
               "0.000\n");
     free(text);
     unlink(path);
-    assert_int_equal(tperf_latency_path(path, sizeof(path), &cfg, 1), 0);
+    assert_int_equal(run_file_name(path, sizeof(path), cfg.latency_file, 1, cfg.pid), 0);
     snprintf(want_path, sizeof(want_path), "%s1_%d.csv", lat_base, (int)getpid());
     assert_string_equal(path, want_path);
     text = tt_file(path);
@@ -552,14 +554,14 @@ static void test_stats_and_latency_files(void **state)
 
     /* -statsFile X: the original's name, with the process id twice. */
     config_from(&cfg, (const char *const[]){"-statsFile", "TS", NULL});
-    assert_int_equal(tperf_stats_path(path, sizeof(path), &cfg, 2), 0);
+    assert_int_equal(run_file_name(path, sizeof(path), cfg.stats_file, 2, cfg.pid), 0);
     snprintf(want_path, sizeof(want_path), "TS_%d2_%d.csv", (int)getpid(), (int)getpid());
     assert_string_equal(path, want_path);
     config_from(&cfg, (const char *const[]){NULL});
-    assert_int_equal(tperf_stats_path(path, sizeof(path), &cfg, 1), 0);
+    assert_int_equal(run_file_name(path, sizeof(path), cfg.stats_file, 1, cfg.pid), 0);
     snprintf(want_path, sizeof(want_path), "TransportStats1_%d.csv", (int)getpid());
     assert_string_equal(path, want_path);
-    assert_int_equal(tperf_latency_open(&log, &cfg, 1), 0);
+    assert_int_equal(run_file_latency(&log, cfg.latency_file, 1, cfg.pid, false), 0);
     assert_null(log.f);
 }
 
