@@ -22,7 +22,8 @@ int prov_collect_init(prov_collect *c, prov_app *app)
         return -1;
     for (int i = 0; i < n; i++)
         if (prov_stats_open(run_col_stats(&c->col, i), &app->cfg, i + 1) != 0 ||
-            run_file_latency(run_col_latlog(&c->col, i), app->cfg.latency_file, i + 1, 0, true) != 0)
+            run_file_latency(run_col_latlog(&c->col, i), app->cfg.latency_file, i + 1, 0, true) !=
+                0)
             return -1;
     /* Histogram logs (-histogramLog): generic-message latency first, the encoding time with
      * -measureEncode. */

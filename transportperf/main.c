@@ -69,7 +69,8 @@ static int setup(tperf_app *R)
         R->n_init = i + 1;
         R->to[i] = &R->w[i].hand;
         if (tperf_stats_open(run_col_stats(&R->col, i), cfg, i + 1) != 0 ||
-            run_file_latency(run_col_latlog(&R->col, i), cfg->latency_file, i + 1, cfg->pid, false) != 0) {
+            run_file_latency(run_col_latlog(&R->col, i), cfg->latency_file, i + 1, cfg->pid,
+                             false) != 0) {
             printf("Error: %s\n", err_msg());
             return RUN_EXIT_INVALID;
         }
