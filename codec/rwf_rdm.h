@@ -35,8 +35,11 @@ enum {
     RWF_LOGIN_HAS_SUPPORT_BATCH = 0x0400,
     RWF_LOGIN_HAS_SUPPORT_VIEW = 0x0800,
     RWF_LOGIN_HAS_SUPPORT_DICT_DOWNLOAD = 0x1000,
-    RWF_LOGIN_SOLICITED = 0x10000, /* refresh: solicited */
-    RWF_LOGIN_HAS_STATE = 0x20000, /* decode: a refresh or status carried a state */
+    RWF_LOGIN_HAS_SUPPORT_STANDBY = 0x2000,      /* "SupportStandby" (warm standby) */
+    RWF_LOGIN_HAS_SUPPORT_STANDBY_MODE = 0x4000, /* "SupportStandbyMode": 1 login, 2 service */
+    RWF_LOGIN_SOLICITED = 0x10000,               /* refresh: solicited */
+    RWF_LOGIN_HAS_STATE = 0x20000,               /* decode: a refresh or status carried a state */
+    RWF_LOGIN_CLEAR_CACHE = 0x40000,             /* refresh: CLEAR_CACHE (encode and decode) */
 };
 
 typedef struct rwf_login {
@@ -53,6 +56,7 @@ typedef struct rwf_login {
     rwf_buf instance_id;                       /* "InstanceId" */
     uint64_t single_open, allow_suspect, role; /* "SingleOpen", "AllowSuspectData", "Role" */
     uint64_t support_post, support_batch, support_view, support_dict_download;
+    uint64_t support_standby, support_standby_mode;
 } rwf_login;
 
 /* Login request: Request, streaming, no payload, key NAME[|NAME_TYPE]|ATTRIB, attributes in
@@ -60,10 +64,10 @@ typedef struct rwf_login {
  * SingleOpen, SupportProviderDictionaryDownload, AllowSuspectData, Role). */
 int rwf_rdm_login_request(rwf_enc *e, const rwf_login *l);
 
-/* Login refresh: Refresh, HAS_MSG_KEY [|SOLICITED] | REFRESH_COMPLETE, state, key NAME|ATTRIB,
- * attributes in ETA order (ApplicationId, ApplicationName, Position, SingleOpen,
- * AllowSuspectData, SupportOMMPost, SupportBatchRequests, SupportProviderDictionaryDownload,
- * SupportViewRequests). */
+/* Login refresh: Refresh, HAS_MSG_KEY [|SOLICITED] | REFRESH_COMPLETE [|CLEAR_CACHE], state,
+ * key NAME|ATTRIB, attributes in ETA order (ApplicationId, ApplicationName, Position,
+ * SingleOpen, AllowSuspectData, SupportOMMPost, SupportBatchRequests,
+ * SupportProviderDictionaryDownload, SupportViewRequests, SupportStandby, SupportStandbyMode). */
 int rwf_rdm_login_refresh(rwf_enc *e, const rwf_login *l);
 
 /* Fills out from a Login Request, Refresh, Status or Close (unknown attributes ignored).

@@ -23,6 +23,8 @@ enum {
     LA_SUPPORT_BATCH,
     LA_SUPPORT_VIEW,
     LA_SUPPORT_DICT_DOWNLOAD,
+    LA_SUPPORT_STANDBY,
+    LA_SUPPORT_STANDBY_MODE,
     LA_COUNT
 };
 
@@ -54,6 +56,10 @@ static const login_attr attrs[LA_COUNT] = {
     [LA_SUPPORT_DICT_DOWNLOAD] =
         ATTR("SupportProviderDictionaryDownload", RWF_LOGIN_HAS_SUPPORT_DICT_DOWNLOAD, 1,
              support_dict_download),
+    [LA_SUPPORT_STANDBY] =
+        ATTR("SupportStandby", RWF_LOGIN_HAS_SUPPORT_STANDBY, 1, support_standby),
+    [LA_SUPPORT_STANDBY_MODE] =
+        ATTR("SupportStandbyMode", RWF_LOGIN_HAS_SUPPORT_STANDBY_MODE, 1, support_standby_mode),
 };
 
 /* The orders in which the ETA encoders write the attributes of a request and of a refresh. */
@@ -66,10 +72,17 @@ static const uint8_t request_order[] = {LA_APP_ID,
                                         LA_SUPPORT_DICT_DOWNLOAD,
                                         LA_ALLOW_SUSPECT,
                                         LA_ROLE};
-static const uint8_t refresh_order[] = {
-    LA_APP_ID,        LA_APP_NAME,     LA_POSITION,      LA_SINGLE_OPEN,
-    LA_ALLOW_SUSPECT, LA_SUPPORT_POST, LA_SUPPORT_BATCH, LA_SUPPORT_DICT_DOWNLOAD,
-    LA_SUPPORT_VIEW};
+static const uint8_t refresh_order[] = {LA_APP_ID,
+                                        LA_APP_NAME,
+                                        LA_POSITION,
+                                        LA_SINGLE_OPEN,
+                                        LA_ALLOW_SUSPECT,
+                                        LA_SUPPORT_POST,
+                                        LA_SUPPORT_BATCH,
+                                        LA_SUPPORT_DICT_DOWNLOAD,
+                                        LA_SUPPORT_VIEW,
+                                        LA_SUPPORT_STANDBY,
+                                        LA_SUPPORT_STANDBY_MODE};
 
 /* The key of a login request or refresh: the user name, its type, the attributes in place. */
 static void login_key(rwf_msg *m, const rwf_login *l)
@@ -121,7 +134,8 @@ int rwf_rdm_login_refresh(rwf_enc *e, const rwf_login *l)
     m.domain = RWF_DMT_LOGIN;
     m.stream_id = l->stream_id;
     m.flags = RWF_RFMF_HAS_MSG_KEY | RWF_RFMF_REFRESH_COMPLETE |
-              ((l->flags & RWF_LOGIN_SOLICITED) ? RWF_RFMF_SOLICITED : 0);
+              ((l->flags & RWF_LOGIN_SOLICITED) ? RWF_RFMF_SOLICITED : 0) |
+              ((l->flags & RWF_LOGIN_CLEAR_CACHE) ? RWF_RFMF_CLEAR_CACHE : 0);
     m.container_type = RWF_DT_NO_DATA;
     m.state = l->state;
     login_key(&m, l);
@@ -168,6 +182,8 @@ int rwf_rdm_login_decode(const rwf_msg *m, rwf_login *out)
         out->flags |= RWF_LOGIN_HAS_STATE;
         if (m->flags & RWF_RFMF_SOLICITED)
             out->flags |= RWF_LOGIN_SOLICITED;
+        if (m->flags & RWF_RFMF_CLEAR_CACHE)
+            out->flags |= RWF_LOGIN_CLEAR_CACHE;
     } else if (m->msg_class == RWF_MC_STATUS && (m->flags & RWF_STMF_HAS_STATE)) {
         out->state = m->state;
         out->flags |= RWF_LOGIN_HAS_STATE;

@@ -26,7 +26,9 @@ static int send_admin(cons_worker *w, encode_fn fn, const void *arg)
 {
     uint8_t *data;
     uint32_t cap;
+    w->out_channel = true; /* never inside the tunnel */
     int rc = cons_out_get(w, CONS_ADMIN_ROOM, &data, &cap);
+    w->out_channel = false;
     if (rc < 0)
         return err_push("no output buffer");
     if (rc == 0)
@@ -174,10 +176,13 @@ static int on_directory(cons_worker *w, const rwf_msg *m)
             w->has_qos = (s->flags & RWF_SVC_HAS_QOS) && s->qos_count > 0;
             if (w->has_qos)
                 w->qos = s->qos[0];
+            w->tunnel_supported = cons_tun_capable(s);
             break;
         }
     }
     free(list);
+    if (w->have_service)
+        cons_tun_open(w); /* -tunnel: printed before the service line, as the original */
     if (w->have_service)
         printf("Service %s is up.\n\n", want);
     else if (found)

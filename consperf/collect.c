@@ -75,6 +75,7 @@ static bool take_latency(cons_collector *c, int i, cons_interval *iv)
     lat_summary(&set[CONS_LAT_GEN], &iv->genmsg_lat);
     lat_summary(&set[CONS_LAT_GEN_SCH], &iv->genmsg_sched);
     lat_summary(&set[CONS_LAT_DECODE], &iv->decode);
+    lat_summary(&set[CONS_LAT_TUNNEL_BUFS], &iv->tunnel_bufs);
     return true;
 }
 

@@ -99,10 +99,13 @@ const opt_def cons_options[] = {
     OPT_THREADS_("-workerThreads", C, worker_threads, CONS_MAX_THREADS, "<list>",
                  "Binding of each connection's reactor worker thread (as -threads)"),
 
-    OPT_REFUSED_("-tunnel", false, "tunnel streams"),
-    OPT_REFUSED_("-tunnelAuth", false, "tunnel streams"),
-    OPT_REFUSED_("-tunnelStreamOutputBufs", true, "tunnel streams"),
-    OPT_REFUSED_("-tunnelStreamBuffersUsed", false, "tunnel streams"),
+    OPT_FLAG_("-tunnel", C, tunnel,
+              "Open a tunnel stream that carries the item traffic (needs -reactor or -watchlist)"),
+    OPT_FLAG_("-tunnelAuth", C, tunnel_auth, "Authenticate the tunnel stream (login inside it)"),
+    OPT_INT_("-tunnelStreamOutputBufs", C, tunnel_output_bufs, 1, INT_MAX, "<count>",
+             "Output buffers of the tunnel stream"),
+    OPT_FLAG_("-tunnelStreamBuffersUsed", C, tunnel_bufs_used,
+              "Print the tunnel stream's buffer usage at each statistics interval"),
     OPT_REFUSED_("-startingHostName", true, "warm standby"),
     OPT_REFUSED_("-startingPort", true, "warm standby"),
     OPT_REFUSED_("-standbyHostName", true, "warm standby"),
@@ -142,6 +145,7 @@ void cons_config_defaults(cons_config *cfg)
     strcpy(cfg->stats_file, "ConsStats");
     cfg->write_stats_interval = 5;
     cfg->display_stats = true;
+    cfg->tunnel_output_bufs = 15000;
 }
 
 int cons_config_threads(const cons_config *cfg)
@@ -183,6 +187,9 @@ int cons_config_check(const cons_config *c)
         return err_set("Config Error: reactor thread count (%d in -workerThreads) not equal to "
                        "thread count (%d in -threads).",
                        c->worker_threads.count, c->threads.count);
+    if (c->tunnel && !c->reactor && !c->watchlist)
+        return err_set("Config error: Should add -reactor or -watchlist to create and use special "
+                       "tunnel streams.");
     if (c->max_output_bufs != 0 && c->max_output_bufs < c->output_bufs)
         return err_set("Config Error: -maxOutputBufs %d is less than -outputBufs %d.",
                        c->max_output_bufs, c->output_bufs);
@@ -242,14 +249,14 @@ void cons_config_print(const cons_config *c, const out_extra *extra, out_report 
               c->watchlist ? "Reactor and Watchlist"
               : c->reactor ? "Reactor"
                            : "None");
-    /* WebSocket and tunnels are not built: the original's "off" values. */
+    /* WebSocket is not built: the original's "off" values. */
     out_input(r, w, "CA store location", "%s", c->tls.castore);
     out_input(r, w, "TLS Protocol flags", "%d", run_tls_protocol_flags(&c->tls));
     out_input(r, w, "WS Protocol List", "%s", "");
-    out_input(r, w, "Tunnel Enabled", "No");
-    out_input(r, w, "Tunnel Authentication", "No");
-    out_input(r, w, "Output Tunnel Buffers", "15000");
-    out_input(r, w, "Print Usage Tunnel Bufs", "No");
+    out_input(r, w, "Tunnel Enabled", "%s", out_yes_no(c->tunnel));
+    out_input(r, w, "Tunnel Authentication", "%s", out_yes_no(c->tunnel_auth));
+    out_input(r, w, "Output Tunnel Buffers", "%d", c->tunnel_output_bufs);
+    out_input(r, w, "Print Usage Tunnel Bufs", "%s", out_yes_no(c->tunnel_bufs_used));
     out_input(r, w, "Compression type", "%d", c->compression_type);
     out_input(r, w, "Nanosecond Latency", "%s", out_yes_no(c->nano_time));
     out_input(r, w, "Measure Decode", "%s", out_yes_no(c->measure_decode));

@@ -4,11 +4,12 @@
  * 3.6.5 prints it.
  *
  * -reactor runs each connection over the reactor layer (common/reactor), -watchlist over its
- * watchlist too, -workerThreads binds the reactor's worker thread of each connection. Options of
- * tunnel streams, warm standby and WebSocket/JSON are recognised and refused (exit status 2) with
- * a message saying they are not available in this build. Their TEST INPUTS lines are still
- * printed, with the values the original prints when they are off, so that parsers of the
- * original's summary find every line.
+ * watchlist too, -workerThreads binds the reactor's worker thread of each connection; -tunnel
+ * (with -reactor or -watchlist) carries the item traffic inside a tunnel stream. Options of
+ * warm standby and WebSocket/JSON are recognised and refused (exit status 2) with a message
+ * saying they are not available in this build. Their TEST INPUTS lines are still printed, with
+ * the values the original prints when they are off, so that parsers of the original's summary
+ * find every line.
  */
 #ifndef RWFPERF_CONS_CONFIG_H
 #define RWFPERF_CONS_CONFIG_H
@@ -50,6 +51,10 @@ typedef struct cons_config {
     bool reactor;                       /* -reactor: over the reactor layer */
     bool watchlist;                     /* -watchlist: over the reactor and its watchlist */
     opt_threads worker_threads;         /* -workerThreads: binding of each reactor's worker */
+    bool tunnel;                        /* -tunnel: items, posts, generics inside a tunnel */
+    bool tunnel_auth;                   /* -tunnelAuth: OMM-login authentication inside it */
+    int tunnel_output_bufs;             /* -tunnelStreamOutputBufs, 15000 */
+    bool tunnel_bufs_used;              /* -tunnelStreamBuffersUsed: print the buffer usage */
 
     /* Test */
     int steady_state_time;        /* -steadyStateTime, s, 300; also the image timeout */

@@ -58,7 +58,8 @@ enum cons_lat_kind {
     CONS_LAT_POST_SCH,
     CONS_LAT_GEN,
     CONS_LAT_GEN_SCH,
-    CONS_LAT_DECODE, /* update decode time (-measureDecode) */
+    CONS_LAT_DECODE,      /* update decode time (-measureDecode) */
+    CONS_LAT_TUNNEL_BUFS, /* tunnel buffers in use after each submit (x 1000: not a latency) */
     CONS_LAT_KINDS
 };
 

@@ -197,6 +197,7 @@ void cons_rx_run(cons_worker *w)
                 break;
         }
     }
+    cons_tun_close(w);
     rx_destroy(w->rx);
     w->rx = NULL;
     w->rch = NULL;

@@ -228,6 +228,8 @@ void cons_report_interval(FILE *f, unsigned sec, int thread, int threads, unsign
     }
     if (iv->decode.count)
         out_console_stat(f, "  Update decode time (usec)", &iv->decode, true, "Msgs");
+    if (iv->tunnel_bufs.count)
+        out_console_stat(f, "  TunnelStreamBufferUsed", &iv->tunnel_bufs, false, "Samples");
     if (iv->status_msgs)
         fprintf(f, "  - Received %" PRIu64 " status messages.\n", iv->status_msgs);
     if (iv->image_items > 0) {

@@ -94,11 +94,12 @@ typedef struct cons_interval {
     stat_lat post_sched;
     stat_lat genmsg_lat; /* its count is the "latencies received" */
     stat_lat genmsg_sched;
-    stat_lat decode;   /* update decode time (-measureDecode; count 0 = none) */
-    double cpu;        /* process CPU % of the interval */
-    double mem_mb;     /* resident memory, MB */
-    int image_items;   /* > 0: print the connection's image retrieval line, once */
-    uint64_t image_ns; /* its image retrieval time */
+    stat_lat decode;      /* update decode time (-measureDecode; count 0 = none) */
+    stat_lat tunnel_bufs; /* tunnel buffers in use, sampled (-tunnelStreamBuffersUsed) */
+    double cpu;           /* process CPU % of the interval */
+    double mem_mb;        /* resident memory, MB */
+    int image_items;      /* > 0: print the connection's image retrieval line, once */
+    uint64_t image_ns;    /* its image retrieval time */
 } cons_interval;
 
 /*

@@ -10,6 +10,7 @@
 #include "clk.h"
 #include "err.h"
 #include "msgdata.h"
+#include "rx_tunnel.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -22,6 +23,16 @@
 int cons_out_get(cons_worker *w, uint32_t size, uint8_t **data, uint32_t *cap)
 {
     int rc;
+    if (w->tun_open && !w->out_channel) {
+        rc = rx_tunnel_get_buffer(w->tun, size, false, &w->tbuf);
+        if (rc == TP_ENOBUFS)
+            return 0;
+        if (rc < 0)
+            return -1;
+        *data = w->tbuf->data;
+        *cap = w->tbuf->len;
+        return 1;
+    }
     if (w->rch) {
         rc = rx_get_buffer(w->rch, size, false, &w->rb);
         if (rc == TP_ENOBUFS)
@@ -45,6 +56,13 @@ int cons_out_get(cons_worker *w, uint32_t size, uint8_t **data, uint32_t *cap)
 int cons_out_put(cons_worker *w, uint32_t len)
 {
     int rc;
+    if (w->tbuf) {
+        w->tbuf->len = len;
+        rc = rx_tunnel_submit(w->tun, w->tbuf);
+        w->tbuf = NULL;
+        cons_tun_sample(w);
+        return rc == TP_ENOBUFS ? 0 : rc < 0 ? -1 : 1;
+    }
     if (w->rch) {
         w->rb->len = len;
         rc = rx_submit(w->rch, w->rb, 0);
@@ -65,6 +83,11 @@ int cons_out_put(cons_worker *w, uint32_t len)
 
 void cons_out_drop(cons_worker *w)
 {
+    if (w->tbuf) {
+        rx_tunnel_release(w->tun, w->tbuf);
+        w->tbuf = NULL;
+        return;
+    }
     if (w->rch && w->rb)
         rx_release(w->rch, w->rb);
     else if (w->ch && w->tb)

@@ -290,7 +290,7 @@ int cons_tick_sends(cons_worker *w)
 {
     cons_thread *t = w->t;
     const cons_config *cfg = w->cfg;
-    if (w->have_service && w->dict_have == CONS_HAVE_BOTH) {
+    if (w->have_service && w->dict_have == CONS_HAVE_BOTH && (!cfg->tunnel || w->tun_open)) {
         if (w->next_request < w->item_count) {
             if (!atomic_load_explicit(&t->image_start_ns, memory_order_relaxed))
                 atomic_store_explicit(&t->image_start_ns, (uint64_t)clk_ns(), memory_order_relaxed);
@@ -337,7 +337,8 @@ static int on_tick(cons_worker *w, int64_t now)
  * messages to send. */
 bool cons_idle(const cons_worker *w)
 {
-    if (w->have_service && w->dict_have == CONS_HAVE_BOTH && w->next_request < w->item_count)
+    if (w->have_service && w->dict_have == CONS_HAVE_BOTH && w->next_request < w->item_count &&
+        (!w->cfg->tunnel || w->tun_open))
         return false;
     if (!w->image_end_ns)
         return true;

@@ -44,6 +44,13 @@ typedef struct cons_worker {
     tp_buf *tb; /* the buffer being written (bare) */
     rx_buf *rb; /* the buffer being written (reactor) */
 
+    /* Tunnel stream (-tunnel): item traffic goes inside it while it is open. */
+    bool tunnel_supported; /* the service lists capability 127 */
+    struct rx_tunnel *tun; /* opened (NULL: none, or it closed) */
+    bool tun_open;         /* open: requests, posts, generic messages go inside */
+    struct rx_tbuf *tbuf;  /* the tunnel buffer being written */
+    bool out_channel;      /* admin messages: on the channel even with a tunnel */
+
     /* Session */
     bool logged_in;    /* the first login response came */
     bool have_service; /* -serviceName is up and accepting requests */
@@ -141,6 +148,21 @@ bool cons_idle(const cons_worker *w);
 /* How long the loop may sleep when its ticks have nothing to send: the ticks it slept through
  * then run back to back, which only does housekeeping. Saves a wake-up per tick. */
 #define CONS_IDLE_WAIT_NS (10 * 1000000LL)
+
+/* ---- cons_tun.c --------------------------------------------------------------------------- */
+
+/* True when a service of the directory offers tunnel streams (capability 127). */
+bool cons_tun_capable(const rwf_service *s);
+
+/* Opens the tunnel stream when -tunnel asks for one, the service is up and capable and none
+ * is open; prints "Opened Tunnel Stream." (or why it could not be opened). Returns 0. */
+int cons_tun_open(cons_worker *w);
+
+/* Closes the tunnel stream at the end of the run ("Tunnel stream has closed."). */
+void cons_tun_close(cons_worker *w);
+
+/* After a submit inside the tunnel: samples its buffer count (-tunnelStreamBuffersUsed). */
+void cons_tun_sample(cons_worker *w);
 
 /* ---- cons_rx.c ---------------------------------------------------------------------------- */
 

@@ -85,8 +85,10 @@ const opt_def prov_options[] = {
                  "Binding of each provider thread's reactor worker (as -threads)"),
     OPT_INT_("-maxEventsInPool", C, max_events_in_pool, -1, INT_MAX, "<count>",
              "Reactor event pool size (accepted; the reactor layer needs none)"),
-    OPT_REFUSED_("-tunnelStreamOutputBufs", true, "tunnel streams"),
-    OPT_REFUSED_("-tunnelStreamBuffersUsed", false, "tunnel streams"),
+    OPT_INT_("-tunnelStreamOutputBufs", C, tunnel_output_bufs, 1, INT_MAX, "<count>",
+             "Output buffers of each tunnel stream a consumer opens (-reactor)"),
+    OPT_FLAG_("-tunnelStreamBuffersUsed", C, tunnel_bufs_used,
+              "Print the tunnel streams' buffer usage at each statistics interval"),
     OPT_REFUSED_("-pl", true, "WebSocket transport"),
     RUN_TLS_SERVER_OPTIONS(C, tls),
     RUN_TLS_CIPHER_OPTION(C, tls),
@@ -124,6 +126,7 @@ void prov_config_defaults(prov_config *cfg)
     strcpy(cfg->stats_file, "ProvStats");
     cfg->write_stats_interval = 5;
     cfg->display_stats = true;
+    cfg->tunnel_output_bufs = 15000;
 }
 
 int prov_config_threads(const prov_config *cfg)
@@ -195,13 +198,13 @@ void prov_config_print(const prov_config *c, const out_extra *extra, out_report 
     out_input(r, w, "Latency File", "%s", c->latency_file);
     out_input(r, w, "Write Stats Interval", "%d", c->write_stats_interval);
     out_input(r, w, "Display Stats", "%s", out_yes_no(c->display_stats));
-    /* TLS, WebSocket and tunnels are not built: the original's "off" values. */
+    /* WebSocket is not built: the original's "off" value. */
     out_input(r, w, "Private Key", "%s", c->tls.keyfile);
     out_input(r, w, "Server Cert", "%s", c->tls.cert);
     out_input(r, w, "Cipher", "%s", c->tls.cipher);
     out_input(r, w, "WS Protocol List", "%s", "");
-    out_input(r, w, "Output Tunnel Buffers", "15000");
-    out_input(r, w, "Print Usage Tunnel Bufs", "No");
+    out_input(r, w, "Output Tunnel Buffers", "%d", c->tunnel_output_bufs);
+    out_input(r, w, "Print Usage Tunnel Bufs", "%s", out_yes_no(c->tunnel_bufs_used));
     out_input(r, w, "Compression type", "%d", c->compression_type);
     out_input(r, w, "Compression level", "%d", c->compression_level);
     out_input(r, w, "Update Rate", "%d", c->update_rate);

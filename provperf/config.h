@@ -5,9 +5,10 @@
  *
  * -reactor runs each provider thread's channels over the reactor layer (common/reactor),
  * -workerThreads binds each thread's reactor worker, -maxEventsInPool is accepted (the layer
- * needs no event pool). Options of tunnel streams and WebSocket are recognised and refused (exit
- * status 2) with a message saying they are not available in this build; their TEST INPUTS lines
- * are printed with the values the original prints when they are off.
+ * needs no event pool); with -reactor a consumer may open a tunnel stream, whose buffers
+ * -tunnelStreamOutputBufs and -tunnelStreamBuffersUsed size and report. Options of WebSocket are
+ * recognised and refused (exit status 2) with a message saying they are not available in this
+ * build; their TEST INPUTS lines are printed with the values the original prints when off.
  */
 #ifndef RWFPERF_PROV_CONFIG_H
 #define RWFPERF_PROV_CONFIG_H
@@ -38,6 +39,8 @@ typedef struct prov_config {
     opt_threads threads;                /* -threads: provider threads */
     bool reactor;                       /* -reactor: channels run over the reactor layer */
     opt_threads worker_threads;         /* -workerThreads: each thread's reactor worker */
+    int tunnel_output_bufs;             /* -tunnelStreamOutputBufs, 15000 */
+    bool tunnel_bufs_used;              /* -tunnelStreamBuffersUsed */
     int max_events_in_pool;             /* -maxEventsInPool: accepted, -1 (the layer has no
                                          * event pool to size) */
     int output_bufs;                    /* -outputBufs, guaranteed per channel, 5000 */

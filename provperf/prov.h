@@ -101,6 +101,18 @@ int prov_grow_sessions(prov_thread *th);
 /* The descriptor a session's channel had when it came up (for the console lines). */
 int prov_sess_fd(const pv_sess *s);
 
+/* The stream id of a -reactor consumer's tunnel (the bare provider's hint when rejecting it). */
+#define PROV_TUNNEL_STREAM_HINT 1000
+
+/* ---- prov_tun.c ---------------------------------------------------------------------------- */
+
+/* The reactor role's tunnel request callback: ProvPerf's checks of the class of service, then
+ * accept (one tunnel per consumer) or reject, with the original's console lines. */
+int prov_tun_request(rx_chan *ch, rx_tunnel_request *req);
+
+/* The session's channel is going: its tunnel is gone with it. */
+void prov_tun_forget(pv_sess *s);
+
 /* ---- prov_rx.c ---------------------------------------------------------------------------- */
 
 /* The thread's loop with -reactor: its reactor takes the channels handed over, the callbacks

@@ -79,6 +79,7 @@ void prov_collect_interval(prov_collect *c, unsigned sec, unsigned interval)
             lat_summary(&set[PV_LAT_GENMSG], &iv.genmsg_lat);
             lat_summary(&set[PV_LAT_GENMSG_SCHED], &iv.genmsg_sched);
             lat_summary(&set[PV_LAT_ENCODE], &iv.encode);
+            lat_summary(&set[PV_LAT_TUNNEL_BUFS], &iv.tunnel_bufs);
         }
         iv.cpu = c->col.cpu;
         iv.mem_mb = c->col.mem_mb;

@@ -86,10 +86,11 @@ static const char *domain_name(uint8_t domain, char *buf, size_t cap)
 
 int prov_item_reject(prov_thread *th, pv_sess *s, int32_t sid, uint8_t domain, int reason)
 {
-    (void)th;
     char dbuf[16];
     printf("\nRejecting Item Request with streamId=%d and domain %s.  Reason: %s\n", sid,
            domain_name(domain, dbuf, sizeof(dbuf)), reason_name(reason));
+    if (sid == PROV_TUNNEL_STREAM_HINT && domain == RWF_DMT_SYSTEM && !th->app->cfg.reactor)
+        printf("The Item Request for TunnelStream. It requires to use -reactor in command line.\n");
     reject_arg a = {sid, domain, reason};
     /* Text of at most ~110 bytes, header and state: 256 is room enough. */
     return prov_send(s, 256, enc_reject, &a, true);

@@ -28,6 +28,7 @@
 /* Removes session s (its channel is closed or being closed by the layer) and frees it. */
 static void drop_session(prov_thread *th, pv_sess *s)
 {
+    prov_tun_forget(s);
     if (s->active_ns)
         pv_stats_closed(&th->stats, s->pub_ns, clk_ns());
     if (s->active_ns)
@@ -130,6 +131,7 @@ static void adopt_handed(prov_thread *th, rx_reactor *r)
     role.cb.on_directory = on_directory;
     role.cb.on_dictionary = on_message;
     role.cb.on_msg = on_message;
+    role.cb.on_tunnel_request = prov_tun_request;
     tp_channel *ch[16];
     int n;
     while ((n = run_handoff_take(&th->hand, ch, 16)) > 0) {
@@ -221,6 +223,7 @@ void prov_rx_thread(prov_thread *th)
             prov_app_fail(app, "provider thread %d: %s", th->index + 1, err_msg());
             break;
         }
+        latbuf_poll(&th->stats.lat); /* also when no channel ticks */
     }
     rx_destroy(r); /* closes every channel */
     while (th->n_sess)

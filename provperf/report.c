@@ -133,6 +133,8 @@ void prov_report_interval(FILE *f, unsigned sec, int thread, int threads, unsign
         out_console_stat(f, "  GenMsgLat(usec)", &iv->genmsg_lat, false, "Msgs");
         out_console_lat_extra(f, "  GenMsgLat(usec)", &iv->genmsg_lat, &iv->genmsg_sched, false);
     }
+    if (iv->tunnel_bufs.count)
+        out_console_stat(f, "  TunnelStreamBufferUsed", &iv->tunnel_bufs, false, "Samples");
     if (iv->closes)
         fprintf(f, "  - Received %" PRIu64 " closes.\n", iv->closes);
     if (iv->out_of_bufs)

@@ -75,9 +75,10 @@ typedef struct prov_interval {
     uint64_t buffers_sent; /* packed buffers sent (packing only) */
     stat_lat genmsg_lat;   /* its count is the "latencies received" */
     stat_lat genmsg_sched;
-    stat_lat encode; /* update encoding time (-measureEncode; count 0 = none) */
-    double cpu;      /* process CPU % of the interval */
-    double mem_mb;   /* resident memory, MB */
+    stat_lat encode;      /* update encoding time (-measureEncode; count 0 = none) */
+    stat_lat tunnel_bufs; /* tunnel buffers in use, sampled (-tunnelStreamBuffersUsed) */
+    double cpu;           /* process CPU % of the interval */
+    double mem_mb;        /* resident memory, MB */
 } prov_interval;
 
 /* Writes one thread's console lines for an interval ending `sec` seconds into the run. thread

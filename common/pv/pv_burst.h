@@ -76,6 +76,9 @@ typedef struct pv_sess {
     bool more_input;   /* complete input is buffered in the channel, not yet read */
     uint64_t packed_seen, packs_seen; /* packing counts already added to the statistics */
     void *tool;                       /* the tool's own per-channel data */
+    rx_tunnel *tun;                   /* a consumer's tunnel stream on the channel, or NULL */
+    bool tun_open;                    /* open: the item traffic goes inside (out writes to it) */
+    bool tun_auth_wait;               /* its login (authentication) is not answered yet */
 } pv_sess;
 
 /* A send stamp now, in the feed's unit. */

@@ -13,6 +13,9 @@ static void init(pv_out *o, tp_channel *ch, rx_chan *rx, uint32_t max_pack, uint
 {
     o->ch = ch;
     o->rx = rx;
+    o->tun = NULL;
+    o->after_write = NULL;
+    o->after_arg = NULL;
     o->cur = NULL;
     o->pack = NULL;
     o->pack_count = 0;
@@ -34,20 +37,38 @@ void pv_out_init_rx(pv_out *o, rx_chan *rx, uint32_t max_pack, uint32_t pack_siz
     init(o, NULL, rx, max_pack, pack_size, write_flags);
 }
 
-/* ---- the two back ends: a buffer is a tp_buf (bare) or an rx_buf (reactor) ------------------ */
+void pv_out_init_tunnel(pv_out *o, rx_tunnel *t, void (*after_write)(void *arg), void *arg)
+{
+    init(o, NULL, NULL, 1, 0, 0);
+    o->tun = t;
+    o->after_write = after_write;
+    o->after_arg = arg;
+}
+
+/* ---- the back ends: a buffer is a tp_buf (bare), an rx_buf (reactor) or an rx_tbuf (tunnel) -- */
 
 static uint8_t *buf_data(const pv_out *o, void *b)
 {
+    if (o->tun)
+        return ((rx_tbuf *)b)->data;
     return o->rx ? ((rx_buf *)b)->data : ((tp_buf *)b)->data;
 }
 
 static uint32_t *buf_len(const pv_out *o, void *b)
 {
+    if (o->tun)
+        return &((rx_tbuf *)b)->len;
     return o->rx ? &((rx_buf *)b)->len : &((tp_buf *)b)->len;
 }
 
 static int buf_get(pv_out *o, uint32_t size, bool packed, void **out)
 {
+    if (o->tun) {
+        rx_tbuf *b;
+        int rc = rx_tunnel_get_buffer(o->tun, size, true, &b);
+        *out = b;
+        return rc;
+    }
     if (o->rx) {
         rx_buf *b;
         int rc = rx_get_buffer(o->rx, size, packed, &b);
@@ -67,7 +88,9 @@ static int buf_pack(pv_out *o, void *b)
 
 static void buf_release(pv_out *o, void *b)
 {
-    if (o->rx)
+    if (o->tun)
+        rx_tunnel_release(o->tun, b);
+    else if (o->rx)
         rx_release(o->rx, b);
     else
         tp_release(o->ch, b);
@@ -75,7 +98,7 @@ static void buf_release(pv_out *o, void *b)
 
 static int queued(const pv_out *o)
 {
-    return o->rx ? 0 : (int)tp_queued(o->ch);
+    return o->rx || o->tun ? 0 : (int)tp_queued(o->ch);
 }
 
 /* Writes buffer b; a fragmented message that does not fit the output area is pushed through
@@ -84,6 +107,14 @@ static int queued(const pv_out *o)
  * given back when refused. */
 static int write_buf(pv_out *o, void *b)
 {
+    if (o->tun) {
+        int rc = rx_tunnel_submit(o->tun, b);
+        if (rc >= 0)
+            o->frames++;
+        if (o->after_write)
+            o->after_write(o->after_arg);
+        return rc;
+    }
     if (o->rx) {
         int rc = rx_submit(o->rx, b, o->write_flags);
         if (rc >= 0)
@@ -206,6 +237,8 @@ void pv_out_cancel(pv_out *o)
 
 int pv_out_flush(pv_out *o)
 {
+    if (o->tun)
+        return rx_flush(rx_tunnel_chan(o->tun));
     return o->rx ? rx_flush(o->rx) : tp_flush(o->ch);
 }
 

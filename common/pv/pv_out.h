@@ -16,9 +16,10 @@
  * socket drains (pv_out_flush()). Any other failure (TP_EFAIL) means the channel is closed,
  * with err_msg() saying why.
  *
- * The write path is a bare channel (pv_out_init) or a reactor channel (pv_out_init_rx: the
- * buffers are the layer's, and flushing hands the queue to its worker thread); the rules above
- * are the same for both.
+ * The write path is a bare channel (pv_out_init), a reactor channel (pv_out_init_rx: the
+ * buffers are the layer's, and flushing hands the queue to its worker thread), or a tunnel stream
+ * on a reactor channel (pv_out_init_tunnel: each message in a tunnel buffer of its own, never
+ * packed, as the ETA provider writes into a tunnel); the rules above are the same for all.
  *
  * Nothing here allocates or locks; the per-message cost is a few stores besides the transport's
  * own frame handling. One thread owns a pv_out.
@@ -28,14 +29,18 @@
 
 #include "rwf_enc.h"
 #include "rx.h"
+#include "rx_tunnel.h"
 #include "tp.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
 typedef struct pv_out {
-    tp_channel *ch;       /* the bare channel, or NULL */
-    rx_chan *rx;          /* the reactor channel, or NULL */
+    tp_channel *ch;                 /* the bare channel, or NULL */
+    rx_chan *rx;                    /* the reactor channel, or NULL */
+    rx_tunnel *tun;                 /* the tunnel stream written into, or NULL */
+    void (*after_write)(void *arg); /* tunnel: called after each message (buffer sampling) */
+    void *after_arg;
     void *cur;            /* buffer of the message begun last (unpacked), NULL when none:
                            * a tp_buf (ch) or an rx_buf (rx) */
     void *pack;           /* open packed buffer, NULL when none (the same kinds) */
@@ -57,6 +62,10 @@ void pv_out_init(pv_out *o, tp_channel *ch, uint32_t max_pack, uint32_t pack_siz
 /* The same over a reactor channel (its TP_E* codes are the transport's). */
 void pv_out_init_rx(pv_out *o, rx_chan *rx, uint32_t max_pack, uint32_t pack_size,
                     unsigned write_flags);
+
+/* The same over tunnel stream t (on a reactor channel): after each message, after_write(arg)
+ * when not NULL. */
+void pv_out_init_tunnel(pv_out *o, rx_tunnel *t, void (*after_write)(void *arg), void *arg);
 
 /*
  * Room for a message of at most size bytes: *at receives where to write it. Returns 0; or
@@ -100,7 +109,7 @@ int pv_out_send(pv_out *o, uint32_t cap, pv_enc_fn enc, const void *arg, bool pa
 /* Bytes queued and not yet sent. */
 static inline size_t pv_out_queued(const pv_out *o)
 {
-    return o->rx ? 0 : tp_queued(o->ch); /* the reactor's worker sends what it was given */
+    return o->rx || o->tun ? 0 : tp_queued(o->ch); /* the reactor's worker sends it */
 }
 
 #endif

@@ -28,6 +28,7 @@ enum {
     PV_LAT_GENMSG,       /* generic messages received: now - TIM_TRK_3 */
     PV_LAT_GENMSG_SCHED, /* ... from their scheduled send time (TIM_TRK_1, ours) */
     PV_LAT_ENCODE,       /* -measureEncode: time to encode a latency update */
+    PV_LAT_TUNNEL_BUFS,  /* tunnel buffers in use after each write (x 1000: not a latency) */
     PV_LAT_KINDS
 };
 

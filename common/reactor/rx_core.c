@@ -9,6 +9,7 @@
  * set. So a busy receiver is never woken by a system call, and a sleeping one is never missed.
  */
 #include "rx_int.h"
+#include "rx_tun_int.h"
 
 #include "clk.h"
 #include "err.h"
@@ -349,7 +350,14 @@ static int on_up(rx_chan *ch, const rx_rec *rec)
 static int on_down(rx_chan *ch, bool reconnecting, const char *text)
 {
     ch->a.state = RXA_DOWN;
-    int rc = channel_event(ch, reconnecting ? RX_CHANNEL_DOWN_RECONNECTING : RX_CHANNEL_DOWN, text);
+    /* The channel's tunnel streams end first ("Channel was closed."), as the original's. */
+    int rc = rx_tun_down(ch);
+    if (rc < 0 || ch->a.closed_by_app) {
+        if (!reconnecting)
+            rx_close(ch);
+        return rc;
+    }
+    rc = channel_event(ch, reconnecting ? RX_CHANNEL_DOWN_RECONNECTING : RX_CHANNEL_DOWN, text);
     if (rc >= 0 && !ch->a.closed_by_app)
         rc = rx_session_down(ch, reconnecting, text);
     if (!reconnecting)

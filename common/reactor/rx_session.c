@@ -263,9 +263,6 @@ int rx_session_up(rx_chan *ch)
 int rx_session_down(rx_chan *ch, bool reconnecting, const char *why)
 {
     ch->a.sess = RXS_NONE;
-    int rc = rx_tun_down(ch);
-    if (rc < 0 || ch->a.closed_by_app)
-        return rc;
     if (ch->role.watchlist)
         return rx_wl_down(ch, reconnecting, why);
     return 0;

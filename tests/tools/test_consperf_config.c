@@ -274,24 +274,13 @@ static void test_refused(void **state)
 {
     (void)state;
     const char *const cases[][3] = {
-        {"-tunnel"},
-        {"-tunnelAuth"},
-        {"-tunnelStreamOutputBufs", "10"},
-        {"-tunnelStreamBuffersUsed"},
-        {"-startingHostName", "a"},
-        {"-startingPort", "1"},
-        {"-standbyHostName", "b"},
-        {"-standbyPort", "2"},
-        {"-warmStandbyMode", "login"},
-        {"-pl", "rssl.rwf"},
-        {"-calcRWFJSONConversionLatency"},
-        {"-addConversionOverhead"},
-        {"-jsonAllocatorSize", "65536"},
-        {"-encryptedConnType", "websocket"},
-        {"-connType", "websocket"},
-        {"-connType", "webSocket"},
-        {"-connType", "WebSocket"},
-        {"-connType", "http"},
+        {"-startingHostName", "a"},        {"-startingPort", "1"},
+        {"-standbyHostName", "b"},         {"-standbyPort", "2"},
+        {"-warmStandbyMode", "login"},     {"-pl", "rssl.rwf"},
+        {"-calcRWFJSONConversionLatency"}, {"-addConversionOverhead"},
+        {"-jsonAllocatorSize", "65536"},   {"-encryptedConnType", "websocket"},
+        {"-connType", "websocket"},        {"-connType", "webSocket"},
+        {"-connType", "WebSocket"},        {"-connType", "http"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         run r;
@@ -300,10 +289,31 @@ static void test_refused(void **state)
             fail_msg("case %zu (%s): status %d, \"%s\"", i, cases[i][0], r.status, r.err.text);
         run_free(&r);
     }
+}
+
+/* -tunnel needs -reactor or -watchlist (the original's message); the other tunnel options. */
+static void test_tunnel_options(void **state)
+{
+    (void)state;
     run r;
     PARSE(&r, "-tunnel");
-    assert_string_equal(r.err.text, "Config Error: -tunnel is not available in this build (tunnel "
-                                    "streams).\nRun 'ConsPerf -?' to see usage.\n\n");
+    assert_int_equal(r.status, OPT_EXIT_INVALID);
+    assert_string_equal(r.err.text, "Config error: Should add -reactor or -watchlist to create and "
+                                    "use special tunnel streams.\nRun 'ConsPerf -?' to see "
+                                    "usage.\n\n");
+    run_free(&r);
+    PARSE(&r, "-watchlist", "-tunnel", "-tunnelAuth", "-tunnelStreamOutputBufs", "10",
+          "-tunnelStreamBuffersUsed");
+    assert_int_equal(r.status, OPT_CONTINUE);
+    assert_true(r.cfg.tunnel && r.cfg.tunnel_auth && r.cfg.tunnel_bufs_used);
+    assert_int_equal(r.cfg.tunnel_output_bufs, 10);
+    run_free(&r);
+    PARSE(&r, "-reactor", "-tunnel");
+    assert_int_equal(r.status, OPT_CONTINUE);
+    assert_int_equal(r.cfg.tunnel_output_bufs, 15000);
+    run_free(&r);
+    PARSE(&r, "-reactor", "-tunnelStreamOutputBufs", "0");
+    assert_int_equal(r.status, OPT_EXIT_INVALID);
     run_free(&r);
 }
 
@@ -350,18 +360,38 @@ static char *vector_inputs(const char *rel)
 static void test_inputs_match_reactor_vectors(void **state)
 {
     (void)state;
-    static const char *const modes[] = {"reactor", "watchlist"};
-    for (int v = 0; v < 2; v++) {
-        char summary[128], rel[256], flag[32];
-        snprintf(summary, sizeof(summary), "%s.ConsSummary.out", modes[v]);
-        snprintf(flag, sizeof(flag), "-%s", modes[v]);
-        const char *args[] = {"-h",        "localhost",
-                              "-p",        "14202",
-                              flag,        "-itemCount",
-                              "5",         "-steadyStateTime",
-                              "5",         "-summaryFile",
-                              summary,     "-statsFile",
-                              "consstats", NULL};
+    /* The captures' command lines (vectors/<dir>/commands.txt) after -h, -p, the file names. */
+    static const struct {
+        const char *dir, *name;
+        const char *args[20];
+    } v_[] = {
+        {"reactor", "reactor", {"-reactor", "-itemCount", "5", "-steadyStateTime", "5", NULL}},
+        {"watchlist", "watchlist", {"-watchlist", "-itemCount", "5", "-steadyStateTime", "5"}},
+        {"tunnel",
+         "tunnel",
+         {"-watchlist", "-tunnel", "-itemCount", "5", "-steadyStateTime", "5", "-tickRate", "10",
+          "-postingRate", "10", "-postingLatencyRate", "2", "-genericMsgRate", "10",
+          "-genericMsgLatencyRate", "2", "-tunnelStreamBuffersUsed"}},
+        {"tunnel",
+         "tunnel_auth",
+         {"-watchlist", "-tunnel", "-tunnelAuth", "-itemCount", "5", "-steadyStateTime", "5",
+          "-tickRate", "10", "-postingRate", "10", "-postingLatencyRate", "2", "-genericMsgRate",
+          "10", "-genericMsgLatencyRate", "2", "-tunnelStreamBuffersUsed"}},
+        {"tunnel",
+         "tunnel_reactor",
+         {"-reactor", "-tunnel", "-itemCount", "5", "-steadyStateTime", "5", "-tickRate", "10",
+          "-postingRate", "10", "-postingLatencyRate", "2", "-genericMsgRate", "10",
+          "-genericMsgLatencyRate", "2"}},
+    };
+    for (size_t v = 0; v < sizeof(v_) / sizeof(v_[0]); v++) {
+        char summary[128], rel[256];
+        snprintf(summary, sizeof(summary), "%s.ConsSummary.out", v_[v].name);
+        const char *args[40] = {"-h",           "localhost", "-p",         "14202",
+                                "-summaryFile", summary,     "-statsFile", "consstats"};
+        int n = 8;
+        for (int k = 0; v_[v].args[k]; k++)
+            args[n++] = v_[v].args[k];
+        args[n] = NULL;
         run r;
         parse_args(&r, args);
         assert_int_equal(r.status, OPT_CONTINUE);
@@ -374,7 +404,7 @@ static void test_inputs_match_reactor_vectors(void **state)
         tt_capture_close(&got);
         const char *also[] = {"      Max Output Buffers: ", "    Expected Update Rate: ", NULL};
         char *ours = tt_drop_ours(got.text, also);
-        snprintf(rel, sizeof(rel), "vectors/%s/%s.cons.stdout", modes[v], modes[v]);
+        snprintf(rel, sizeof(rel), "vectors/%s/%s.cons.stdout", v_[v].dir, v_[v].name);
         char *want = vector_inputs(rel);
         const char *json[] = {"      Use JSON Converter: ", "     JSON Allocator Size: ", NULL};
         char *want_ours = tt_drop_ours(want, json);
@@ -575,6 +605,7 @@ int main(void)
         cmocka_unit_test(test_histogram_log),
         cmocka_unit_test(test_inputs_match_vectors),
         cmocka_unit_test(test_inputs_match_reactor_vectors),
+        cmocka_unit_test(test_tunnel_options),
         cmocka_unit_test(test_inputs_values),
         cmocka_unit_test(test_json_inputs),
         cmocka_unit_test(test_random_command_lines),

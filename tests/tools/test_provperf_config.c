@@ -245,8 +245,6 @@ static void test_refused(void **state)
     (void)state;
     const char *const cases[][3] = {
         {"-pl", "rssl.rwf"},
-        {"-tunnelStreamOutputBufs", "5"},
-        {"-tunnelStreamBuffersUsed"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         run r;
@@ -255,6 +253,25 @@ static void test_refused(void **state)
             fail_msg("case %zu (%s): status %d, \"%s\"", i, cases[i][0], r.status, r.err.text);
         run_free(&r);
     }
+}
+
+/* The tunnel options: accepted (with or without -reactor, as the original), their values. */
+static void test_tunnel_options(void **state)
+{
+    (void)state;
+    run r;
+    PARSE(&r, "-reactor", "-tunnelStreamOutputBufs", "20", "-tunnelStreamBuffersUsed");
+    assert_int_equal(r.status, OPT_CONTINUE);
+    assert_int_equal(r.cfg.tunnel_output_bufs, 20);
+    assert_true(r.cfg.tunnel_bufs_used);
+    run_free(&r);
+    PARSE(&r, "-tunnelStreamOutputBufs", "0");
+    assert_int_equal(r.status, OPT_EXIT_INVALID);
+    run_free(&r);
+    PARSE(&r, "-updateRate", "10");
+    assert_int_equal(r.cfg.tunnel_output_bufs, 15000);
+    assert_false(r.cfg.tunnel_bufs_used);
+    run_free(&r);
 }
 
 static void test_usage(void **state)
@@ -294,13 +311,19 @@ static void test_inputs_match_vectors(void **state)
         const char *name;
         const char *extra[7];
         const char *stats;
+        const char *dir; /* the vector's folder when not its name */
     } vectors[] = {
-        {"consprov_default", {"-updateRate", "10"}, "capstats"},
-        {"consprov_tcpdelay", {"-updateRate", "10", "-tcpDelay"}, "capstats"},
-        {"consprov_pack", {"-updateRate", "100", "-maxPackCount", "10"}, "capstats"},
-        {"consprov_zlib", {"-updateRate", "10", "-compressionType", "1"}, "capstats"},
-        {"consprov_lz4", {"-updateRate", "10", "-compressionType", "2"}, "capstats"},
-        {"reactor", {"-p", "14202", "-reactor", "-updateRate", "10"}, "provstats"},
+        {"consprov_default", {"-updateRate", "10"}, "capstats", NULL},
+        {"consprov_tcpdelay", {"-updateRate", "10", "-tcpDelay"}, "capstats", NULL},
+        {"consprov_pack", {"-updateRate", "100", "-maxPackCount", "10"}, "capstats", NULL},
+        {"consprov_zlib", {"-updateRate", "10", "-compressionType", "1"}, "capstats", NULL},
+        {"consprov_lz4", {"-updateRate", "10", "-compressionType", "2"}, "capstats", NULL},
+        {"reactor", {"-p", "14202", "-reactor", "-updateRate", "10"}, "provstats", NULL},
+        {"tunnel", {"-p", "14202", "-reactor", "-updateRate", "10"}, "provstats", "tunnel"},
+        {"tunnel_auth",
+         {"-p", "14202", "-reactor", "-updateRate", "10", "-tunnelStreamBuffersUsed"},
+         "provstats",
+         "tunnel"},
     };
     for (size_t v = 0; v < sizeof(vectors) / sizeof(vectors[0]); v++) {
         char summary[128], rel[256];
@@ -328,12 +351,12 @@ static void test_inputs_match_vectors(void **state)
         prov_config_print(&r.cfg, &extra, &rep);
         tt_capture_close(&got);
         char *mine = tt_drop_ours(got.text, NULL);
-        snprintf(rel, sizeof(rel), "vectors/%s/%s.ProvSummary.out", vectors[v].name,
-                 vectors[v].name);
+        const char *dir = vectors[v].dir ? vectors[v].dir : vectors[v].name;
+        snprintf(rel, sizeof(rel), "vectors/%s/%s.ProvSummary.out", dir, vectors[v].name);
         char *want = vector_inputs(rel);
         tt_assert_lines_equal(mine, want);
         free(want);
-        snprintf(rel, sizeof(rel), "vectors/%s/%s.prov.stdout", vectors[v].name, vectors[v].name);
+        snprintf(rel, sizeof(rel), "vectors/%s/%s.prov.stdout", dir, vectors[v].name);
         want = vector_inputs(rel);
         tt_assert_lines_equal(mine, want);
         free(want);
@@ -345,7 +368,8 @@ static void test_inputs_match_vectors(void **state)
                  "         Clock Cost (ns): 20.0\n"
                  "   Clock Resolution (ns): 1\n"
                  "       JSON Summary File: %s.ProvSummary.json\n\n",
-                 strcmp(vectors[v].name, "reactor") ? "No" : "Yes", vectors[v].name);
+                 strstr(vectors[v].extra[2] ? vectors[v].extra[2] : "", "-reactor") ? "Yes" : "No",
+                 vectors[v].name);
         assert_string_equal(strstr(got.text, "             Use Reactor: "), tail);
         tt_capture_free(&got);
         run_free(&r);
@@ -460,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_tls_settings),
         cmocka_unit_test(test_usage),
         cmocka_unit_test(test_histogram_log),
+        cmocka_unit_test(test_tunnel_options),
         cmocka_unit_test(test_inputs_match_vectors),
         cmocka_unit_test(test_inputs_values),
         cmocka_unit_test(test_json_inputs),
