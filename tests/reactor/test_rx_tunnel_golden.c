@@ -80,6 +80,11 @@ static void tool_action(replay *rp, const uint8_t *p, uint32_t len)
 {
     pump_settle(rp);
     int op = tt_opcode(p, len);
+    /* The tool acts once what it waits for has arrived: on a loaded machine, more than 3 ms. */
+    int64_t end = tx_now_ms() + 3000;
+    while (tx_now_ms() < end && (op == TUN_OP_DATA ? !rp->tl.t || !rx_tunnel_is_open(rp->tl.t)
+                                                   : rp->provider && !rx_is_up(rp->ch)))
+        pump_settle(rp);
     if (op == TUN_OP_DATA) {
         if (!rp->tl.t || !rx_tunnel_is_open(rp->tl.t))
             fail_msg("the tunnel is not open when the tool submits");
