@@ -109,7 +109,7 @@ wait_ready() {
 # The number after "label" in the section of a file that starts with "section".
 num() {
     awk -v s="$2" -v l="$3" 'BEGIN { on = s == "" } index($0, s) == 1 { on = 1 } on && index($0, l) == 1 {
-        sub(".*: ", ""); print; exit }' "$1"
+        v = substr($0, length(l) + 1); sub(/ .*/, "", v); print v; exit }' "$1"
 }
 
 # CPU nanoseconds per update: a CPU % (of one core) at a rate of updates per second.

@@ -92,7 +92,7 @@ run() {
             ConsSummary.out 2>/dev/null | head -1)
         local lat
         lat=$(sed -n '/^Steady State Statistics:/,/^$/p' ConsSummary.out 2>/dev/null |
-            awk -F': ' '/Latency avg/ {a=$2} /Latency p50/ {p50=$2} /Latency p99 \(/ {p99=$2}
+            awk -F': ' '/Latency avg/ {a=$2} /Latency p50/ {p50=$2} /Latency p99 \(/ {p99=$2; sub(/ .*/, "", p99)}
                 /Latency max/ {mx=$2} END { printf "lat avg %s p50 %s p99 %s max %s", a, p50, p99, mx }')
         local ccpu
         ccpu=$(sed -n 's/^  CPU Usage avg (%): //p' ConsSummary.out 2>/dev/null | tail -1)

@@ -130,6 +130,8 @@ stats_read() {
         line[rows] = ""
         for (i = 2; i <= n; i++) {
             v = trim(f[i])
+            # A blank cell is a figure the tool left out (a percentile on too few samples).
+            if (v == "") v = "nan"
             if (!numeric(v)) bad(sprintf("column \"%s\": \"%s\" is not a number", h[i], v))
             if (tolower(v) ~ /nan|inf/) v = "nan"
             line[rows] = line[rows] " " v

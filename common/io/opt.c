@@ -349,6 +349,41 @@ static void default_text(const opt_def *d, const void *cfg, char *buf, size_t si
     }
 }
 
+/* True for the options that set how many messages per second carry a latency stamp
+ * (-latencyUpdateRate, -postingLatencyRate, -genericMsgLatencyRate, -latencyMsgRate). */
+static bool is_latency_rate(const opt_def *d)
+{
+    size_t n = d->name ? strlen(d->name) : 0;
+    return d->kind != OPT_SECTION && d->kind != OPT_REFUSED && n > 4 &&
+           strstr(d->name, "atency") != NULL && strcmp(d->name + n - 4, "Rate") == 0;
+}
+
+/* The usage paragraph on percentiles and sample counts (out.h, "Honest percentiles"), naming
+ * the table's latency-rate options; nothing when it has none. */
+static void usage_samples_note(FILE *out, const opt_def *defs)
+{
+    char names[256] = "";
+    int count = 0;
+    for (const opt_def *d = defs; !is_end(d); d++)
+        if (is_latency_rate(d)) {
+            size_t used = strlen(names);
+            snprintf(names + used, sizeof(names) - used, "%s%s", count ? ", " : "", d->name);
+            count++;
+        }
+    if (!count)
+        return;
+    fprintf(out,
+            "\nLatency percentiles and samples:\n"
+            "  The p-th percentile needs 100 / (100 - p) latency samples: p99 100, p99.9 1,000,\n"
+            "  p99.99 10,000. On fewer it is simply the largest sample, and the summary, console\n"
+            "  and JSON say so (\"only 110 samples: this is the maximum\"; the CSV leaves it\n"
+            "  blank). Samples are the latency-stamped messages: stamps per second x seconds x\n"
+            "  connections. For more of them, run longer or raise\n"
+            "    %s\n"
+            "  e.g. 1,000 stamps per second for 10 s give the 10,000 that p99.99 needs.\n",
+            names);
+}
+
 void opt_usage(FILE *out, const char *prog, const opt_def *defs, const void *defaults)
 {
     char lhs[256], def[300];
@@ -381,6 +416,8 @@ void opt_usage(FILE *out, const char *prog, const opt_def *defs, const void *def
         else
             fprintf(out, "  %-*s  %s%s\n", (int)width, lhs, d->help ? d->help : "", def);
     }
+
+    usage_samples_note(out, defs);
 
     bool heading = false;
     for (const opt_def *d = defs; !is_end(d); d++) {

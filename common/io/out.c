@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -96,13 +97,66 @@ void out_extra_inputs(out_report *r, int width, const out_extra *extra, const ch
 /* ------------------------------------------------------------------------------------------ */
 /* Summary blocks                                                                             */
 
+/* The percentiles every latency summary has: its label in the text, its JSON key, where
+ * stat_lat holds it. */
+typedef struct out_pct {
+    double p;
+    const char *label;
+    const char *key;
+    size_t off;
+} out_pct;
+
+static const out_pct pcts[] = {
+    {50, "p50", "p50", offsetof(stat_lat, p50)},
+    {90, "p90", "p90", offsetof(stat_lat, p90)},
+    {99, "p99", "p99", offsetof(stat_lat, p99)},
+    {99.9, "p99.9", "p99_9", offsetof(stat_lat, p999)},
+    {99.99, "p99.99", "p99_99", offsetof(stat_lat, p9999)},
+};
+#define OUT_PCTS (sizeof(pcts) / sizeof(pcts[0]))
+
+static double pct_value(const stat_lat *l, const out_pct *p)
+{
+    return *(const double *)((const char *)l + p->off);
+}
+
+uint64_t out_pct_needs(double p)
+{
+    if (!(p > 0) || !(p < 100))
+        return 1;
+    /* 100 / (100 - p), rounded up; the small shrink keeps 99.9 at 1,000, not 1,001. */
+    return (uint64_t)ceil(100.0 / (100.0 - p) * (1.0 - 1e-12));
+}
+
+uint64_t out_pct_samples(const stat_lat *l)
+{
+    return l->count >= l->negative ? l->count - l->negative : 0;
+}
+
+bool out_pct_note(char *buf, size_t size, const stat_lat *l, double p)
+{
+    uint64_t n = out_pct_samples(l);
+    buf[0] = '\0';
+    if (l->count == 0 || n >= out_pct_needs(p))
+        return false;
+    if (n == 0)
+        snprintf(buf, size, "no samples at or above zero");
+    else
+        snprintf(buf, size, "only %" PRIu64 " sample%s: this is the maximum", n, n == 1 ? "" : "s");
+    return true;
+}
+
 static void percentile_lines(out_report *r, const char *name, const stat_lat *l, int decimals)
 {
-    out_printf(r, "  %s p50 (usec): %.*f\n", name, decimals, l->p50);
-    out_printf(r, "  %s p90 (usec): %.*f\n", name, decimals, l->p90);
-    out_printf(r, "  %s p99 (usec): %.*f\n", name, decimals, l->p99);
-    out_printf(r, "  %s p99.9 (usec): %.*f\n", name, decimals, l->p999);
-    out_printf(r, "  %s p99.99 (usec): %.*f\n", name, decimals, l->p9999);
+    for (size_t i = 0; i < OUT_PCTS; i++) {
+        char note[96];
+        if (out_pct_note(note, sizeof(note), l, pcts[i].p))
+            out_printf(r, "  %s %s (usec): %.*f (%s)\n", name, pcts[i].label, decimals,
+                       pct_value(l, &pcts[i]), note);
+        else
+            out_printf(r, "  %s %s (usec): %.*f\n", name, pcts[i].label, decimals,
+                       pct_value(l, &pcts[i]));
+    }
 }
 
 void out_lat_block(out_report *r, const char *name, const stat_lat *l, int decimals)
@@ -192,11 +246,27 @@ void out_console_lat_extra(FILE *f, const char *label, const stat_lat *l, const 
         return;
     if (l && l->count) {
         if (thousandths)
-            fprintf(f, "%s p50:%8.3f p90:%8.3f p99:%8.3f p99.9:%8.3f p99.99:%8.3f\n", label, l->p50,
+            fprintf(f, "%s p50:%8.3f p90:%8.3f p99:%8.3f p99.9:%8.3f p99.99:%8.3f", label, l->p50,
                     l->p90, l->p99, l->p999, l->p9999);
         else
-            fprintf(f, "%s p50:%6.0f p90:%6.0f p99:%6.0f p99.9:%6.0f p99.99:%6.0f\n", label, l->p50,
+            fprintf(f, "%s p50:%6.0f p90:%6.0f p99:%6.0f p99.9:%6.0f p99.99:%6.0f", label, l->p50,
                     l->p90, l->p99, l->p999, l->p9999);
+        char thin[64] = "";
+        size_t k = 0;
+        for (size_t i = 0; i < OUT_PCTS; i++)
+            if (out_pct_samples(l) < out_pct_needs(pcts[i].p)) {
+                snprintf(thin + strlen(thin), sizeof(thin) - strlen(thin), "%s%s", k ? ", " : "",
+                         pcts[i].label);
+                k++;
+            }
+        uint64_t n = out_pct_samples(l);
+        if (k && n)
+            fprintf(f, " (only %" PRIu64 " sample%s: %s %s the maximum)\n", n, n == 1 ? "" : "s",
+                    thin, k == 1 ? "is" : "are");
+        else if (k)
+            fprintf(f, " (no samples at or above zero)\n");
+        else
+            fputc('\n', f);
     }
     if (sched && sched->count) {
         const char *bare = label;
@@ -291,15 +361,34 @@ int out_csv_lat_header(char *buf, size_t size, const char *name)
     return 0;
 }
 
+/* Appends ", <value>" to buf, or ", " alone when the percentile p of l rests on too few
+ * samples (out_pct_note); an empty l gives 0. */
+static int append_pct(char *buf, size_t size, const stat_lat *l, double p, double v, int decimals)
+{
+    if (l->count && out_pct_samples(l) < out_pct_needs(p))
+        return append(buf, size, ", ");
+    return append(buf, size, ", %.*f", decimals, v);
+}
+
 int out_csv_lat_values(char *buf, size_t size, const stat_lat *l, const stat_lat *sched,
                        int decimals)
 {
     static const stat_lat none;
     const stat_lat *a = l && l->count ? l : &none;
     const stat_lat *s = sched && sched->count ? sched : &none;
-    return append(buf, size, ", %.*f, %.*f, %.*f, %.*f, %.*f, %.*f, %.*f, %.*f", decimals, a->p50,
-                  decimals, a->p90, decimals, a->p99, decimals, a->p999, decimals, a->p9999,
-                  decimals, s->avg, decimals, s->p99, decimals, s->max);
+    size_t used = strlen(buf);
+    int rc = 0;
+    for (size_t i = 0; i < OUT_PCTS && rc == 0; i++)
+        rc = append_pct(buf, size, a, pcts[i].p, pct_value(a, &pcts[i]), decimals);
+    if (rc == 0)
+        rc = append(buf, size, ", %.*f", decimals, s->avg);
+    if (rc == 0)
+        rc = append_pct(buf, size, s, 99, s->p99, decimals);
+    if (rc == 0)
+        rc = append(buf, size, ", %.*f", decimals, s->max);
+    if (rc != 0)
+        buf[used] = '\0';
+    return rc;
 }
 
 int out_latlog_open(out_csv *c, const char *path, bool with_type)
@@ -432,11 +521,14 @@ json_object *out_json_lat(const stat_lat *l)
     out_json_add(o, "stddev", out_json_double(l->stddev));
     out_json_add(o, "min", out_json_double(l->min));
     out_json_add(o, "max", out_json_double(l->max));
-    out_json_add(o, "p50", out_json_double(l->p50));
-    out_json_add(o, "p90", out_json_double(l->p90));
-    out_json_add(o, "p99", out_json_double(l->p99));
-    out_json_add(o, "p99_9", out_json_double(l->p999));
-    out_json_add(o, "p99_99", out_json_double(l->p9999));
+    for (size_t i = 0; i < OUT_PCTS; i++) {
+        out_json_add(o, pcts[i].key, out_json_double(pct_value(l, &pcts[i])));
+        char note[96], key[32];
+        if (out_pct_note(note, sizeof(note), l, pcts[i].p)) {
+            snprintf(key, sizeof(key), "%s_note", pcts[i].key);
+            out_json_add(o, key, json_object_new_string(note));
+        }
+    }
     if (l->negative) /* clocks that disagree: rwfperf-merge counts them */
         out_json_add(o, "negative", json_object_new_uint64(l->negative));
     return o;

@@ -21,6 +21,9 @@
  *     Sched <name> avg (usec): 190.2      the same latency measured from the time the message
  *     ...                                 was due by the sender's tick schedule (the sender's
  *                                         own stalls included: no coordinated omission)
+ *     <Name> p99.99 (usec): 612.0 (only 110 samples: this is the maximum)
+ *                                         a percentile on too few samples says so (see
+ *                                         out_pct_needs); so do the console, JSON and CSV
  *     Offered <what> rate: 100000         the configured rate and the rate achieved, per
  *     Achieved <what> rate: 97012         connection, and a warning line below 99%
  *     Warning: achieved <what> rate is 97.02% of the offered rate (below 99%).
@@ -104,8 +107,10 @@ void out_extra_inputs(out_report *r, int width, const out_extra *extra, const ch
  * Writes a latency block for name ("Latency", "Posting latency", "GenMsg latency"):
  *     "  <name> avg (usec): %.*f" / std dev / max / min         (the original's four lines)
  *     "  <name> p50 (usec): %.*f" / p90 / p99 / p99.9 / p99.99   (ours)
- * with `decimals` digits (1 for the OMM tools, 3 for TransportPerf). The caller prints the
- * original's replacement line itself when l->count == 0.
+ * with `decimals` digits (1 for the OMM tools, 3 for TransportPerf). A percentile that rests on
+ * too few samples (out_pct_note) gets its note after the value:
+ *     "  Latency p99.99 (usec): 612.0 (only 110 samples: this is the maximum)"
+ * The caller prints the original's replacement line itself when l->count == 0.
  */
 void out_lat_block(out_report *r, const char *name, const stat_lat *l, int decimals);
 
@@ -130,6 +135,28 @@ void out_res_block(out_report *r, const stat_res *res);
  */
 bool out_rate_check(out_report *r, const char *what, double offered, double achieved);
 
+/*
+ * Honest percentiles. The p-th percentile of n samples is the sample of rank ceil(p/100 * n)
+ * (nearest rank). When n < 1 / (1 - p/100) that rank is n: the "percentile" is simply the
+ * largest sample and says nothing about the tail. So a percentile needs at least
+ *     out_pct_needs(p) = ceil(100 / (100 - p)) samples:
+ *     p50: 2, p90: 10, p99: 100, p99.9: 1,000, p99.99: 10,000
+ * and every writer marks one that has fewer: the summary and console with a note, the JSON
+ * with a "<key>_note" member, the CSV with a blank cell. The samples counted are those at or
+ * above zero (the percentiles leave negative samples out, see stat_lat).
+ */
+
+/* The samples percentile p (0 < p < 100) needs so that it is not simply the maximum. */
+uint64_t out_pct_needs(double p);
+
+/* The samples l's percentiles rest on: count - negative. */
+uint64_t out_pct_samples(const stat_lat *l);
+
+/* When percentile p of l rests on too few samples (and l has samples at all), writes the note
+ * "only <n> samples: this is the maximum" ("only 1 sample: ...", or "no samples at or above
+ * zero") into buf of `size` bytes and returns true; otherwise buf is "" and it returns false. */
+bool out_pct_note(char *buf, size_t size, const stat_lat *l, double p);
+
 /* count / secs, or 0 when secs is not positive (where the originals would print nan/inf). */
 double out_rate(double count, double secs);
 
@@ -152,6 +179,8 @@ void out_console_stat(FILE *f, const char *label, const stat_lat *l, bool thousa
 /*
  * Our console lines after an interval latency line (nothing when l has no samples):
  *     "<label> p50:%6.0f p90:%6.0f p99:%6.0f p99.9:%6.0f p99.99:%6.0f"   (%8.3f: thousandths)
+ * followed, when some of them rest on too few samples (out_pct_needs), by
+ *     " (only 10 samples: p99, p99.9, p99.99 are the maximum)"
  * and, when sched has samples, the scheduled-time view in the original line's format:
  *     "  Sched <label without its leading spaces>: Avg: ... Max: ... Min: ..., Msgs: <count>"
  */
@@ -195,7 +224,10 @@ int out_csv_lat_header(char *buf, size_t size, const char *name);
 
 /* Appends the eight values matching out_csv_lat_header for an interval: the percentiles of l
  * and avg / p99 / max of sched (zeros when sched is NULL or empty, and for an empty l), each
- * with `decimals` digits. Returns 0, or -1 when buf is too small (left unchanged). */
+ * with `decimals` digits. A percentile that rests on too few samples (out_pct_needs) is left
+ * blank (", , "): the columns stay where they are, a spreadsheet or gnuplot takes the cell as
+ * missing rather than as text or as a figure, and the value it would have held is the row's
+ * max, which has its own column. Returns 0, or -1 when buf is too small (left unchanged). */
 int out_csv_lat_values(char *buf, size_t size, const stat_lat *l, const stat_lat *sched,
                        int decimals);
 
@@ -241,7 +273,8 @@ json_object *out_json_doc(const char *tool, const out_host *host, int pid, time_
 
 /* A new JSON object for a latency summary: {"count", "avg", "stddev", "min", "max", "p50",
  * "p90", "p99", "p99_9", "p99_99"} in microseconds, and "negative" (samples below zero) when
- * there are any. */
+ * there are any. A percentile that rests on too few samples (out_pct_note) keeps its number
+ * and gets "<key>_note" beside it: "p99_99_note": "only 110 samples: this is the maximum". */
 json_object *out_json_lat(const stat_lat *l);
 
 /* A new JSON object for the resource samples: {"samples", "cpu_max", "cpu_min", "cpu_avg",

@@ -288,6 +288,45 @@ static void test_usage(void **state)
     free(text);
 }
 
+/* A table with latency-stamp rates gets the paragraph on percentiles and samples, naming them;
+ * one without (demo_defs) does not. */
+static const opt_def lat_defs[] = {
+    OPT_RATE_("-latencyUpdateRate", demo_config, rate, "<updates/sec|all>", "Stamped updates"),
+    OPT_INT_("-genericMsgLatencyRate", demo_config, count, 0, 100, "<msgs/sec>", "Stamped"),
+    OPT_INT_("-genericMsgRate", demo_config, custom, 0, 100, "<msgs/sec>", "Not stamped"),
+    OPT_END_,
+};
+
+static void test_usage_samples_note(void **state)
+{
+    (void)state;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    demo_config d = defaults();
+    opt_usage(f, "Demo", lat_defs, &d);
+    fclose(f);
+    const char *note = strstr(text, "\nLatency percentiles and samples:\n");
+    assert_non_null(note);
+    assert_string_equal(
+        note,
+        "\nLatency percentiles and samples:\n"
+        "  The p-th percentile needs 100 / (100 - p) latency samples: p99 100, p99.9 1,000,\n"
+        "  p99.99 10,000. On fewer it is simply the largest sample, and the summary, console\n"
+        "  and JSON say so (\"only 110 samples: this is the maximum\"; the CSV leaves it\n"
+        "  blank). Samples are the latency-stamped messages: stamps per second x seconds x\n"
+        "  connections. For more of them, run longer or raise\n"
+        "    -latencyUpdateRate, -genericMsgLatencyRate\n"
+        "  e.g. 1,000 stamps per second for 10 s give the 10,000 that p99.99 needs.\n\n");
+    free(text);
+
+    f = open_memstream(&text, &len);
+    opt_usage(f, "Demo", demo_defs, &d);
+    fclose(f);
+    assert_null(strstr(text, "Latency percentiles"));
+    free(text);
+}
+
 static void test_json(void **state)
 {
     (void)state;
@@ -351,6 +390,7 @@ int main(void)
         cmocka_unit_test(test_help_stops_parsing),
         cmocka_unit_test(test_fail_trailer),
         cmocka_unit_test(test_usage),
+        cmocka_unit_test(test_usage_samples_note),
         cmocka_unit_test(test_json),
         cmocka_unit_test(test_rate_rules),
     };

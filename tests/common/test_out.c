@@ -139,18 +139,24 @@ static void test_latency_block(void **state)
                                      "  Latency min (usec): 125.0\n"
                                      "  Latency p50 (usec): 181.0\n"
                                      "  Latency p90 (usec): 250.5\n"
-                                     "  Latency p99 (usec): 280.0\n"
-                                     "  Latency p99.9 (usec): 283.0\n"
-                                     "  Latency p99.99 (usec): 283.0\n"
+                                     "  Latency p99 (usec): 280.0 (only 46 samples: this is "
+                                     "the maximum)\n"
+                                     "  Latency p99.9 (usec): 283.0 (only 46 samples: this is "
+                                     "the maximum)\n"
+                                     "  Latency p99.99 (usec): 283.0 (only 46 samples: this is "
+                                     "the maximum)\n"
                                      "  Sched posting latency avg (usec): 190.250\n"
                                      "  Sched posting latency std dev (usec): 48.700\n"
                                      "  Sched posting latency max (usec): 2300.000\n"
                                      "  Sched posting latency min (usec): 125.000\n"
                                      "  Sched posting latency p50 (usec): 181.000\n"
                                      "  Sched posting latency p90 (usec): 250.500\n"
-                                     "  Sched posting latency p99 (usec): 280.000\n"
-                                     "  Sched posting latency p99.9 (usec): 283.000\n"
-                                     "  Sched posting latency p99.99 (usec): 283.000\n");
+                                     "  Sched posting latency p99 (usec): 280.000 (only 46 "
+                                     "samples: this is the maximum)\n"
+                                     "  Sched posting latency p99.9 (usec): 283.000 (only 46 "
+                                     "samples: this is the maximum)\n"
+                                     "  Sched posting latency p99.99 (usec): 283.000 (only 46 "
+                                     "samples: this is the maximum)\n");
     mem_free(&m);
 }
 
@@ -239,8 +245,7 @@ static void test_csv(void **state)
                               "(usec), Latency p99.9 (usec), Latency p99.99 (usec), Sched "
                               "Latency avg (usec), Sched Latency p99 (usec), Sched Latency max "
                               "(usec)\n"
-                              "2012-11-16 01:46:04, 500, 181.0, 250.5, 280.0, 283.0, 283.0, "
-                              "200.0, 280.0, 283.0\n"
+                              "2012-11-16 01:46:04, 500, 181.0, 250.5, , , , 200.0, , 283.0\n"
                               "2012-11-16 01:46:04, 0, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, "
                               "0.000, 0.000\n");
     free(text);
@@ -430,12 +435,147 @@ static void test_console_lines(void **state)
     fclose(f);
     assert_string_equal(
         t, "  Latency(usec): Avg: 184.6 StdDev:  48.7 Max:   283 Min:   125, Msgs: 46\n"
-           "  Latency(usec) p50:   181 p90:   250 p99:   280 p99.9:   283 p99.99:   283\n"
+           "  Latency(usec) p50:   181 p90:   250 p99:   280 p99.9:   283 p99.99:   283 (only 46 "
+           "samples: p99, p99.9, p99.99 are the maximum)\n"
            "  Latency (usec): Avg: 113.826 StdDev:  16.511 Max: 175.783 Min:  94.841, Msgs: 49\n"
            "  Latency (usec) p50: 110.500 p90: 130.250 p99: 170.000 p99.9: 175.783 p99.99: "
-           "175.783\n"
+           "175.783 (only 49 samples: p99, p99.9, p99.99 are the maximum)\n"
            "  Sched Latency (usec): Avg: 120.000 StdDev:  16.511 Max: 175.783 Min:  94.841, "
            "Msgs: 49\n");
+    free(t);
+}
+
+/* The sample counts a percentile needs: ceil(100 / (100 - p)). */
+static void test_pct_needs(void **state)
+{
+    (void)state;
+    assert_int_equal(out_pct_needs(50), 2);
+    assert_int_equal(out_pct_needs(90), 10);
+    assert_int_equal(out_pct_needs(99), 100);
+    assert_int_equal(out_pct_needs(99.9), 1000);
+    assert_int_equal(out_pct_needs(99.99), 10000);
+    assert_int_equal(out_pct_needs(0), 1);
+    assert_int_equal(out_pct_needs(100), 1);
+    stat_lat l = {.count = 120, .negative = 10};
+    assert_int_equal(out_pct_samples(&l), 110);
+}
+
+/* The notes: exactly at the thresholds the note goes; one sample below, it says so. */
+static void test_pct_notes(void **state)
+{
+    (void)state;
+    char note[96];
+    stat_lat l = {.count = 110};
+    assert_true(out_pct_note(note, sizeof(note), &l, 99.99));
+    assert_string_equal(note, "only 110 samples: this is the maximum");
+    assert_true(out_pct_note(note, sizeof(note), &l, 99.9));
+    assert_false(out_pct_note(note, sizeof(note), &l, 99));
+    assert_string_equal(note, "");
+    l.count = 999;
+    assert_true(out_pct_note(note, sizeof(note), &l, 99.9));
+    assert_string_equal(note, "only 999 samples: this is the maximum");
+    l.count = 1000;
+    assert_false(out_pct_note(note, sizeof(note), &l, 99.9));
+    assert_true(out_pct_note(note, sizeof(note), &l, 99.99));
+    l.count = 9999;
+    assert_true(out_pct_note(note, sizeof(note), &l, 99.99));
+    l.count = 10000;
+    assert_false(out_pct_note(note, sizeof(note), &l, 99.99));
+    l.count = 99;
+    assert_true(out_pct_note(note, sizeof(note), &l, 99));
+    l.count = 100;
+    assert_false(out_pct_note(note, sizeof(note), &l, 99));
+    l.count = 1;
+    assert_true(out_pct_note(note, sizeof(note), &l, 50));
+    assert_string_equal(note, "only 1 sample: this is the maximum");
+    /* Negative samples are not in the percentiles. */
+    l = (stat_lat){.count = 1005, .negative = 10};
+    assert_true(out_pct_note(note, sizeof(note), &l, 99.9));
+    assert_string_equal(note, "only 995 samples: this is the maximum");
+    l = (stat_lat){.count = 3, .negative = 3};
+    assert_true(out_pct_note(note, sizeof(note), &l, 50));
+    assert_string_equal(note, "no samples at or above zero");
+    /* No samples at all: nothing to say (the block is not printed). */
+    l = (stat_lat){0};
+    assert_false(out_pct_note(note, sizeof(note), &l, 99));
+}
+
+/* The example of the run scripts/run.sh makes: 110 stamps. */
+static void test_pct_summary_110(void **state)
+{
+    (void)state;
+    stat_lat l = {.count = 110,
+                  .avg = 151.2,
+                  .stddev = 40.1,
+                  .min = 106.0,
+                  .max = 612.0,
+                  .p50 = 151.0,
+                  .p90 = 190.0,
+                  .p99 = 281.0,
+                  .p999 = 612.0,
+                  .p9999 = 612.0};
+    mem_report m;
+    mem_open(&m);
+    out_lat_block(&m.r, "Latency", &l, 1);
+    mem_close(&m);
+    assert_string_equal(m.file_text, "  Latency avg (usec): 151.2\n"
+                                     "  Latency std dev (usec): 40.1\n"
+                                     "  Latency max (usec): 612.0\n"
+                                     "  Latency min (usec): 106.0\n"
+                                     "  Latency p50 (usec): 151.0\n"
+                                     "  Latency p90 (usec): 190.0\n"
+                                     "  Latency p99 (usec): 281.0\n"
+                                     "  Latency p99.9 (usec): 612.0 (only 110 samples: this is "
+                                     "the maximum)\n"
+                                     "  Latency p99.99 (usec): 612.0 (only 110 samples: this is "
+                                     "the maximum)\n");
+    assert_string_equal(m.con_text, m.file_text);
+    mem_free(&m);
+
+    /* JSON: the figure stays a number, the note is beside it. */
+    json_object *o = out_json_lat(&l);
+    assert_string_equal(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+                        "{\"count\":110,\"avg\":151.2,\"stddev\":40.1,\"min\":106,"
+                        "\"max\":612,\"p50\":151,\"p90\":190,\"p99\":281,\"p99_9\":612,"
+                        "\"p99_9_note\":\"only 110 samples: this is the maximum\",\"p99_99\":612,"
+                        "\"p99_99_note\":\"only 110 samples: this is the maximum\"}");
+    json_object_put(o);
+
+    /* Enough samples: no note anywhere. */
+    l.count = 10000;
+    o = out_json_lat(&l);
+    assert_null(strstr(json_object_to_json_string(o), "note"));
+    json_object_put(o);
+    char row[256] = "";
+    assert_int_equal(out_csv_lat_values(row, sizeof(row), &l, &l, 1), 0);
+    assert_string_equal(row, ", 151.0, 190.0, 281.0, 612.0, 612.0, 151.2, 281.0, 612.0");
+
+    /* 110 samples: p99.9 and p99.99 blank in the CSV, the columns kept. */
+    l.count = 110;
+    row[0] = '\0';
+    assert_int_equal(out_csv_lat_values(row, sizeof(row), &l, &l, 1), 0);
+    assert_string_equal(row, ", 151.0, 190.0, 281.0, , , 151.2, 281.0, 612.0");
+    /* A buffer too small is left as it was. */
+    char small[30] = "x";
+    assert_int_equal(out_csv_lat_values(small, sizeof(small), &l, &l, 1), -1);
+    assert_string_equal(small, "x");
+
+    /* The console: one note for every percentile on too few samples. */
+    char *t = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&t, &n);
+    out_console_lat_extra(f, "  Latency(usec)", &l, NULL, false);
+    l.count = 9999;
+    out_console_lat_extra(f, "  Latency(usec)", &l, NULL, false);
+    l.count = 10000;
+    out_console_lat_extra(f, "  Latency(usec)", &l, NULL, false);
+    fclose(f);
+    assert_string_equal(t, "  Latency(usec) p50:   151 p90:   190 p99:   281 p99.9:   612 "
+                           "p99.99:   612 (only 110 samples: p99.9, p99.99 are the maximum)\n"
+                           "  Latency(usec) p50:   151 p90:   190 p99:   281 p99.9:   612 "
+                           "p99.99:   612 (only 9999 samples: p99.99 is the maximum)\n"
+                           "  Latency(usec) p50:   151 p90:   190 p99:   281 p99.9:   612 "
+                           "p99.99:   612\n");
     free(t);
 }
 
@@ -443,6 +583,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_report_both_streams),
+        cmocka_unit_test(test_pct_needs),
+        cmocka_unit_test(test_pct_notes),
+        cmocka_unit_test(test_pct_summary_110),
         cmocka_unit_test(test_extra_inputs),
         cmocka_unit_test(test_latency_block),
         cmocka_unit_test(test_resource_block),
