@@ -1,9 +1,8 @@
 /*
  * libFuzzer target: decodes the input as one RWF message and walks its whole payload
- * (every container, every primitive; field types from the dictionary when
- * $RWFPERF_SHARED_DIR/data holds one). When the input decodes, it is re-encoded through the
- * encoder; when that succeeds, the output must decode and re-encode to exactly itself
- * (encoder and decoder agree on every form they write).
+ * (every container, every primitive; field types from the project's dictionary in data/). When the
+ * input decodes, it is re-encoded through the encoder; when that succeeds, the output must decode
+ * and re-encode to exactly itself (encoder and decoder agree on every form they write).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,19 +19,20 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    const char *dir = getenv("RWFPERF_SHARED_DIR");
+    const char *slash = strrchr(__FILE__, '/');
+    int dir = slash ? (int)(slash - __FILE__) : 0;
     char path[4096];
-    if (!dir)
-        return 0;
     dict = rwf_dict_new();
-    snprintf(path, sizeof(path), "%s/data/RDMFieldDictionary", dir);
-    if (rwf_dict_load_fields(dict, path) != RWF_OK) {
-        rwf_dict_free(dict);
-        dict = NULL;
-        return 0;
+    snprintf(path, sizeof(path), "%.*s/../../data/RDMFieldDictionary", dir, __FILE__);
+    if (!dict || rwf_dict_load_fields(dict, path) != RWF_OK) {
+        fprintf(stderr, "fuzz_rwf_msg: %s\n", err_msg());
+        abort();
     }
-    snprintf(path, sizeof(path), "%s/data/enumtype.def", dir);
-    rwf_dict_load_enums(dict, path);
+    snprintf(path, sizeof(path), "%.*s/../../data/enumtype.def", dir, __FILE__);
+    if (rwf_dict_load_enums(dict, path) != RWF_OK) {
+        fprintf(stderr, "fuzz_rwf_msg: %s\n", err_msg());
+        abort();
+    }
     return 0;
 }
 
