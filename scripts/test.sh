@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds and runs every test: the release build, then AddressSanitizer +
 # UndefinedBehaviorSanitizer, then ThreadSanitizer on the tests labelled "threads".
-# Warnings are errors in every build. Exit status 0 only when all pass.
+# Warnings are errors in every build. Exit status 0 only when all pass. The release pass also
+# runs the timing tests (RWFPERF_TIMING_TESTS=1: the latency truth, rate and overload tests of
+# tests/tools/latency_truth.py, skipped in a plain ctest run).
 #   scripts/test.sh            all three passes
 #   scripts/test.sh quick      release build only
 # After each pass it says how many tests were skipped and why (scripts/skips.py). Tests that
@@ -34,7 +36,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
 
-run_pass release build
+RWFPERF_TIMING_TESTS=1 run_pass release build
 if [ "${1:-}" = quick ]; then
     exit 0
 fi

@@ -1,0 +1,527 @@
+#!/usr/bin/env python3
+"""Numbers a user can trust: our tools' figures checked against what is known.
+
+    latency_truth.py latency_omm      ConsPerf's latencies against a delay line (delay_relay)
+    latency_truth.py latency_oneway   TransportPerf's one-way latency, the same way
+    latency_truth.py latency_rtt      TransportPerf's round trip, the same way (moves by 2 D)
+    latency_truth.py rates            achieved update rate against the configured one, 10k..1M/s
+    latency_truth.py overload         a rate the machine cannot hold: the warning, the exit status
+    latency_truth.py netem            ConsPerf's latency with the kernel's netem delay instead of
+                                      the relay (skipped, status 77, where there is no netem)
+    latency_truth.py --list
+
+Exit status 0 pass, 1 fail, 77 skip. They measure time and take the machine for a while (about
+35 s each, processes at real-time priority), so they run only when RWFPERF_TIMING_TESTS=1 is
+in the environment (scripts/test.sh sets it); otherwise each says so and is skipped.
+Environment: RWFPERF_BIN (our tools), RWFPERF_RELAY (the delay_relay executable),
+RWFPERF_SOURCE_DIR (the tree, for data/), TRUTH_KEEP=1 keeps the working folders, TRUTH_RT=0
+runs everything at normal priority (see below), TRUTH_TRACE=1 has the relays log every write.
+
+latency_*: a relay (delay_relay.c) forwards every byte it reads exactly a given delay later,
+both directions. Each round runs two identical paths at the same time: a server, a relay and
+a client, the relay of one path adding D = 1000 us more than the other's. The client's
+steady-state avg, p50 and p99 (JSON summary: "Latency" and "Sched latency" of ConsPerf, the
+latency and its scheduled-time view of TransportPerf) must differ between the paths by D (one
+way) or 2 D (round trip: the relay delays both directions), within 5%: the median of each
+difference over ROUNDS rounds is checked. Both paths have their own processes, so neither is
+served second within a tick, and they run at once, so the machine's load moves both alike.
+
+The delay lines check themselves: each prints the p99 of how late its writes came. A round's
+p99 counts only when the two paths' figures agree within 2.5% of the delay added (half the
+tolerance): otherwise the delays really added were not D apart at p99, whatever the tools
+measured. avg and p50 (which such lateness moves by a few us) are judged over every round.
+Up to ATTEMPTS rounds are run to get ROUNDS even ones; with fewer, avg and p50 are still
+judged (a failure fails the case) and the case then ends skipped (77), saying that p99 got no
+verdict on a machine that busy.
+
+The reference path is not 0 us but BASE_US = 200 us: a relay forwarding with no delay writes
+on the same wake-up as its read, while a delayed write needs a timer's wake-up too, which on a
+busy virtual machine comes up to ~100 us late at p99 (the relay measures and prints how late
+each of its writes came). With both paths delayed, both take the same steps and the difference
+between them is exactly the D added.
+
+The senders tick 700 times per second (not 1000, whose 1 ms period equals D: every delayed
+message would then arrive just as the next tick's burst goes out, and compete with it for the
+cores), one latency stamp per tick.
+
+On a machine busy with other work a process that sleeps waits for a core when it wakes, for
+milliseconds at times: that noise is the machine's, not the tools'. So the processes of these
+cases run at real-time priority (SCHED_FIFO 10, the relays 20) where that is allowed: they
+sleep between ticks and take little CPU, and the priority only makes their wake-ups punctual.
+Not allowed (or TRUTH_RT=0): normal priority, and the run says so.
+
+rates: ProvPerf -> ConsPerf at 10,000, 100,000 and 1,000,000 updates/s, 20 s of steady state
+each; ProvPerf's achieved update rate (sent) and ConsPerf's steady-state rate (received, with
+-expectedUpdateRate) must each lie within 0.1% of the configured rate, with no warning.
+
+overload: ProvPerf offered 50,000,000 updates/s (more than a 2-core machine can send), ConsPerf
+expecting that, at normal priority: both print "Warning: achieved update rate is <p>% of the
+offered rate (below 99%)." and exit with status 0, as the README's "Exit codes" documents (a
+rate shortfall is a warning; the run itself completed).
+"""
+import json
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.environ.get("RWFPERF_SOURCE_DIR", os.path.join(HERE, "../.."))
+BIN = os.environ.get("RWFPERF_BIN", os.path.join(SRC, "build/bin"))
+RELAY = os.environ.get("RWFPERF_RELAY", os.path.join(BIN, "test/delay_relay"))
+SKIP = 77
+RT_PRIO = 10
+RELAY_PRIO = 20
+
+DELAY_US = 1000   # the delay added: D
+BASE_US = 200     # the reference path's delay (see above)
+ROUNDS = 3        # rounds of a latency case; the median difference of each figure is checked
+ATTEMPTS = 6      # rounds tried at most to get ROUNDS that count (see EVEN)
+EVEN = 0.025      # a round counts when the two delay lines' own p99 lateness differ by at most
+                  # this fraction of the delay added (half the tolerance)
+STEADY = 7        # seconds of steady state per round
+TOLERANCE = 0.05  # a difference must lie within 5% of the delay added
+TICK_RATE = 700   # the senders' ticks per second, one latency stamp each (see above)
+RATE_TOL = 0.001  # an achieved rate within 0.1% of the configured one
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Fail(what)
+
+
+def rt_wanted():
+    return os.environ.get("TRUTH_RT", "1") != "0"
+
+
+def rt_allowed():
+    """Whether this process may use SCHED_FIFO (tried on a child, never on ourselves)."""
+    try:
+        r = subprocess.run(["/bin/true"], preexec_fn=lambda: os.sched_setscheduler(
+            0, os.SCHED_FIFO, os.sched_param(RT_PRIO)))
+        return r.returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+class Proc:
+    """One process in its own folder, its console in <folder>/stdout."""
+
+    def __init__(self, work, name, args, rt=False):
+        self.name = name
+        self.dir = os.path.join(work, name)
+        os.makedirs(self.dir, exist_ok=True)
+        for f in ("RDMFieldDictionary", "enumtype.def", "MsgData.xml"):
+            shutil.copy(os.path.join(SRC, "data", f), self.dir)
+        with open(os.path.join(self.dir, "items.xml"), "w") as f:
+            f.write("<itemList>\n")
+            for i in range(1, 1001):
+                f.write(f'    <item domain="MarketPrice" name="RDT{i}"/>\n')
+            f.write("</itemList>\n")
+        self.out_path = os.path.join(self.dir, "stdout")
+        self.args = args
+        self.out = open(self.out_path, "w")
+        pre = None
+        if rt:
+            pre = lambda: os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(RT_PRIO))
+        self.p = subprocess.Popen(args, cwd=self.dir, stdout=self.out, stderr=subprocess.STDOUT,
+                                  preexec_fn=pre)
+        self.rc = None
+
+    def text(self):
+        with open(self.out_path, errors="replace") as f:
+            return f.read()
+
+    def wait(self, timeout):
+        try:
+            self.rc = self.p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.rc = self.p.wait()
+            raise Fail(f"{self.name} did not end within {timeout} s\n{self.text()[-3000:]}")
+        finally:
+            self.out.close()
+        return self.rc
+
+    def interrupt(self):
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGINT)
+
+    def kill(self):
+        if self.p.poll() is None:
+            self.p.kill()
+            self.p.wait()
+
+    def expect(self, pattern, timeout=15):
+        end = time.time() + timeout
+        while time.time() < end:
+            m = re.search(pattern, self.text(), re.M)
+            if m:
+                return m
+            if self.p.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise Fail(f"{self.name}: no '{pattern}' in its output:\n{self.text()[-3000:]}")
+
+    def json(self):
+        files = [f for f in os.listdir(self.dir) if f.endswith(".json")]
+        check(len(files) == 1, f"{self.name}: expected one JSON summary, found {files}")
+        with open(os.path.join(self.dir, files[0])) as f:
+            return json.load(f)
+
+
+def tool(name):
+    return os.path.join(BIN, name)
+
+
+class Group:
+    """Processes started for one case; all are stopped at the end, whatever happens."""
+
+    def __init__(self, work):
+        self.work = work
+        self.procs = []
+
+    def start(self, name, args, rt=False):
+        p = Proc(self.work, name, args, rt)
+        self.procs.append(p)
+        return p
+
+    def stop_all(self):
+        for p in self.procs:
+            p.kill()
+
+
+# ---------------------------------------------------------------------------------------------
+# latency
+
+
+def fig(lat):
+    return {"avg": lat["avg"], "p50": lat["p50"], "p99": lat["p99"], "count": lat["count"]}
+
+
+# The three comparisons. Each: a server, the arguments of its two clients (the client's port
+# is added), what the client's JSON summary holds, and how many times D the figures move.
+GROUPS = {
+    "omm": {"server": lambda t: [tool("ProvPerf"), "-p", "0", "-runTime", "600", "-updateRate",
+                                 "10000", "-latencyUpdateRate", t, "-tickRate", t],
+            "bound": r"bound to port (\d+)",
+            "client": lambda t: [tool("ConsPerf"), "-h", "127.0.0.1", "-itemFile", "items.xml",
+                                 "-itemCount", "100", "-steadyStateTime", str(STEADY), "-p"],
+            "series": (("steady_latency", "ConsPerf Latency"),
+                       ("sched_steady_latency", "ConsPerf Sched latency")),
+            "mult": 1},
+    "oneway": {"server": lambda t: [tool("TransportPerf"), "-appType", "server", "-p", "0",
+                                    "-runTime", "600", "-tickRate", t, "-msgRate", "5000",
+                                    "-latencyMsgRate", t],
+               "bound": r"bound on port (\d+)",
+               "client": lambda t: [tool("TransportPerf"), "-appType", "client", "-h",
+                                    "127.0.0.1", "-runTime", str(STEADY), "-msgRate", "0",
+                                    "-latencyMsgRate", "0", "-p"],
+               "series": (("latency", "TransportPerf one-way"),
+                          ("sched_latency", "TransportPerf one-way sched")),
+               "mult": 1},
+    "rtt": {"server": lambda t: [tool("TransportPerf"), "-appType", "server", "-p", "0",
+                                 "-runTime", "600", "-reflectMsgs"],
+            "bound": r"bound on port (\d+)",
+            "client": lambda t: [tool("TransportPerf"), "-appType", "client", "-h", "127.0.0.1",
+                                 "-runTime", str(STEADY), "-tickRate", t, "-msgRate", "5000",
+                                 "-latencyMsgRate", t, "-p"],
+            "series": (("latency", "TransportPerf round trip"),
+                       ("sched_latency", "TransportPerf round trip sched")),
+            "mult": 2},
+}
+
+
+def line_p99(text):
+    """A relay's own p99 lateness (us) on the path it serves: the sum over the directions that
+    carried data (100 writes or more) of the p99 it printed for them."""
+    total = 0
+    for m in re.finditer(r"^pair \d+ listen \d+ \S+: chunks (\d+) .* p99 (\d+) ", text, re.M):
+        if int(m.group(1)) >= 100:
+            total += int(m.group(2))
+    return total
+
+
+def latency_round(work, name, groups, rt, delay_us):
+    """One round of the groups named, at the same time through one relay. Returns
+    ({series: (figures at delay 0, figures at delay D, multiple of D)}, relay lines)."""
+    g = Group(os.path.join(work, name))
+    try:
+        tick = str(TICK_RATE)
+        # A server per path, so that neither path is served second within a tick.
+        servers = [g.start(f"{grp}_server{k}", GROUPS[grp]["server"](tick), rt)
+                   for grp in groups for k in range(2)]
+        # A relay per path: the delay 0 path never waits for the other's timed writes.
+        relays, ports = [], {}
+        for i, srv in enumerate(servers):
+            port = srv.expect(GROUPS[groups[i // 2]]["bound"]).group(1)
+            d = BASE_US + (delay_us if i % 2 else 0)
+            extra = ["-T", "trace.txt"] if os.environ.get("TRUTH_TRACE") else []
+            relay = g.start(f"relay{i}", [RELAY, "-r", str(RELAY_PRIO) if rt else "0"] + extra
+                            + ["-L", f"{d}:127.0.0.1:{port}"])
+            relay.expect(r"^ready$")
+            ports[i] = relay.expect(r"^listen 0 port (\d+)").group(1)
+            relays.append(relay)
+        clients = {}
+        for i, grp in enumerate(groups):
+            clients[grp] = [g.start(f"{grp}{k}", GROUPS[grp]["client"](tick) + [ports[2 * i + k]],
+                                    rt) for k in range(2)]
+        for grp in groups:
+            for p in clients[grp]:
+                p.wait(STEADY + 60)
+                check(p.rc == 0, f"{p.name} exit status {p.rc}\n{p.text()[-3000:]}")
+        for p in servers:
+            p.interrupt()
+            p.wait(30)
+        for relay in relays:
+            relay.interrupt()
+            relay.wait(10)
+        res = {}
+        for grp in groups:
+            o = [p.json()["results"]["overall"] for p in clients[grp]]
+            for key, series in GROUPS[grp]["series"]:
+                check(all(key in x for x in o), f"no {key} in a summary of {series}")
+                res[series] = (fig(o[0][key]), fig(o[1][key]), GROUPS[grp]["mult"])
+        late = [f"{r.name} {l}" for r in relays for l in r.text().splitlines()
+                if l.startswith("pair ") and "late_us" in l]
+        return res, late, [line_p99(r.text()) for r in relays]
+    finally:
+        g.stop_all()
+
+
+def judge(moves, figs, delay_us, label):
+    """Checks the median difference of each series and figure in figs; prints one line each.
+    Returns the failures."""
+    bad = []
+    for (series, f, m), mv in moves.items():
+        if f not in figs:
+            continue
+        want = m * delay_us
+        med = statistics.median(mv)
+        ok = abs(med - want) <= TOLERANCE * want
+        print(f"  {series:30s} {f:4s} moved {med:8.1f} us, want {want} +- "
+              f"{TOLERANCE * want:.0f}: {'ok' if ok else 'WRONG'}   ({label}: "
+              f"{', '.join(f'{x:.1f}' for x in mv)})")
+        if not ok:
+            bad.append(f"{series} {f}: moved {med:.1f} us instead of {want}")
+    return bad
+
+
+def case_latency(work, grp, delay_us=DELAY_US, rounds=ROUNDS):
+    for exe in (tool("ProvPerf"), tool("ConsPerf"), tool("TransportPerf"), RELAY):
+        check(os.access(exe, os.X_OK), f"{exe} is missing")
+    rt = rt_wanted() and rt_allowed()
+    even = EVEN * GROUPS[grp]["mult"] * delay_us
+    print(f"paths delayed {BASE_US} us and {BASE_US + delay_us} us; rounds of {STEADY} s, "
+          f"{rounds} to {ATTEMPTS}; real-time priority: "
+          f"{'yes (SCHED_FIFO ' + str(RT_PRIO) + ')' if rt else 'no (normal priority)'}")
+    moves, even_moves = {}, {}
+    tried = valid = 0
+    while tried < rounds or (valid < rounds and tried < ATTEMPTS):
+        tried += 1
+        res, late, line = latency_round(work, f"round{tried}", [grp], rt, delay_us)
+        ok = abs(line[1] - line[0]) <= even
+        print(f"\nround {tried}: figures in usec, path {BASE_US} us -> path "
+              f"{BASE_US + delay_us} us")
+        for series, (a, b, m) in res.items():
+            txt = []
+            for f in ("avg", "p50", "p99"):
+                mv = b[f] - a[f]
+                moves.setdefault((series, f, m), []).append(mv)
+                if ok:
+                    even_moves.setdefault((series, f, m), []).append(mv)
+                txt.append(f"{f} {a[f]:8.1f} -> {b[f]:8.1f} (+{mv:7.1f})")
+            print(f"  {series:30s} {'  '.join(txt)}  samples {a['count']}/{b['count']}")
+        print("  relay: " + "\n  relay: ".join(late))
+        print(f"  delay lines' own p99 lateness {line[0]} / {line[1]} us: "
+              + ("even: its p99 counts" if ok else
+                 f"uneven by more than {even:.0f} us: its p99 does not count"))
+        valid += ok
+    print(f"\nmedian differences (within {TOLERANCE:.0%} of the delay added); avg and p50 over "
+          f"all {tried} rounds:")
+    bad = judge(moves, ("avg", "p50"), delay_us, "rounds")
+    if valid >= rounds:
+        print(f"p99 over the {valid} rounds whose delay lines were even:")
+        bad += judge(even_moves, ("p99",), delay_us, "even rounds")
+    check(not bad, "; ".join(bad))
+    if valid < rounds:
+        print(f"SKIPPED (p99): only {valid} of {tried} rounds had delay lines that held their "
+              f"delays evenly (own p99 lateness within {even:.0f} us of each other), {rounds} "
+              "are needed: on a machine this busy the delays really added were not D apart at "
+              "p99, so there is no verdict on p99 (avg and p50 passed)")
+        return SKIP
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# netem
+
+
+def case_netem(work):
+    """The latency of ConsPerf with netem delaying the loopback of a private namespace by D,
+    against the same pair in another namespace without it. Skipped where netem is absent."""
+    probe = subprocess.run(["unshare", "-n", "sh", "-c",
+                            "ip link set lo up && tc qdisc add dev lo root netem delay 1ms"],
+                           capture_output=True, text=True)
+    if probe.returncode != 0:
+        print("SKIPPED: this kernel has no netem qdisc (tc qdisc add dev lo root netem: "
+              f"{(probe.stderr or probe.stdout).strip()}); the relay cases (truth_latency) "
+              "measure the same with delay_relay")
+        return SKIP
+    rt = rt_wanted() and rt_allowed()
+    tag = f"truth{os.getpid()}"
+    nss = [f"{tag}a", f"{tag}b"]
+    try:
+        for k, ns in enumerate(nss):
+            subprocess.run(["ip", "netns", "add", ns], check=True)
+            subprocess.run(["ip", "-n", ns, "link", "set", "lo", "up"], check=True)
+            if k == 1:
+                # netem delays each packet leaving lo once: both directions, D each way.
+                subprocess.run(["ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", "lo",
+                                "root", "netem", "delay", f"{DELAY_US}us"], check=True)
+        moves = {}
+        for r in range(ROUNDS):
+            g = Group(os.path.join(work, f"round{r + 1}"))
+            try:
+                provs, cons = [], []
+                for k, ns in enumerate(nss):
+                    provs.append(g.start(f"prov{k}", ["ip", "netns", "exec", ns, tool("ProvPerf"),
+                                                      "-p", "0", "-runTime", "600", "-updateRate",
+                                                      "10000", "-tickRate", str(TICK_RATE),
+                                                      "-latencyUpdateRate", str(TICK_RATE)], rt))
+                for k, ns in enumerate(nss):
+                    port = provs[k].expect(r"bound to port (\d+)").group(1)
+                    cons.append(g.start(f"cons{k}", [
+                        "ip", "netns", "exec", ns, tool("ConsPerf"), "-h", "127.0.0.1", "-p",
+                        port, "-itemFile", "items.xml", "-itemCount", "100", "-steadyStateTime",
+                        str(STEADY)], rt))
+                for p in cons:
+                    p.wait(STEADY + 60)
+                    check(p.rc == 0, f"{p.name} exit status {p.rc}\n{p.text()[-3000:]}")
+                c = [p.json()["results"]["overall"] for p in cons]
+                for key in ("steady_latency", "sched_steady_latency"):
+                    for f in ("avg", "p50", "p99"):
+                        moves.setdefault((key, f), []).append(c[1][key][f] - c[0][key][f])
+                for p in provs:
+                    p.interrupt()
+                    p.wait(30)
+            finally:
+                g.stop_all()
+        bad = []
+        for (key, f), mv in moves.items():
+            med = statistics.median(mv)
+            ok = abs(med - DELAY_US) <= TOLERANCE * DELAY_US
+            print(f"  netem {key:22s} {f:4s} moved {med:8.1f} us: {'ok' if ok else 'WRONG'}")
+            if not ok:
+                bad.append(f"{key} {f}: moved {med:.1f} us")
+        check(not bad, "; ".join(bad))
+    finally:
+        for ns in nss:
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# rates
+
+
+def rate_run(work, name, rate, steady, rt, items=1000):
+    """ProvPerf -> ConsPerf at rate; returns (prov JSON overall, cons JSON overall, texts)."""
+    g = Group(os.path.join(work, name))
+    try:
+        prov = g.start("prov", [tool("ProvPerf"), "-p", "0", "-runTime", "600", "-updateRate",
+                                str(rate), "-latencyUpdateRate", "10"], rt)
+        port = prov.expect(r"bound to port (\d+)").group(1)
+        cons = g.start("cons", [tool("ConsPerf"), "-h", "127.0.0.1", "-p", port, "-itemFile",
+                                "items.xml", "-itemCount", str(items), "-steadyStateTime",
+                                str(steady), "-expectedUpdateRate", str(rate)], rt)
+        cons.wait(steady + 60)
+        prov.interrupt()
+        prov.wait(30)
+        return prov, cons
+    finally:
+        g.stop_all()
+
+
+def case_rates(work):
+    rt = rt_wanted() and rt_allowed()
+    print(f"real-time priority: {'yes' if rt else 'no (normal priority)'}")
+    bad = []
+    for rate in (10000, 100000, 1000000):
+        prov, cons = rate_run(work, f"rate{rate}", rate, 20, rt)
+        check(cons.rc == 0, f"ConsPerf at {rate}/s: exit status {cons.rc}\n{cons.text()[-3000:]}")
+        check(prov.rc == 0, f"ProvPerf at {rate}/s: exit status {prov.rc}\n{prov.text()[-3000:]}")
+        po = prov.json()["results"]["overall"]
+        co = cons.json()["results"]["overall"]
+        sent = po["achieved_update_rate"]
+        recv = co["achieved_update_rate"]
+        for who, got in (("ProvPerf sent", sent), ("ConsPerf received", recv)):
+            err = (got - rate) / rate
+            ok = abs(err) <= RATE_TOL
+            print(f"  {rate:>9}/s  {who:17s} {got:14.1f}/s  {err * 100:+.3f}%  "
+                  f"{'ok' if ok else 'WRONG'}")
+            if not ok:
+                bad.append(f"{who} {got:.1f}/s at {rate}/s ({err * 100:+.3f}%)")
+        for p in (prov, cons):
+            if "Warning: achieved" in p.text():
+                bad.append(f"{p.name} at {rate}/s printed a rate warning")
+    check(not bad, "; ".join(bad))
+
+
+def case_overload(work):
+    rate = 50000000
+    prov, cons = rate_run(work, "overload", rate, 5, False, items=100)
+    warn = r"  Warning: achieved update rate is (\d+\.\d\d)% of the offered rate \(below 99%\)\."
+    for p in (prov, cons):
+        m = re.search(warn, p.text())
+        check(m, f"{p.name}: no rate warning at {rate}/s\n{p.text()[-3000:]}")
+        check(float(m.group(1)) < 99, f"{p.name}: warning with {m.group(1)}%")
+        check(p.rc == 0, f"{p.name}: exit status {p.rc}, the README documents 0")
+        print(f"  {p.name}: exit status {p.rc}: {m.group(0).strip()}")
+
+
+CASES = {"latency_omm": lambda w: case_latency(w, "omm"),
+         "latency_oneway": lambda w: case_latency(w, "oneway"),
+         "latency_rtt": lambda w: case_latency(w, "rtt"),
+         "rates": lambda w: case_rates(w), "overload": lambda w: case_overload(w),
+         "netem": lambda w: case_netem(w)}
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] not in list(CASES) + ["--list"]:
+        print(__doc__)
+        return 2
+    if sys.argv[1] == "--list":
+        print("\n".join(CASES))
+        return 0
+    if os.environ.get("RWFPERF_TIMING_TESTS") != "1":
+        print(f"SKIPPED: {sys.argv[1]} measures time and takes the machine for ~35 s; it runs "
+              "with RWFPERF_TIMING_TESTS=1 (scripts/test.sh sets it)")
+        return SKIP
+    work = tempfile.mkdtemp(prefix=f"truth_{sys.argv[1]}_")
+    status = 1
+    try:
+        rc = CASES[sys.argv[1]](work)
+        status = rc if rc is not None else 0
+    except Fail as e:
+        print(f"FAILED: {e}")
+        status = 1
+    finally:
+        if os.environ.get("TRUTH_KEEP") == "1" or status == 1:
+            print(f"working folders kept in {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
