@@ -55,8 +55,9 @@ fi
 
 "$top/scripts/setup.sh"
 echo "building the fuzz targets (build-fuzz) ..."
-# The configuration of scripts/build.sh fuzz; only the fuzz targets are built (with clang).
-cmake -S "$top" -B "$top/build-fuzz" -DCMAKE_BUILD_TYPE=Debug -DRWFPERF_FUZZ=ON \
+# scripts/build.sh fuzz's configuration, optimised (-O2 -g: ASan and UBSan work as well, and
+# the targets run several times faster than at -O0); only the fuzz targets are built (clang).
+cmake -S "$top" -B "$top/build-fuzz" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRWFPERF_FUZZ=ON \
     -DCMAKE_C_COMPILER=clang -DRWFPERF_SANITIZE=address,undefined >/dev/null
 # shellcheck disable=SC2086
 nice -n "$niceness" cmake --build "$top/build-fuzz" -j "$(nproc 2>/dev/null || echo 2)" \
