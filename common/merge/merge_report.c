@@ -2,6 +2,7 @@
 #include "merge.h"
 
 #include "err.h"
+#include "out.h"
 #include "version.h"
 
 #include <errno.h>
@@ -128,6 +129,15 @@ static const double pct_points[5] = {50, 90, 99, 99.9, 99.99};
 static const char *const pct_names[5] = {"p50", "p90", "p99", "p99.9", "p99.99"};
 static const char *const pct_keys[5] = {"p50", "p90", "p99", "p99_9", "p99_99"};
 
+/* The note of percentile i when it rests on fewer samples than it needs (out.h, "Honest
+ * percentiles": the histograms' samples, negative ones are not in them): "only <n> samples:
+ * this is the maximum". Returns false (buf "") when it has enough. */
+static bool pct_note(char *buf, size_t size, const kind_figures *g, int i)
+{
+    stat_lat l = {.count = g->samples, .negative = g->negative};
+    return out_pct_note(buf, size, &l, pct_points[i]);
+}
+
 /* Standard deviation of a histogram's samples taken at their counters' middles. */
 static double hist_stddev(const hdr_hist *h, double mean)
 {
@@ -198,8 +208,13 @@ static void text_kind(FILE *f, const merge_kind *k)
         fprintf(f, "  %s min (usec): %.*f\n", label, dec, g.min);
     }
     if (g.pct)
-        for (int i = 0; i < 5; i++)
-            fprintf(f, "  %s %s (usec): %.*f\n", label, pct_names[i], dec, g.p[i]);
+        for (int i = 0; i < 5; i++) {
+            char note[96];
+            if (pct_note(note, sizeof(note), &g, i))
+                fprintf(f, "  %s %s (usec): %.*f (%s)\n", label, pct_names[i], dec, g.p[i], note);
+            else
+                fprintf(f, "  %s %s (usec): %.*f\n", label, pct_names[i], dec, g.p[i]);
+        }
     else if (g.samples)
         fprintf(f, "  %s percentiles: none (no histogram log, -histogramLog, was given)\n", label);
     if (g.negative)
@@ -323,8 +338,14 @@ static json_object *kind_json(const merge_kind *k)
         json_object_object_add(o, "avg_from",
                                json_object_new_string(g.exact_avg ? "summaries" : "histograms"));
     }
-    for (int i = 0; i < 5 && g.pct; i++)
+    for (int i = 0; i < 5 && g.pct; i++) {
         json_object_object_add(o, pct_keys[i], dbl(g.p[i]));
+        char note[96], key[32];
+        if (pct_note(note, sizeof(note), &g, i)) {
+            snprintf(key, sizeof(key), "%s_note", pct_keys[i]);
+            json_object_object_add(o, key, json_object_new_string(note));
+        }
+    }
     json_object_object_add(o, "processes", json_object_new_int(k->procs ? k->procs : 1));
     json_object_object_add(o, "processes_with_histograms",
                            json_object_new_int(k->procs ? k->hist_procs : k->has_hist));

@@ -319,6 +319,40 @@ static int run_merge(const char *args, char **out, char **err)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* A combined kind on too few samples for its high percentiles says so, in the text and the
+ * JSON, as the tools' summaries do. */
+static void test_thin_percentiles(void **state)
+{
+    (void)state;
+    lat *all = new_lat(), *sched = new_lat();
+    write_log("thin.hlog", 41, 1, 30000, 1, all, sched); /* one interval: 2,000 to 3,999 */
+    char *out, *err;
+    assert_int_equal(run_merge("-o thin thin.hlog", &out, &err), 0);
+    char want[160];
+    snprintf(want, sizeof(want),
+             "  Latency p99.99 (usec): %.1f (only %llu samples: this is the maximum)\n",
+             (double)all->max / 1000, (unsigned long long)all->count);
+    assert_non_null(strstr(out, want));
+    snprintf(want, sizeof(want), "  Latency p99.9 (usec): %.1f\n",
+             lat_percentile(all, 99.9) / 1000);
+    assert_non_null(strstr(out, want));
+    json_object *doc = json_object_from_file(path_of("thin.json"));
+    json_object *c, *lat_o, *u, *v;
+    assert_true(json_object_object_get_ex(doc, "combined", &c));
+    assert_true(json_object_object_get_ex(c, "latency_usec", &lat_o));
+    assert_true(json_object_object_get_ex(lat_o, "update", &u));
+    assert_true(json_object_object_get_ex(u, "p99_99_note", &v));
+    snprintf(want, sizeof(want), "only %llu samples: this is the maximum",
+             (unsigned long long)all->count);
+    assert_string_equal(json_object_get_string(v), want);
+    assert_false(json_object_object_get_ex(u, "p99_9_note", &v));
+    json_object_put(doc);
+    free(out);
+    free(err);
+    free(all);
+    free(sched);
+}
+
 static void test_cli(void **state)
 {
     (void)state;
@@ -398,10 +432,9 @@ static void test_cli(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_union_exact),
-        cmocka_unit_test(test_summaries_pooled),
-        cmocka_unit_test(test_bad_inputs),
-        cmocka_unit_test(test_cli),
+        cmocka_unit_test(test_union_exact),      cmocka_unit_test(test_summaries_pooled),
+        cmocka_unit_test(test_bad_inputs),       cmocka_unit_test(test_cli),
+        cmocka_unit_test(test_thin_percentiles),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
