@@ -114,7 +114,8 @@ status=0
 running=0
 for t in $targets; do
     rm -f "$out/$t.tsv"
-    echo "$t: running (${runs:+$runs executions}${runs:-$secs s}) ..."
+    if [ -n "$runs" ]; then what="$runs executions"; else what="$secs s"; fi
+    echo "$t: running ($what) ..."
     run_one "$t" &
     running=$((running + 1))
     if [ $running -ge "$jobs" ]; then
