@@ -1,6 +1,7 @@
 # ConsPerf's modules (configuration, reports, the main thread's statistics, the payload
 # decoder), linked from the tool's object library.
-foreach(t test_consperf_config test_consperf_report test_consperf_collect test_consperf_decode)
+foreach(t test_consperf_config test_consperf_report test_consperf_collect test_consperf_decode
+          test_consperf_jdecode)
     rwfperf_unit_test(${t} SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c LIBS consperf_objs
         LABELS tools consperf)
     list(APPEND tools_special ${t})

@@ -1,0 +1,325 @@
+/* ConsPerf's native JSON reading: see jdecode.h. */
+#include "jdecode.h"
+
+#include "err.h"
+#include "rjs_names.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+
+void cons_jreader_init(cons_jreader *r, const char *text, size_t len)
+{
+    memset(r, 0, sizeof(*r));
+    r->lx.base = r->lx.p = text;
+    r->lx.end = text + len;
+    rjs_ws(&r->lx);
+    r->array = r->lx.p < r->lx.end && *r->lx.p == '[';
+}
+
+/* An integer value (no fraction or exponent) into *v. */
+static int read_int(rjs_lex *lx, const char *key, int64_t *v)
+{
+    const char *at = lx->p, *s;
+    size_t n;
+    if (rjs_kind(lx) != RJS_V_NUM)
+        return rjs_lex_err(lx, at, "\"%s\" is %s, not a number", key, rjs_kind_name(rjs_kind(lx)));
+    if (rjs_number(lx, &s, &n) < 0)
+        return -1;
+    size_t i = s[0] == '-';
+    int64_t x = 0;
+    if (i == n)
+        return rjs_lex_err(lx, at, "\"%s\" is not an integer", key);
+    for (; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9' || x > (INT64_MAX - 9) / 10)
+            return rjs_lex_err(lx, at, "\"%s\" is not an integer of 63 bits", key);
+        x = x * 10 + (s[i] - '0');
+    }
+    *v = s[0] == '-' ? -x : x;
+    return 0;
+}
+
+/* A string value naming an entry of table t (or, for domains, a number). */
+static int read_name(rjs_lex *lx, const rjs_names *t, const char *key, int *v)
+{
+    const char *at = lx->p;
+    if (rjs_kind(lx) == RJS_V_NUM) {
+        int64_t x;
+        if (read_int(lx, key, &x) < 0)
+            return -1;
+        *v = (int)x;
+        return 0;
+    }
+    rjs_str s;
+    if (rjs_kind(lx) != RJS_V_STR)
+        return rjs_lex_err(lx, at, "\"%s\" is %s, not a string", key, rjs_kind_name(rjs_kind(lx)));
+    if (rjs_string(lx, &s) < 0)
+        return -1;
+    *v = s.esc ? -1 : rjs_value(t, s.s, s.len);
+    if (*v < 0)
+        return rjs_lex_err(lx, at, "\"%s\": unknown %s \"%.*s\"", key, t->what,
+                           (int)(s.len > 40 ? 40 : s.len), s.s);
+    return 0;
+}
+
+static int read_state(rjs_lex *lx, rwf_state *st)
+{
+    rjs_str k;
+    int rc = rjs_obj_begin(lx), v;
+    while (rc > 0) {
+        if (rjs_obj_key(lx, &k) < 0)
+            return -1;
+        if (RJS_STR_IS(&k, "Stream")) {
+            if (read_name(lx, &rjs_stream_states, "Stream", &v) < 0)
+                return -1;
+            st->stream_state = (uint8_t)v;
+        } else if (RJS_STR_IS(&k, "Data")) {
+            if (read_name(lx, &rjs_data_states, "Data", &v) < 0)
+                return -1;
+            st->data_state = (uint8_t)v;
+        } else if (RJS_STR_IS(&k, "Code")) {
+            if (read_name(lx, &rjs_state_codes, "Code", &v) < 0)
+                return -1;
+            st->code = (uint8_t)v;
+        } else if (RJS_STR_IS(&k, "Text") && rjs_kind(lx) == RJS_V_STR) {
+            rjs_str t;
+            if (rjs_string(lx, &t) < 0)
+                return -1;
+            st->text = rwf_buf_make(t.s, t.len);
+        } else if (rjs_skip(lx) < 0) {
+            return -1;
+        }
+        rc = rjs_obj_next(lx);
+    }
+    return rc;
+}
+
+static int read_post_user(rjs_lex *lx, cons_jmsg *m)
+{
+    rjs_str k;
+    int rc = rjs_obj_begin(lx);
+    while (rc > 0) {
+        if (rjs_obj_key(lx, &k) < 0)
+            return -1;
+        if (RJS_STR_IS(&k, "Address") && rjs_kind(lx) == RJS_V_STR) {
+            const char *at = lx->p;
+            rjs_str a;
+            char ip[64];
+            struct in_addr in;
+            if (rjs_string(lx, &a) < 0)
+                return -1;
+            snprintf(ip, sizeof(ip), "%.*s", (int)(a.len > 60 ? 60 : a.len), a.s);
+            if (inet_pton(AF_INET, ip, &in) != 1)
+                return rjs_lex_err(lx, at, "\"Address\" \"%s\" is not an IPv4 address", ip);
+            m->post_user_addr = ntohl(in.s_addr);
+        } else if (RJS_STR_IS(&k, "UserID")) {
+            int64_t v;
+            if (read_int(lx, "UserID", &v) < 0)
+                return -1;
+            m->post_user_id = (uint32_t)v;
+        } else if (rjs_skip(lx) < 0) {
+            return -1;
+        }
+        rc = rjs_obj_next(lx);
+    }
+    m->has_post_user = true;
+    return rc;
+}
+
+/* "TIM_TRK_n" with n in 1..3: its index, else -1. */
+static inline int stamp_index(const rjs_str *k)
+{
+    if (k->len != 9 || k->esc || memcmp(k->s, "TIM_TRK_", 8) != 0)
+        return -1;
+    int i = k->s[8] - '1';
+    return i >= 0 && i < 3 ? i : -1;
+}
+
+/* The members of a "Fields" object: numbers and strings are values, null a blank; stamps are
+ * taken while no blank was seen. */
+static int read_fields(rjs_lex *lx, cons_jmsg *m, bool *blank)
+{
+    rjs_str k;
+    int rc = rjs_obj_begin(lx);
+    while (rc > 0) {
+        if (rjs_obj_key(lx, &k) < 0)
+            return -1;
+        const char *at = lx->p, *s;
+        size_t n;
+        switch (rjs_kind(lx)) {
+        case RJS_V_NUM: {
+            if (rjs_number(lx, &s, &n) < 0)
+                return -1;
+            m->st.sum += n;
+            int i = stamp_index(&k);
+            if (i >= 0 && !*blank) {
+                uint64_t v = 0;
+                for (size_t j = 0; j < n && s[j] >= '0' && s[j] <= '9'; j++)
+                    v = v * 10 + (uint64_t)(s[j] - '0');
+                m->st.t[i] = v;
+            }
+            break;
+        }
+        case RJS_V_STR: {
+            rjs_str v;
+            if (rjs_string(lx, &v) < 0)
+                return -1;
+            m->st.sum += v.len;
+            break;
+        }
+        case RJS_V_NULL:
+            if (rjs_literal(lx, RJS_V_NULL) < 0)
+                return -1;
+            *blank = true;
+            break;
+        default:
+            return rjs_lex_err(lx, at, "Unhandled JSON data type (%s) in JSON field %.*s",
+                               rjs_kind_name(rjs_kind(lx)), (int)(k.len > 60 ? 60 : k.len), k.s);
+        }
+        rc = rjs_obj_next(lx);
+    }
+    return rc;
+}
+
+/* A MarketByOrder "Map": the stamps are in its "Summary" "Fields". */
+static int read_map(rjs_lex *lx, cons_jmsg *m, bool *blank)
+{
+    rjs_str k;
+    int rc = rjs_obj_begin(lx);
+    while (rc > 0) {
+        if (rjs_obj_key(lx, &k) < 0)
+            return -1;
+        if (RJS_STR_IS(&k, "Summary") && rjs_kind(lx) == RJS_V_OBJ) {
+            rjs_str k2;
+            int r2 = rjs_obj_begin(lx);
+            while (r2 > 0) {
+                if (rjs_obj_key(lx, &k2) < 0)
+                    return -1;
+                if (RJS_STR_IS(&k2, "Fields") && rjs_kind(lx) == RJS_V_OBJ) {
+                    if (read_fields(lx, m, blank) < 0)
+                        return -1;
+                } else if (rjs_skip(lx) < 0) {
+                    return -1;
+                }
+                r2 = rjs_obj_next(lx);
+            }
+            if (r2 < 0)
+                return -1;
+        } else if (rjs_skip(lx) < 0) {
+            return -1;
+        }
+        rc = rjs_obj_next(lx);
+    }
+    return rc;
+}
+
+/* The "Type" value: a message class, or Ping, Pong, Error. */
+static int read_type(rjs_lex *lx, cons_jmsg *m)
+{
+    const char *at = lx->p;
+    rjs_str s;
+    if (rjs_kind(lx) != RJS_V_STR)
+        return rjs_lex_err(lx, at, "\"Type\" is %s, not a string", rjs_kind_name(rjs_kind(lx)));
+    if (rjs_string(lx, &s) < 0)
+        return -1;
+    if (RJS_STR_IS(&s, "Ping"))
+        m->kind = CONS_JMSG_PING;
+    else if (RJS_STR_IS(&s, "Pong"))
+        m->kind = CONS_JMSG_PONG;
+    else if (RJS_STR_IS(&s, "Error"))
+        m->kind = CONS_JMSG_ERROR;
+    else if ((m->kind = s.esc ? -1 : rjs_value(&rjs_msg_classes, s.s, s.len)) < 0)
+        return rjs_lex_err(lx, at, "\"Type\": unknown message type \"%.*s\"",
+                           (int)(s.len > 40 ? 40 : s.len), s.s);
+    return 0;
+}
+
+/* One member of a message object. */
+static int read_member(rjs_lex *lx, const rjs_str *k, cons_jmsg *m, bool *blank)
+{
+    int64_t v;
+    int d;
+    if (RJS_STR_IS(k, "ID")) {
+        if (read_int(lx, "ID", &v) < 0)
+            return -1;
+        m->stream_id = (int32_t)v;
+    } else if (RJS_STR_IS(k, "Type")) {
+        return read_type(lx, m);
+    } else if (RJS_STR_IS(k, "Domain")) {
+        if (read_name(lx, &rjs_domains, "Domain", &d) < 0)
+            return -1;
+        m->domain = (uint8_t)d;
+    } else if (RJS_STR_IS(k, "State") && rjs_kind(lx) == RJS_V_OBJ) {
+        m->has_state = true;
+        return read_state(lx, &m->state);
+    } else if (RJS_STR_IS(k, "Complete")) {
+        int kind = rjs_kind(lx);
+        if (kind != RJS_V_TRUE && kind != RJS_V_FALSE)
+            return rjs_lex_err(lx, lx->p, "\"Complete\" is %s, not a boolean", rjs_kind_name(kind));
+        m->complete = kind == RJS_V_TRUE;
+        return rjs_literal(lx, kind);
+    } else if (RJS_STR_IS(k, "Fields") && rjs_kind(lx) == RJS_V_OBJ) {
+        return read_fields(lx, m, blank);
+    } else if (RJS_STR_IS(k, "Map") && rjs_kind(lx) == RJS_V_OBJ) {
+        return read_map(lx, m, blank);
+    } else if (RJS_STR_IS(k, "PostUserInfo") && rjs_kind(lx) == RJS_V_OBJ) {
+        return read_post_user(lx, m);
+    } else {
+        return rjs_skip(lx);
+    }
+    return 0;
+}
+
+static int read_object(cons_jreader *r, cons_jmsg *m)
+{
+    rjs_lex *lx = &r->lx;
+    memset(m, 0, sizeof(*m));
+    m->kind = RWF_MC_REQUEST;
+    m->domain = RWF_DMT_MARKET_PRICE;
+    m->complete = true;
+    int kind = rjs_kind(lx);
+    if (kind != RJS_V_OBJ)
+        return rjs_lex_err(lx, lx->p, "the message is %s, not an object", rjs_kind_name(kind));
+    m->text = lx->p;
+    bool blank = false;
+    rjs_str k;
+    int rc = rjs_obj_begin(lx);
+    while (rc > 0) {
+        if (rjs_obj_key(lx, &k) < 0 || read_member(lx, &k, m, &blank) < 0)
+            return -1;
+        rc = rjs_obj_next(lx);
+    }
+    if (rc < 0)
+        return -1;
+    m->text_len = (size_t)(lx->p - m->text);
+    return 0;
+}
+
+int cons_jreader_next(cons_jreader *r, cons_jmsg *m)
+{
+    if (r->done)
+        return 0;
+    rjs_lex *lx = &r->lx;
+    int rc = 1;
+    if (r->array)
+        rc = r->index == 0 ? rjs_arr_begin(lx) : rjs_arr_next(lx);
+    else if (r->index > 0)
+        rc = 0;
+    if (rc == 0) {
+        r->done = true;
+        rjs_ws(lx);
+        if (lx->p != lx->end) {
+            rjs_lex_err(lx, lx->p, "text after the end of the frame's JSON");
+            goto fail;
+        }
+        return 0;
+    }
+    if (rc < 0 || read_object(r, m) < 0)
+        goto fail;
+    r->index++;
+    return 1;
+fail:
+    r->done = true;
+    err_push("JSON message %u", r->index + 1);
+    return -1;
+}

@@ -1,0 +1,60 @@
+/*
+ * ConsPerf's native JSON reading (rssl.json.v2 without -addConversionOverhead): the messages of
+ * a received text frame read in place, keeping what the consumer acts on — type, stream,
+ * domain, state, refresh completion, post user info and the latency stamps TIM_TRK_1..3 from
+ * "Fields" (or a MarketByOrder "Map"'s "Summary") — without converting to RWF, as the ETA
+ * ConsPerf does in this mode (modes.md §3.8): a JSON number is a value, a string too, null
+ * marks the message as holding a blank, and once a blank was seen the stamps of the message
+ * are ignored; a field whose value is an object, an array or a boolean is an error naming it.
+ *
+ * Nothing is allocated; the views point into the frame.
+ */
+#ifndef RWFPERF_CONS_JDECODE_H
+#define RWFPERF_CONS_JDECODE_H
+
+#include "decode.h"
+#include "rjs_lex.h"
+#include "rwf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* cons_jmsg.kind besides the RWF message classes */
+#define CONS_JMSG_PING 200
+#define CONS_JMSG_PONG 201
+#define CONS_JMSG_ERROR 202
+
+/* One message of a frame. */
+typedef struct cons_jmsg {
+    int kind;          /* RWF_MC_* of "Type" (Request when absent), or CONS_JMSG_* */
+    int32_t stream_id; /* "ID" (0 when absent) */
+    uint8_t domain;    /* "Domain" (MarketPrice when absent) */
+    bool has_state;    /* "State" was there */
+    rwf_state state;   /* its Stream, Data, Code; Text as a view (escapes not undone) */
+    bool complete;     /* refresh "Complete" (true when absent) */
+    bool has_post_user;
+    uint32_t post_user_addr; /* "PostUserInfo": "Address" (dotted IPv4, host order) */
+    uint32_t post_user_id;   /* and "UserID" */
+    cons_stamps st;          /* the stamps (0 when absent, or ignored after a blank) */
+    const char *text;        /* the message's own JSON text */
+    size_t text_len;
+} cons_jmsg;
+
+typedef struct cons_jreader {
+    rjs_lex lx;
+    bool array; /* the frame is an array of messages */
+    bool done;
+    unsigned index; /* messages read so far */
+} cons_jreader;
+
+/* Starts reading the messages of frame text[0..len) (an array of objects, or one object). */
+void cons_jreader_init(cons_jreader *r, const char *text, size_t len);
+
+/* Reads the next message into *m. Returns 1, 0 at the end of the frame, or -1 with err_msg()
+ * "JSON message <n> at offset <o>: ..." (a frame that is not JSON, a message that is not an
+ * object, a value of the wrong kind, a field of an unhandled type naming it). After an error
+ * the frame is done. */
+int cons_jreader_next(cons_jreader *r, cons_jmsg *m);
+
+#endif
