@@ -404,6 +404,14 @@ typedef struct tp_info {
 /* Fills *out for an active channel. Returns 0, or TP_EINVAL if the channel is not active. */
 int tp_get_info(tp_channel *ch, tp_info *out);
 
+/* The WebSocket sub-protocol of a channel (cheap; NONE when it is not a WebSocket channel or
+ * its upgrade is not done). */
+tp_ws_proto tp_ws_protocol(const tp_channel *ch);
+
+/* Checks a WebSocket sub-protocol list (tp_opts.ws_protocols) as tp_connect and tp_bind will:
+ * returns 0, or TP_EINVAL with err_msg() naming the unknown name. */
+int tp_ws_protocols_check(const char *pl);
+
 /* Running totals of a channel (cheap to read at any time). */
 typedef struct tp_stats {
     uint64_t bytes_written; /* frame bytes queued, headers included (what ETA reports as

@@ -44,6 +44,18 @@ int tp_ws_pl_setup(tp_opts *dst_opts, const tp_opts *o, bool server, char *dst)
     return 0;
 }
 
+tp_ws_proto tp_ws_protocol(const tp_channel *ch)
+{
+    return ch->ws && (ch->ws->hs == WS_HS_DONE || ch->ws->raw) ? (tp_ws_proto)ch->ws->proto
+                                                               : TP_WS_PROTO_NONE;
+}
+
+int tp_ws_protocols_check(const char *pl)
+{
+    char list[TP_WS_PL_MAX];
+    return tp_ws_pl_rewrite(pl, false, list, sizeof(list)) < 0 ? TP_EINVAL : 0;
+}
+
 /* ---- handshake I/O ------------------------------------------------------------------- */
 
 /* Writes buf2[out_sent, out_len) to the stream below. 1 when all is out, 0 to wait, or
@@ -291,8 +303,10 @@ static int ws_handshake(tp_stream *s)
                 s->want = POLLOUT;
                 return rc;
             }
-            if (w->server)
+            if (w->server) {
+                w->hs = WS_HS_DONE;
                 return 1;
+            }
             w->hs = WS_HS_READ;
             break;
         case WS_HS_READ:
