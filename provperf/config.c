@@ -89,7 +89,7 @@ const opt_def prov_options[] = {
              "Output buffers of each tunnel stream a consumer opens (-reactor)"),
     OPT_FLAG_("-tunnelStreamBuffersUsed", C, tunnel_bufs_used,
               "Print the tunnel streams' buffer usage at each statistics interval"),
-    OPT_REFUSED_("-pl", true, "WebSocket transport"),
+    RUN_WS_OPTION(C, ws),
     RUN_TLS_SERVER_OPTIONS(C, tls),
     RUN_TLS_CIPHER_OPTION(C, tls),
 
@@ -149,6 +149,8 @@ int prov_config_latency_genmsg_rate(const prov_config *cfg)
 
 int prov_config_check(const prov_config *c)
 {
+    if (run_ws_check(&c->ws) != 0)
+        return -1;
     if (run_tls_check(&c->tls, c->conn_type, true) < 0)
         return -1;
     if (opt_check_latency_rate("-genericMsgLatencyRate", c->generic_msg_latency_rate,
@@ -202,7 +204,7 @@ void prov_config_print(const prov_config *c, const out_extra *extra, out_report 
     out_input(r, w, "Private Key", "%s", c->tls.keyfile);
     out_input(r, w, "Server Cert", "%s", c->tls.cert);
     out_input(r, w, "Cipher", "%s", c->tls.cipher);
-    out_input(r, w, "WS Protocol List", "%s", "");
+    out_input(r, w, "WS Protocol List", "%s", c->ws.pl);
     out_input(r, w, "Output Tunnel Buffers", "%d", c->tunnel_output_bufs);
     out_input(r, w, "Print Usage Tunnel Bufs", "%s", out_yes_no(c->tunnel_bufs_used));
     out_input(r, w, "Compression type", "%d", c->compression_type);

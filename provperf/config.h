@@ -16,6 +16,7 @@
 #include "opt.h"
 #include "run_tls.h"
 #include "out.h"
+#include "run_ws.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -36,6 +37,7 @@ typedef struct prov_config {
     char interface_name[PROV_NAME_LEN]; /* -if, "" = any */
     int conn_type;                      /* -connType: 0 = socket, 1 = encrypted (TLS) */
     run_tls tls;                        /* -keyfile, -cert, -cipher */
+    run_ws ws;                          /* -pl: WebSocket sub-protocols accepted */
     opt_threads threads;                /* -threads: provider threads */
     bool reactor;                       /* -reactor: channels run over the reactor layer */
     opt_threads worker_threads;         /* -workerThreads: each thread's reactor worker */

@@ -62,6 +62,11 @@ static int load_inputs(prov_app *a)
     r->gen_lat = gen ? &a->gen_lra : NULL;
     pv_admin_service(&a->service, cfg->service_name, (uint16_t)cfg->service_id, &a->feed,
                      cfg->open_limit);
+    if (cfg->ws.pl[0]) { /* WebSocket clients may speak JSON */
+        a->json = run_ws_converter(a->dict, cfg->service_name, (uint16_t)cfg->service_id);
+        if (!a->json)
+            return -1;
+    }
     run_host_position(a->position, sizeof(a->position), "localhost");
     return 0;
 }
@@ -83,6 +88,7 @@ static int bind_server(prov_app *a)
     o.compression = (tp_comp)cfg->compression_type;
     o.compression_level = (uint8_t)cfg->compression_level;
     run_tls_opts(&cfg->tls, cfg->conn_type, &o);
+    run_ws_opts(&cfg->ws, &o);
     if (tp_bind(&o, &a->srv) != 0)
         return err_push("rsslBind() failed");
     printf("Server %d bound to port %u.\n\n", tp_server_fd(a->srv), tp_server_port(a->srv));
@@ -199,6 +205,7 @@ int main(int argc, char **argv)
     free(to);
     tp_server_close(app.srv);
     pv_content_free(app.content);
+    run_ws_converter_free(app.json);
     rwf_dict_free(app.dict);
     if (app.rates.upd_lat)
         lra_free(&app.upd_lra);

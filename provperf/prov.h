@@ -19,6 +19,8 @@
 #include "pv_stats.h"
 #include "run_chan.h"
 #include "run_fail.h"
+#include "run_json.h"
+#include "run_ws.h"
 #include "rwf.h"
 #include "rwf_rdm.h"
 #include "tick.h"
@@ -50,12 +52,18 @@ typedef struct prov_thread {
     pv_sess **sess; /* the thread's channels */
     int n_sess, cap_sess;
     pv_stats stats;
+
+    /* rssl.json.v2 channels: received messages converted to RWF (json.rwf), messages to send
+     * encoded as RWF before their conversion (json_out) */
+    run_json json;
+    uint8_t *json_out;
 } prov_thread;
 
 struct prov_app {
     prov_config cfg;
     pv_content *content;  /* MsgData.xml content, owner of the feed's templates */
     rwf_dict *dict;       /* RDMFieldDictionary + enumtype.def: validation, dictionary requests */
+    run_ws_conv *json;    /* the RWF <-> JSON converter (with -pl), NULL otherwise */
     pv_feed feed;         /* what the threads publish */
     pv_rates rates;       /* per-connection rates and latency arrays */
     lra upd_lra, gen_lra; /* latency positions (when the rates ask for stamps) */
@@ -70,6 +78,9 @@ struct prov_app {
     run_fail fail;
     run_tls_seen tls_seen; /* TLS versions and ciphers of the encrypted channels */
 };
+
+/* Room for one message as RWF on a JSON channel (either way). */
+#define PROV_JSON_RWF_MAX (256u * 1024u)
 
 /* Starts thread th. Returns 0, or -1 with err_msg() set. */
 int prov_thread_start(prov_thread *th);

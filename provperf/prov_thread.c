@@ -50,6 +50,13 @@ int prov_thread_init(prov_thread *th, prov_app *app, int i)
     struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
     if (epoll_ctl(th->epfd, EPOLL_CTL_ADD, th->hand.evfd, &ev) != 0)
         return err_set_errno(errno, "provider thread %d: epoll", i + 1);
+    if (app->json) {
+        if (run_json_init(&th->json, app->json->conv, PROV_JSON_RWF_MAX) != 0)
+            return -1;
+        th->json_out = malloc(PROV_JSON_RWF_MAX);
+        if (!th->json_out)
+            return err_set("provider thread %d: out of memory for JSON conversion", i + 1);
+    }
     return 0;
 }
 
@@ -60,6 +67,8 @@ void prov_thread_free(prov_thread *th)
     if (th->epfd >= 0)
         close(th->epfd);
     pv_stats_free(&th->stats);
+    run_json_free(&th->json);
+    free(th->json_out);
 }
 
 /* ---- sessions ----------------------------------------------------------------------------- */
@@ -161,6 +170,9 @@ static int activate(prov_thread *th, pv_sess *s)
         return -1;
     pv_out_init(&s->out, s->ch, (uint32_t)cfg->max_pack_count, (uint32_t)cfg->pack_buf_size,
                 cfg->direct_write ? TP_WRITE_DIRECT : 0);
+    s->json = run_json_channel(s->ch);
+    if (s->json)
+        pv_out_json(&s->out, app->json->conv, th->json_out, PROV_JSON_RWF_MAX);
     s->active_ns = clk_ns();
     return 0;
 }
@@ -183,6 +195,37 @@ static void on_handshake(prov_thread *th, pv_sess *s)
     }
 }
 
+/* One received message (a JSON frame: each message in it). Returns false when the session was
+ * closed. */
+static bool handle_msg(prov_thread *th, pv_sess *s, const tp_msg *m)
+{
+    int h;
+    if (!s->json) {
+        h = prov_handle(th, s, m->data, m->len);
+    } else {
+        run_json_in in;
+        run_json_in_start(&in, &th->json, s->ch, m->data, m->len);
+        rwf_buf msg;
+        int rc;
+        h = 0;
+        while (h >= 0 && (rc = run_json_in_next(&in, &msg)) > 0) {
+            int r = prov_handle(th, s, (const uint8_t *)msg.data, (uint32_t)msg.len);
+            h = r < 0 ? r : h | r;
+        }
+        if (h >= 0 && rc < 0) {
+            err_push("Error in Json Conversion");
+            h = -1;
+        }
+    }
+    if (h < 0) {
+        close_session(th, s, err_msg());
+        return false;
+    }
+    if (h > 0)
+        s->want_write = true;
+    return true;
+}
+
 /* Reads what is buffered on s (returns false when the session was closed). Stops early when
  * the next tick is due: s->more_input then says that complete messages wait in the channel,
  * which the socket's readiness would no longer signal, and the loop comes back for them. */
@@ -196,15 +239,8 @@ static bool on_readable(prov_thread *th, pv_sess *s)
             close_session(th, s, err_msg());
             return false;
         }
-        if (rc & TP_READ_MSG) {
-            int h = prov_handle(th, s, m.data, m.len);
-            if (h < 0) {
-                close_session(th, s, err_msg());
-                return false;
-            }
-            if (h > 0)
-                s->want_write = true;
-        }
+        if ((rc & TP_READ_MSG) && !handle_msg(th, s, &m))
+            return false;
         if (!(rc & TP_READ_MORE))
             break;
         if ((n & 15) == 15 && tick_wait_ns(&th->t, clk_ns()) == 0) {

@@ -107,8 +107,9 @@ static int peer_close(tp_channel *ch, const tp_ws_ev *e)
     if (w->rx.in_msg)
         return bad(ch, "WS Code %u %s in the middle of a fragmented message (%u bytes received)",
                    e->close_code, tp_ws_close_text(e->close_code), w->rx.msg_len);
-    if (e->len)
-        return bad(ch, "WS Code %u %s: %.*s", e->close_code, tp_ws_close_text(e->close_code),
+    const char *std = tp_ws_close_text(e->close_code);
+    if (e->len && (e->len != strlen(std) || memcmp(e->data, std, e->len) != 0))
+        return bad(ch, "WS Code %u %s: %.*s", e->close_code, std,
                    (int)(e->len > 123 ? 123 : e->len), (const char *)e->data);
     return bad(ch, "WS Code %u %s", e->close_code, tp_ws_close_text(e->close_code));
 }

@@ -74,6 +74,7 @@ typedef struct pv_sess {
     bool want_write;   /* output is queued: flush when the socket is writable */
     bool write_armed;  /* the owner waits for writability (its business) */
     bool more_input;   /* complete input is buffered in the channel, not yet read */
+    bool json;         /* the channel speaks rssl.json.v2 (messages converted both ways) */
     uint64_t packed_seen, packs_seen; /* packing counts already added to the statistics */
     void *tool;                       /* the tool's own per-channel data */
     rx_tunnel *tun;                   /* a consumer's tunnel stream on the channel, or NULL */

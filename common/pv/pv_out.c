@@ -23,6 +23,17 @@ static void init(pv_out *o, tp_channel *ch, rx_chan *rx, uint32_t max_pack, uint
     o->pack_size = pack_size;
     o->write_flags = write_flags;
     o->msgs = o->frames = o->packed_msgs = o->packs = 0;
+    o->json = NULL;
+    o->rwf = NULL;
+    o->rwf_cap = 0;
+    o->alone = false;
+}
+
+void pv_out_json(pv_out *o, const rjs_conv *conv, uint8_t *scratch, uint32_t cap)
+{
+    o->json = conv;
+    o->rwf = scratch;
+    o->rwf_cap = cap;
 }
 
 void pv_out_init(pv_out *o, tp_channel *ch, uint32_t max_pack, uint32_t pack_size,
@@ -162,10 +173,24 @@ int pv_out_close(pv_out *o)
     return rc;
 }
 
+/* JSON: the message is encoded into the scratch; the transport's buffer comes at the end. */
+static int json_begin(pv_out *o, uint32_t size, uint8_t **at, bool alone)
+{
+    if (size > o->rwf_cap) {
+        err_set("message of %u bytes exceeds the %u-byte JSON conversion buffer", size, o->rwf_cap);
+        return TP_EINVAL;
+    }
+    o->alone = alone;
+    *at = o->rwf;
+    return 0;
+}
+
 int pv_out_begin_alone(pv_out *o, uint32_t size, uint8_t **at)
 {
     void *b;
     int rc;
+    if (o->json)
+        return json_begin(o, size, at, true);
     if (o->pack && (rc = pv_out_close(o)) < 0)
         return rc;
     if ((rc = buf_get(o, size, false, &b)) < 0)
@@ -179,6 +204,8 @@ int pv_out_begin(pv_out *o, uint32_t size, uint8_t **at)
 {
     void *b;
     int rc;
+    if (o->json)
+        return json_begin(o, size, at, o->max_pack == 1);
     if (o->max_pack == 1 || size > o->pack_size)
         return pv_out_begin_alone(o, size, at);
     if (o->pack && size > *buf_len(o, o->pack) && (rc = pv_out_close(o)) < 0)
@@ -194,8 +221,91 @@ int pv_out_begin(pv_out *o, uint32_t size, uint8_t **at)
     return 0;
 }
 
+/* JSON, unpacked: a buffer of the message's own, retried larger when the JSON needs more
+ * room than the usual estimate. */
+static int json_alone(pv_out *o, uint32_t len)
+{
+    size_t room = rjs_json_size_hint(len);
+    for (int i = 0; i < 3; i++, room *= 4) {
+        void *b;
+        int rc = buf_get(o, (uint32_t)room, false, &b);
+        if (rc < 0)
+            return rc;
+        size_t jl = 0;
+        rc = rjs_msg_to_json(o->json, rwf_buf_make(o->rwf, len), (char *)buf_data(o, b),
+                             *buf_len(o, b), &jl);
+        if (rc == RWF_OK) {
+            *buf_len(o, b) = (uint32_t)jl;
+            return write_buf(o, b);
+        }
+        buf_release(o, b);
+        if (rc != RWF_E_NOSPACE) {
+            err_push("converting a message to JSON");
+            return TP_EINVAL;
+        }
+    }
+    err_set("the JSON form of a %u-byte message needs more than %zu bytes", len, room / 4);
+    return TP_EINVAL;
+}
+
+/* JSON, packed: the message joins the open packed buffer's array (a new one when it does not
+ * fit), or goes alone when it does not fit an empty one either. */
+static int json_end(pv_out *o, uint32_t len, bool more)
+{
+    o->msgs++;
+    int rc;
+    if (o->alone) {
+        if (o->pack && (rc = pv_out_close(o)) < 0)
+            return rc;
+        return json_alone(o, len);
+    }
+    for (int tries = 0;; tries++) {
+        if (!o->pack) {
+            void *b;
+            if ((rc = buf_get(o, o->pack_size, true, &b)) < 0)
+                return rc;
+            o->pack = b;
+            o->pack_count = 0;
+        }
+        void *p = o->pack;
+        size_t jl = 0;
+        rc = rjs_msg_to_json(o->json, rwf_buf_make(o->rwf, len), (char *)buf_data(o, p),
+                             *buf_len(o, p), &jl);
+        if (rc == RWF_OK) {
+            *buf_len(o, p) = (uint32_t)jl;
+            break;
+        }
+        if (rc != RWF_E_NOSPACE) {
+            err_push("converting a message to JSON");
+            return TP_EINVAL;
+        }
+        bool was_empty = o->pack_count == 0;
+        if ((rc = pv_out_close(o)) < 0)
+            return rc;
+        if (was_empty || tries > 0) /* larger than a packed buffer */
+            return json_alone(o, len);
+    }
+    void *p = o->pack;
+    o->packed_msgs++;
+    if (++o->pack_count < o->max_pack && more) {
+        rc = buf_pack(o, p);
+        if (rc < 0)
+            return rc;
+        if (*buf_len(o, p) > 0)
+            return queued(o);
+    }
+    o->pack = NULL;
+    rc = write_buf(o, p);
+    if (rc >= 0)
+        o->packs++;
+    o->pack_count = 0;
+    return rc;
+}
+
 int pv_out_end(pv_out *o, uint32_t len, bool more)
 {
+    if (o->json)
+        return json_end(o, len, more);
     o->msgs++;
     if (o->cur) {
         void *b = o->cur;
@@ -228,6 +338,8 @@ int pv_out_end(pv_out *o, uint32_t len, bool more)
 
 void pv_out_cancel(pv_out *o)
 {
+    if (o->json)
+        return; /* only the scratch was used */
     if (o->cur) {
         buf_release(o, o->cur);
         o->cur = NULL;

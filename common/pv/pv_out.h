@@ -21,12 +21,18 @@
  * on a reactor channel (pv_out_init_tunnel: each message in a tunnel buffer of its own, never
  * packed, as the ETA provider writes into a tunnel); the rules above are the same for all.
  *
+ * On a rssl.json.v2 WebSocket channel (pv_out_json()) the caller still encodes RWF: pv_out_begin()
+ * hands out a scratch buffer, and pv_out_end() converts the message to JSON straight into the
+ * transport's buffer — the one copy of the write path is the conversion itself. Packing works
+ * the same way: the JSON messages of a packed buffer share one array (one text frame).
+ *
  * Nothing here allocates or locks; the per-message cost is a few stores besides the transport's
- * own frame handling. One thread owns a pv_out.
+ * own frame handling (and, for JSON, the conversion). One thread owns a pv_out.
  */
 #ifndef RWFPERF_PV_OUT_H
 #define RWFPERF_PV_OUT_H
 
+#include "rjs.h"
 #include "rwf_enc.h"
 #include "rx.h"
 #include "rx_tunnel.h"
@@ -52,6 +58,11 @@ typedef struct pv_out {
     uint64_t frames;      /* buffers written (a packed buffer counts once) */
     uint64_t packed_msgs; /* messages that went in packed buffers */
     uint64_t packs;       /* packed buffers written */
+    /* rssl.json.v2 (pv_out_json) */
+    const rjs_conv *json; /* the converter; NULL: RWF goes out as it is */
+    uint8_t *rwf;         /* where messages are encoded (the thread's scratch) */
+    uint32_t rwf_cap;
+    bool alone; /* the message begun goes in a buffer of its own */
 } pv_out;
 
 /* Sets up the write path of ch: max_pack messages per packed buffer of pack_size bytes (1 and
@@ -66,6 +77,11 @@ void pv_out_init_rx(pv_out *o, rx_chan *rx, uint32_t max_pack, uint32_t pack_siz
 /* The same over tunnel stream t (on a reactor channel): after each message, after_write(arg)
  * when not NULL. */
 void pv_out_init_tunnel(pv_out *o, rx_tunnel *t, void (*after_write)(void *arg), void *arg);
+
+/* Makes o a JSON channel's write path: messages are encoded as RWF into scratch (cap bytes,
+ * shared by the pv_outs of one thread, which use it one message at a time) and converted with
+ * conv. A message larger than cap is refused with TP_EINVAL. */
+void pv_out_json(pv_out *o, const rjs_conv *conv, uint8_t *scratch, uint32_t cap);
 
 /*
  * Room for a message of at most size bytes: *at receives where to write it. Returns 0; or
