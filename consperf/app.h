@@ -18,6 +18,7 @@ typedef struct cons_app {
     cons_config cfg;
     items list;
     rwf_dict *dict;
+    run_ws_conv *json; /* WebSocket: the RWF <-> JSON converter */
     msgdata msgs;
     bool have_msgs;
     cpu_list cpus;

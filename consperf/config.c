@@ -11,9 +11,9 @@
 
 static const opt_name conn_types[] = {
     {"socket", 0, NULL},
-    {"websocket", 0, "WebSocket transport"},
-    {"webSocket", 0, "WebSocket transport"},
-    {"WebSocket", 0, "WebSocket transport"},
+    {"websocket", RUN_CONN_WEBSOCKET, NULL},
+    {"webSocket", RUN_CONN_WEBSOCKET, NULL},
+    {"WebSocket", RUN_CONN_WEBSOCKET, NULL},
     {"http", 0, OPT_WHY_HTTP},
     {"encrypted", RUN_CONN_ENCRYPTED, NULL},
     {NULL, 0, NULL},
@@ -111,10 +111,20 @@ const opt_def cons_options[] = {
     OPT_REFUSED_("-standbyHostName", true, "warm standby"),
     OPT_REFUSED_("-standbyPort", true, "warm standby"),
     OPT_REFUSED_("-warmStandbyMode", true, "warm standby"),
-    OPT_REFUSED_("-pl", true, "WebSocket transport"),
-    OPT_REFUSED_("-calcRWFJSONConversionLatency", false, "WebSocket RWF/JSON conversion"),
-    OPT_REFUSED_("-addConversionOverhead", false, "WebSocket RWF/JSON conversion"),
-    OPT_REFUSED_("-jsonAllocatorSize", true, "WebSocket RWF/JSON conversion"),
+
+    OPT_SECTION_("WebSocket:"),
+    RUN_WS_OPTION(C, ws),
+    OPT_FLAG_("-calcRWFJSONConversionLatency", C, calc_json_latency,
+              "WebSocket rssl.rwf: convert every received item message to JSON too, inside the "
+              "measured decode (the cost of a conversion, as latency)"),
+    OPT_FLAG_("-addConversionOverhead", C, add_conversion,
+              "WebSocket rssl.json.v2: send RWF converted to JSON and convert what arrives back "
+              "to RWF (else JSON is built and read natively; posts and generic messages need "
+              "this)"),
+    OPT_INT_("-jsonAllocatorSize", C, json_allocator_size, 0, INT_MAX, "<bytes>",
+             "Size of the original's per-thread JSON allocator (65536); accepted and printed, "
+             "without effect here: this ConsPerf reads and writes JSON in place, with no "
+             "allocator to size"),
     RUN_TLS_CLIENT_OPTIONS(C, tls),
     RUN_TLS_SP12_OPTION(C, tls),
 
@@ -146,6 +156,7 @@ void cons_config_defaults(cons_config *cfg)
     cfg->write_stats_interval = 5;
     cfg->display_stats = true;
     cfg->tunnel_output_bufs = 15000;
+    cfg->json_allocator_size = 64 * 1024;
 }
 
 int cons_config_threads(const cons_config *cfg)
@@ -158,8 +169,27 @@ int cons_config_threads(const cons_config *cfg)
 
 int cons_config_check(const cons_config *c)
 {
+    if (run_ws_check(&c->ws) != 0)
+        return -1;
+    /* the ETA ConsPerf's words */
+    if (c->calc_json_latency && (c->reactor || c->watchlist))
+        return err_set("Config error: Should not combine -calcRWFJSONConversionLatency and "
+                       "-reactor or -watchlist.");
+    if (c->add_conversion && (c->reactor || c->watchlist))
+        return err_set("Config error: Should not combine -addConversionOverhead and -reactor or "
+                       "-watchlist.");
+    if (c->calc_json_latency && !cons_config_websocket(c))
+        return err_set("Config error: -calcRWFJSONConversionLatency enables for WebSocket "
+                       "connection only.");
+    if (c->add_conversion && !cons_config_websocket(c))
+        return err_set("Config error: -addConversionOverhead enables for WebSocket connection "
+                       "only.");
     if (run_tls_check(&c->tls, c->conn_type, false) < 0)
         return -1;
+    if (cons_config_websocket(c) && (c->reactor || c->watchlist))
+        return err_set("Config Error: WebSocket connections with -reactor or -watchlist are not "
+                       "available in this build (its reactor layer carries RIPC connections "
+                       "only).");
     if (c->request_rate < c->tick_rate)
         return err_set("Config Error: -requestRate %d is less than -tickRate %d.", c->request_rate,
                        c->tick_rate);
@@ -206,7 +236,9 @@ void cons_config_print(const cons_config *c, const out_extra *extra, out_report 
     out_input(r, w, "Steady State Time", "%d", c->steady_state_time);
     out_input(r, w, "Delay Steady State Time", "%d", c->delay_steady_state_calc);
     out_input(r, w, "Connection Type", "%s",
-              c->conn_type == RUN_CONN_ENCRYPTED ? "encrypted" : "socket");
+              c->conn_type == RUN_CONN_ENCRYPTED   ? "encrypted"
+              : c->conn_type == RUN_CONN_WEBSOCKET ? "websocket"
+                                                   : "socket");
     out_input(r, w, "Hostname", "%s", c->host);
     out_input(r, w, "Port", "%s", c->port);
     /* Warm standby is not built: the original's lines for "not configured". */
@@ -243,16 +275,21 @@ void cons_config_print(const cons_config *c, const out_extra *extra, out_report 
     out_input(r, w, "Summary File", "%s", c->summary_file);
     out_input(r, w, "Stats File", "%s", c->stats_file);
     out_input(r, w, "Latency Log File", "%s", c->latency_file[0] ? c->latency_file : "(none)");
-    out_input(r, w, "Latency Show JSON Conv", "No");
+    out_input(r, w, "Latency Show JSON Conv", "%s", out_yes_no(c->calc_json_latency));
+    /* The ETA 3.7 ConsPerf prints these two always, the 3.6 one never: printed here with
+     * WebSocket, where they matter (the captures of both agree with that). */
+    if (cons_config_websocket(c)) {
+        out_input(r, w, "Use JSON Converter", "%s", out_yes_no(c->add_conversion));
+        out_input(r, w, "JSON Allocator Size", "%d", c->json_allocator_size);
+    }
     out_input(r, w, "Tick Rate", "%d", c->tick_rate);
     out_input(r, w, "Reactor/Watchlist Usage", "%s",
               c->watchlist ? "Reactor and Watchlist"
               : c->reactor ? "Reactor"
                            : "None");
-    /* WebSocket is not built: the original's "off" values. */
     out_input(r, w, "CA store location", "%s", c->tls.castore);
     out_input(r, w, "TLS Protocol flags", "%d", run_tls_protocol_flags(&c->tls));
-    out_input(r, w, "WS Protocol List", "%s", "");
+    out_input(r, w, "WS Protocol List", "%s", c->ws.pl);
     out_input(r, w, "Tunnel Enabled", "%s", out_yes_no(c->tunnel));
     out_input(r, w, "Tunnel Authentication", "%s", out_yes_no(c->tunnel_auth));
     out_input(r, w, "Output Tunnel Buffers", "%d", c->tunnel_output_bufs);

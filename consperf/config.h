@@ -17,6 +17,7 @@
 #include "opt.h"
 #include "out.h"
 #include "run_tls.h"
+#include "run_ws.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -35,8 +36,9 @@ typedef struct cons_config {
     char host[CONS_NAME_LEN];           /* -h, "localhost" */
     char port[64];                      /* -p, "14002" (a number or a service name) */
     char interface_name[CONS_NAME_LEN]; /* -if / -i, "" = any */
-    int conn_type;                      /* -connType: 0 = socket, 1 = encrypted (TLS) */
+    int conn_type;                      /* -connType: 0 socket, 1 encrypted (TLS), 7 websocket */
     run_tls tls;                        /* -encryptedConnType, -castore, -spTLSv1.2 */
+    run_ws ws;                          /* -pl: WebSocket sub-protocols offered, in order */
     int compression_type;               /* -compressionType: 0 none, 1 zlib, 2 lz4 */
     opt_threads threads;                /* -threads: one connection per entry */
     int output_bufs;                    /* -outputBufs, guaranteed output buffers, 5000 */
@@ -81,7 +83,24 @@ typedef struct cons_config {
     char histogram_log[CONS_PATH_LEN]; /* -histogramLog, base name, "" = none (ours) */
     int write_stats_interval;          /* -writeStatsInterval, s, 5 */
     bool display_stats;                /* false with -noDisplayStats */
+
+    /* WebSocket JSON (modes.md §4) */
+    bool calc_json_latency;  /* -calcRWFJSONConversionLatency: every received item message on a
+                              * WebSocket RWF channel is also converted to JSON, inside the
+                              * measured decode */
+    bool add_conversion;     /* -addConversionOverhead: on a JSON channel, RWF is encoded and
+                              * converted to JSON to send, and received JSON converted back to
+                              * RWF to decode (else the JSON is read natively) */
+    int json_allocator_size; /* -jsonAllocatorSize, 65536: printed; see the option's help */
 } cons_config;
+
+/* The channel is a WebSocket one (-connType websocket, or encrypted with -encryptedConnType
+ * websocket). */
+static inline bool cons_config_websocket(const cons_config *c)
+{
+    return c->conn_type == RUN_CONN_WEBSOCKET ||
+           (c->conn_type == RUN_CONN_ENCRYPTED && c->tls.encrypted_protocol == TP_CONN_WEBSOCKET);
+}
 
 /* Fills cfg with ConsPerf's defaults. */
 void cons_config_defaults(cons_config *cfg);

@@ -26,6 +26,7 @@
 #include "lra.h"
 #include "run_col.h"
 #include "run_fail.h"
+#include "run_ws.h"
 #include "rwf.h"
 
 #include <pthread.h>
@@ -93,6 +94,7 @@ typedef struct cons_run {
     const cons_config *cfg;
     const items *list;          /* the first items_needed() items of -itemFile */
     const rwf_dict *dict;       /* loaded from the working folder; NULL: download it */
+    const run_ws_conv *json;    /* WebSocket: the RWF <-> JSON converter (needs dict) */
     const struct msgdata *msgs; /* MsgData.xml when posting or sending generic messages */
     lra post_lra;               /* which post of which tick carries TIM_TRK_2 */
     lra gen_lra;                /* which generic message carries TIM_TRK_3 */

@@ -12,7 +12,7 @@
 #ifndef RWFPERF_CONS_JDECODE_H
 #define RWFPERF_CONS_JDECODE_H
 
-#include "decode.h"
+#include "payload.h"
 #include "rjs_lex.h"
 #include "rwf.h"
 
@@ -36,7 +36,7 @@ typedef struct cons_jmsg {
     bool has_post_user;
     uint32_t post_user_addr; /* "PostUserInfo": "Address" (dotted IPv4, host order) */
     uint32_t post_user_id;   /* and "UserID" */
-    cons_stamps st;          /* the stamps (0 when absent, or ignored after a blank) */
+    payload_stamps st;       /* the stamps (0 when absent, or ignored after a blank) */
     const char *text;        /* the message's own JSON text */
     size_t text_len;
 } cons_jmsg;

@@ -109,6 +109,7 @@ void cons_app_free(cons_app *a)
     lra_free(&a->run.gen_lra);
     if (a->have_msgs)
         msgdata_free(&a->msgs);
+    run_ws_converter_free(a->json);
     rwf_dict_free(a->dict);
     items_free(&a->list);
     if (a->summary)
@@ -149,9 +150,21 @@ int cons_app_prepare(cons_app *a)
             return RUN_EXIT_INVALID;
     }
 
+    if (cons_config_websocket(cfg) && a->dict) {
+        /* rssl.json.v2 names fields; -calcRWFJSONConversionLatency converts too */
+        if (!(a->json = run_ws_converter(a->dict, cfg->service_name, 1))) {
+            printf("Error: %s\n", err_msg());
+            return RUN_EXIT_FAILED;
+        }
+    } else if (cons_config_websocket(cfg) && cfg->calc_json_latency) {
+        printf("Error: -calcRWFJSONConversionLatency needs the dictionary files "
+               "RDMFieldDictionary and enumtype.def in the working folder.\n");
+        return RUN_EXIT_INVALID;
+    }
     run->cfg = cfg;
     run->list = &a->list;
     run->dict = a->dict;
+    run->json = a->json;
     run->msgs = a->have_msgs ? &a->msgs : NULL;
     run->thread_count = n;
     run->post_user_id = (uint32_t)getpid();

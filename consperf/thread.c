@@ -9,6 +9,7 @@
  * goes back to the ticks at least every 64 messages when one is due. The per-message path
  * allocates nothing, takes no lock and prints nothing.
  */
+#include "jdecode.h"
 #include "payload.h"
 #include "worker.h"
 
@@ -92,8 +93,10 @@ static void push_sample(cons_worker *w, uint32_t type, uint64_t sent, uint64_t r
 }
 
 /* The stamps of an update: TIM_TRK_1 (with TIM_TRK_3 as its scheduled time), and TIM_TRK_2
- * from our own posts (TIM_TRK_3 is then the post's scheduled time). */
-static void update_latency(cons_worker *w, const rwf_msg *m, const payload_stamps *st)
+ * from our own posts (TIM_TRK_3 is then the post's scheduled time); pui says whether the update
+ * names its poster (addr, id). */
+static void update_latency(cons_worker *w, bool pui, uint32_t addr, uint32_t id,
+                           const payload_stamps *st)
 {
     int64_t now = clk_ns();
     uint64_t recv = stamp_now(w, now);
@@ -106,9 +109,7 @@ static void update_latency(cons_worker *w, const rwf_msg *m, const payload_stamp
     }
     if (st->t[1]) {
         /* Only our own posts (or posts that do not say whose they are). */
-        if ((m->flags & RWF_UPMF_HAS_POST_USER_INFO) &&
-            (m->post_user_addr != w->run->post_user_addr ||
-             m->post_user_id != w->run->post_user_id))
+        if (pui && (addr != w->run->post_user_addr || id != w->run->post_user_id))
             return;
         lat_record(&cur[CONS_LAT_POST], stamp_lat(w, recv, st->t[1]));
         if (st->t[2] && !st->t[0])
@@ -193,7 +194,8 @@ int cons_on_item(cons_worker *w, const rwf_msg *m)
             return item_fail(w, it, "decoding an update");
         w->decode_sum += st.sum;
         if (st.t[0] | st.t[1])
-            update_latency(w, m, &st);
+            update_latency(w, (m->flags & RWF_UPMF_HAS_POST_USER_INFO) != 0, m->post_user_addr,
+                           m->post_user_id, &st);
         if (t0)
             lat_record(&latbuf_cur(&t->lat)[CONS_LAT_DECODE], clk_ns() - t0);
         return 0;
@@ -240,11 +242,10 @@ int cons_on_item(cons_worker *w, const rwf_msg *m)
     }
 }
 
-/* One RWF message off the channel. */
-static int on_msg(cons_worker *w, const tp_msg *tm)
+int cons_on_rwf(cons_worker *w, const uint8_t *data, uint32_t len)
 {
     rwf_msg m;
-    if (__builtin_expect(rwf_msg_decode(&m, rwf_buf_make(tm->data, tm->len)) < 0, 0))
+    if (__builtin_expect(rwf_msg_decode(&m, rwf_buf_make(data, len)) < 0, 0))
         return cons_fail(w, "decoding a received message");
     switch (m.domain) {
     case RWF_DMT_LOGIN:
@@ -256,8 +257,82 @@ static int on_msg(cons_worker *w, const tp_msg *tm)
             err_set("item message on stream %" PRId32 " before the dictionary", m.stream_id);
             return cons_fail(w, NULL);
         }
+        if (__builtin_expect(w->calc, 0) &&
+            cons_json_calc(w, rwf_buf_make(data, len)) < 0) /* inside the measured path */
+            return cons_fail(w, NULL);
         return cons_on_item(w, &m);
     }
+}
+
+/* The item part of cons_on_item for a message read natively from JSON. */
+int cons_on_jitem(cons_worker *w, const cons_jmsg *m, int64_t t0)
+{
+    cons_thread *t = w->t;
+    uint32_t index = (uint32_t)m->stream_id - CONS_ITEM_STREAM_START;
+    if (index >= w->item_count) {
+        err_set("Received message with unexpected Stream ID: %" PRId32 "  Class: %s(%d) "
+                "Domain: %u",
+                m->stream_id, rwf_msg_class_name((uint8_t)m->kind), m->kind, m->domain);
+        return cons_fail(w, NULL);
+    }
+    cons_item *it = &w->items[index];
+    if (it->def->domain != m->domain) {
+        err_set("Received message with domain type %u vs. expected type %u", m->domain,
+                it->def->domain);
+        return cons_fail(w, NULL);
+    }
+    w->decode_sum += m->st.sum;
+    switch (m->kind) {
+    case RWF_MC_UPDATE:
+        counter_inc(w->image_end_ns ? &t->c.steady_updates : &t->c.startup_updates);
+        if (__builtin_expect(!atomic_load_explicit(&t->first_update_ns, memory_order_relaxed), 0))
+            atomic_store_explicit(&t->first_update_ns, (uint64_t)clk_ns(), memory_order_relaxed);
+        if (m->st.t[0] | m->st.t[1])
+            update_latency(w, m->has_post_user, m->post_user_addr, m->post_user_id, &m->st);
+        if (t0)
+            lat_record(&latbuf_cur(&t->lat)[CONS_LAT_DECODE], clk_ns() - t0);
+        return 0;
+    case RWF_MC_REFRESH:
+        counter_inc(&t->c.refreshes);
+        if (w->image_end_ns || !w->waiting)
+            return 0;
+        if (final_state(&m->state)) {
+            err_set("Received unexpected final state %s in refresh",
+                    rwf_stream_state_name(m->state.stream_state));
+            return item_fail(w, it, NULL);
+        }
+        if (m->complete && m->state.data_state == RWF_DATA_OK && it->state == CONS_ITEM_WAITING)
+            image_complete(w, it, index);
+        return 0;
+    case RWF_MC_STATUS:
+        counter_inc(&t->c.status_msgs);
+        if (m->has_state && final_state(&m->state)) {
+            err_set("Received unexpected final state %s (%.*s)",
+                    rwf_stream_state_name(m->state.stream_state), (int)m->state.text.len,
+                    m->state.text.data ? (const char *)m->state.text.data : "");
+            return item_fail(w, it, NULL);
+        }
+        return 0;
+    case RWF_MC_GENERIC:
+        counter_inc(&t->c.genmsgs_recv);
+        if (!atomic_load_explicit(&t->first_gen_recv_ns, memory_order_relaxed))
+            atomic_store_explicit(&t->first_gen_recv_ns, (uint64_t)clk_ns(), memory_order_relaxed);
+        if (m->st.t[2])
+            generic_latency(w, &m->st);
+        return 0;
+    default:
+        err_set("Received unhandled msg class %s(%d) on stream ID %" PRId32 ".",
+                rwf_msg_class_name((uint8_t)m->kind), m->kind, m->stream_id);
+        return cons_fail(w, NULL);
+    }
+}
+
+/* One message off the channel: RWF, or a JSON frame. */
+static inline int on_msg(cons_worker *w, const tp_msg *tm)
+{
+    if (__builtin_expect(w->json, 0))
+        return cons_json_frame(w, tm);
+    return cons_on_rwf(w, tm->data, tm->len);
 }
 
 /* Reads and handles every complete message buffered or readable now. Returns to the loop
@@ -379,6 +454,7 @@ static int connect_channel(cons_worker *w)
     o.compression = (tp_comp)cfg->compression_type;
     run_tls_opts(&cfg->tls, cfg->conn_type, &o);
     run_conn_errors errs = {0};
+    run_ws_opts(&cfg->ws, cfg->conn_type, &o);
     while (!sig_stop_requested()) {
         printf("\nAttempting to connect to server %s:%s...\n", cfg->host, cfg->port);
         fflush(stdout);
@@ -458,6 +534,7 @@ static void worker_free(cons_worker *w)
 {
     tp_close(w->ch);
     w->ch = NULL;
+    cons_json_free(w);
     rwf_dict_free(w->own_dict);
     free(w->items);
     free(w->post_ring);
@@ -470,6 +547,10 @@ static void run_session(cons_worker *w)
     const cons_config *cfg = w->cfg;
     run_channel_info(stdout, w->ch);
     fflush(stdout);
+    if (cons_json_start(w) < 0) {
+        cons_fail(w, NULL);
+        return;
+    }
     if (cfg->high_water_mark > 0)
         tp_set_high_water_mark(w->ch, (uint32_t)cfg->high_water_mark);
     if (cons_send_login(w) < 0) {
@@ -483,7 +564,7 @@ static void run_session(cons_worker *w)
         cons_fail(w, NULL);
         return;
     }
-    int more = 0; /* messages may still be buffered in the channel */
+    int more = tp_read_ready(w->ch); /* messages may still be buffered in the channel */
     while (!sig_stop_requested()) {
         now = clk_ns();
         if (tick_poll(&w->tk, now)) {

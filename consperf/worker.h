@@ -8,6 +8,7 @@
 
 #include "cons.h"
 #include "rx.h"
+#include "run_json.h"
 #include "tick.h"
 #include "tp.h"
 
@@ -83,7 +84,20 @@ typedef struct cons_worker {
     int64_t run_end_ns;    /* every thread's images in (0: not yet) */
     int64_t run_steady_ns; /* run_end_ns + -delaySteadyStateCalc */
     uint64_t decode_sum;
+
+    /* WebSocket JSON (json.c) */
+    bool json;      /* the channel speaks rssl.json.v2 */
+    bool native;    /* and its JSON is read and built natively (no -addConversionOverhead) */
+    bool calc;      /* -calcRWFJSONConversionLatency on a rssl.rwf channel */
+    bool told_post; /* "It is not supported to send JSON ..." printed for posts */
+    bool told_gen;  /* ... and for generic messages */
+    run_json jin;   /* received JSON converted to RWF */
+    uint8_t *jout;  /* JSON channel: a message as RWF before its conversion; rssl.rwf with
+                     * -calcRWFJSONConversionLatency: the JSON of a received message */
+    uint32_t jout_cap;
 } cons_worker;
+
+struct cons_jmsg;
 
 /* ---- thread.c ---------------------------------------------------------------------------- */
 
@@ -95,10 +109,31 @@ int cons_fail(cons_worker *w, const char *what);
  * -1 after cons_fail(). */
 int cons_on_item(cons_worker *w, const rwf_msg *m);
 
+/* Handles one received RWF message (decoded here). Returns 0, or -1 after cons_fail(). */
+int cons_on_rwf(cons_worker *w, const uint8_t *data, uint32_t len);
+
+/* Handles an item message read natively from JSON; t0 is when its reading began (0 unless
+ * -measureDecode). Returns 0, or -1 after cons_fail(). */
+int cons_on_jitem(cons_worker *w, const struct cons_jmsg *m, int64_t t0);
+
+/* ---- json.c ------------------------------------------------------------------------------ */
+
+/* The channel is active: notes whether it speaks JSON and prepares the conversion buffers.
+ * Returns 0 or -1 (err_msg() set). */
+int cons_json_start(cons_worker *w);
+
+void cons_json_free(cons_worker *w);
+
+/* A received text frame on a JSON channel. Returns 0, or -1 after cons_fail(). */
+int cons_json_frame(cons_worker *w, const tp_msg *tm);
+
+/* -calcRWFJSONConversionLatency: converts the received RWF message to JSON. 0 or -1. */
+int cons_json_calc(cons_worker *w, rwf_buf rwf);
+
 /* ---- send.c ------------------------------------------------------------------------------ */
 
 /* The write path of either mode. cons_out_get: room for a message of at most size bytes in
- * *data, *cap bytes. Returns 1, 0 when the output buffers are exhausted (back-pressure), or -1
+ * *data, *cap bytes (on a rssl.json.v2 channel the scratch the RWF message is converted from). Returns 1, 0 when the output buffers are exhausted (back-pressure), or -1
  * (err_msg() set). Every 1 is followed by cons_out_put or cons_out_drop. */
 int cons_out_get(cons_worker *w, uint32_t size, uint8_t **data, uint32_t *cap);
 

@@ -88,7 +88,7 @@ static int bind_server(prov_app *a)
     o.compression = (tp_comp)cfg->compression_type;
     o.compression_level = (uint8_t)cfg->compression_level;
     run_tls_opts(&cfg->tls, cfg->conn_type, &o);
-    run_ws_opts(&cfg->ws, &o);
+    run_ws_opts(&cfg->ws, cfg->conn_type, &o);
     if (tp_bind(&o, &a->srv) != 0)
         return err_push("rsslBind() failed");
     printf("Server %d bound to port %u.\n\n", tp_server_fd(a->srv), tp_server_port(a->srv));

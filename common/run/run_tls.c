@@ -8,12 +8,9 @@
 #include "out.h"
 
 const opt_name run_tls_protocols[] = {
-    {"socket", TP_CONN_SOCKET, NULL},
-    {"websocket", TP_CONN_WEBSOCKET, "WebSocket transport"},
-    {"webSocket", TP_CONN_WEBSOCKET, "WebSocket transport"},
-    {"WebSocket", TP_CONN_WEBSOCKET, "WebSocket transport"},
-    {"http", 0, "HTTP tunnelling"},
-    {NULL, 0, NULL},
+    {"socket", TP_CONN_SOCKET, NULL},       {"websocket", TP_CONN_WEBSOCKET, NULL},
+    {"webSocket", TP_CONN_WEBSOCKET, NULL}, {"WebSocket", TP_CONN_WEBSOCKET, NULL},
+    {"http", 0, "HTTP tunnelling"},         {NULL, 0, NULL},
 };
 
 void run_tls_defaults(run_tls *t)
@@ -39,9 +36,6 @@ int run_tls_check(const run_tls *t, int conn_type, bool server)
 {
     if (conn_type != RUN_CONN_ENCRYPTED)
         return 0;
-    if (!server && t->encrypted_protocol != TP_CONN_SOCKET)
-        return err_set("Config Error: -encryptedConnType websocket is not available in this "
-                       "build (WebSocket transport).");
     tp_opts o;
     tp_opts_init(&o);
     run_tls_opts(t, conn_type, &o);

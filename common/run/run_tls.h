@@ -1,8 +1,8 @@
 /*
  * run_tls: encrypted connections (-connType encrypted) as every tool offers them, once:
  *
- *  - the options of the ETA tools: a client's -encryptedConnType (socket | websocket; websocket
- *    is refused until this build has WebSocket connections), -castore and (ConsPerf)
+ *  - the options of the ETA tools: a client's -encryptedConnType (socket | websocket, the latter
+ *    with the sub-protocols of run_ws's -pl), -castore and (ConsPerf)
  *    -spTLSv1.2; a server's -keyfile, -cert and (ProvPerf) -cipher (option-table entries a
  *    tool puts in its table with RUN_TLS_CLIENT_OPTIONS, RUN_TLS_SP12_OPTION,
  *    RUN_TLS_SERVER_OPTIONS, RUN_TLS_CIPHER_OPTION);
@@ -44,8 +44,7 @@ extern const opt_name run_tls_protocols[];
 /* The client's options; T is the tool's configuration type and f its run_tls member. */
 #define RUN_TLS_CLIENT_OPTIONS(T, f)                                                               \
     OPT_ENUM_("-encryptedConnType", T, f.encrypted_protocol, run_tls_protocols, "<type>",          \
-              "What runs inside an encrypted connection: socket (websocket is not available in "   \
-              "this build)"),                                                                      \
+              "What runs inside an encrypted connection: socket (RIPC) or websocket (with -pl)"),  \
         OPT_STR_("-castore", T, f.castore, "<file>",                                               \
                  "CA certificates (PEM) the server's certificate must chain to; default: the "     \
                  "system's store")
@@ -71,7 +70,7 @@ void run_tls_defaults(run_tls *t);
 
 /*
  * The check at start for a tool whose -connType is conn_type: nothing unless it is encrypted;
- * then -encryptedConnType websocket is refused, and the files and cipher list are loaded as
+ * then the files and cipher list are loaded as
  * the transport will load them (server: key, certificate, their match, cipher list; client:
  * the CA store). Returns 0, or -1 with err_msg() holding the message ("Config Error: ...").
  */

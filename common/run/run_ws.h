@@ -34,8 +34,9 @@ typedef struct run_ws {
 /* Checks -pl. Returns 0, or -1 with err_msg() "Config Error: -pl: ...". */
 int run_ws_check(const run_ws *w);
 
-/* Sets o's sub-protocol list from w (o then points into w). */
-void run_ws_opts(const run_ws *w, tp_opts *o);
+/* Sets o's sub-protocol list from w (o then points into w), and for a client whose -connType
+ * is websocket (conn_type RUN_CONN_WEBSOCKET) its connection type. */
+void run_ws_opts(const run_ws *w, int conn_type, tp_opts *o);
 
 /* The run's RWF <-> JSON converter, with the service it resolves names to. */
 typedef struct run_ws_conv {

@@ -240,21 +240,6 @@ static void test_tls_settings(void **state)
     run_free(&r);
 }
 
-static void test_refused(void **state)
-{
-    (void)state;
-    const char *const cases[][3] = {
-        {"-pl", "rssl.rwf"},
-    };
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        run r;
-        parse_args(&r, cases[i]);
-        if (r.status != OPT_EXIT_INVALID || !strstr(r.err.text, "is not available in this build"))
-            fail_msg("case %zu (%s): status %d, \"%s\"", i, cases[i][0], r.status, r.err.text);
-        run_free(&r);
-    }
-}
-
 /* The tunnel options: accepted (with or without -reactor, as the original), their values. */
 static void test_tunnel_options(void **state)
 {
@@ -480,7 +465,6 @@ int main(void)
         cmocka_unit_test(test_every_option),
         cmocka_unit_test(test_invalid),
         cmocka_unit_test(test_boundaries_accepted),
-        cmocka_unit_test(test_refused),
         cmocka_unit_test(test_tls_settings),
         cmocka_unit_test(test_usage),
         cmocka_unit_test(test_histogram_log),
