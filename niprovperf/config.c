@@ -137,6 +137,10 @@ int niprov_config_check(const niprov_config *c)
 {
     if (run_tls_check(&c->tls, c->conn_type, false) < 0)
         return -1;
+    if (c->conn_type == RUN_CONN_ENCRYPTED && c->tls.encrypted_protocol == TP_CONN_WEBSOCKET &&
+        c->reactor)
+        return err_set("Config Error: -encryptedConnType websocket with -reactor is not available "
+                       "in this build (its reactor layer carries RIPC connections only).");
     if (c->worker_threads.list[0] && c->threads.list[0] &&
         c->worker_threads.count != c->threads.count)
         return err_set("Config Error: worker thread count (%d in -workerThreads) not equal to "

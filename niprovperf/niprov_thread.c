@@ -54,6 +54,8 @@ static bool connect_loop(niprov_thread *th)
     o.rcvbuf = cfg->recv_buf_size;
     o.compression = (tp_comp)cfg->compression_type;
     run_tls_opts(&cfg->tls, cfg->conn_type, &o);
+    if (o.conn_type == TP_CONN_ENCRYPTED && o.encrypted_protocol == TP_CONN_WEBSOCKET)
+        o.ws_protocols = "rssl.rwf"; /* the ETA NIProvPerf has no -pl: it speaks RWF */
     run_conn_errors errs = {0};
     while (!sig_stop_requested()) {
         printf("\nAttempting unified connect to server %s:%s...\n", cfg->host, cfg->port);

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "err.h"
+#include "msg.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -21,7 +22,7 @@ static const opt_name conn_types[] = {
     {"socket", TPERF_SOCKET, NULL},
     {"shmem", TPERF_SHMEM, NULL},
     {"seqMCast", TPERF_SEQ_MCAST, NULL},
-    {"websocket", 0, "WebSocket transport"},
+    {"websocket", TPERF_WEBSOCKET, NULL},
     {"http", 0, OPT_WHY_HTTP},
     {"encrypted", TPERF_ENCRYPTED, NULL},
     {"reliableMCast", 0, OPT_WHY_RELIABLE_MCAST},
@@ -148,7 +149,7 @@ const opt_def tperf_options[] = {
     OPT_FLAG_("-mcastStats", C, mcast_stats,
               "Print the datagrams sent and received in every statistics interval"),
 
-    OPT_REFUSED_("-pl", true, "WebSocket transport"),
+    RUN_WS_OPTION(C, ws),
     OPT_SECTION_("Encrypted connections (-connType encrypted):"),
     RUN_TLS_CLIENT_OPTIONS(C, tls),
     RUN_TLS_SERVER_OPTIONS(C, tls),
@@ -218,6 +219,13 @@ int tperf_config_pack_bytes(const tperf_config *cfg)
 
 int tperf_config_check(const tperf_config *c)
 {
+    if (run_ws_check(&c->ws) != 0)
+        return -1;
+    if (tperf_config_websocket(c) && c->msg_size < TPERF_MSG_JSON_LEN + TPERF_MSG_HEAD &&
+        strstr(c->ws.pl, "json"))
+        return err_set("Config Error: -msgSize %d is too small for rssl.json.v2, whose messages "
+                       "begin with their 4-byte length (at least %d).",
+                       c->msg_size, TPERF_MSG_JSON_LEN + TPERF_MSG_HEAD);
     if (run_tls_check(&c->tls, c->conn_type == TPERF_ENCRYPTED ? RUN_CONN_ENCRYPTED : 0,
                       c->app_type == TPERF_SERVER) < 0)
         return -1;
@@ -263,6 +271,7 @@ const char *tperf_conn_name(int conn_type)
     return conn_type == TPERF_SHMEM       ? "shmem"
            : conn_type == TPERF_SEQ_MCAST ? "seqMCast"
            : conn_type == TPERF_ENCRYPTED ? "encrypted"
+           : conn_type == TPERF_WEBSOCKET ? "websocket"
                                           : "socket";
 }
 
@@ -292,7 +301,8 @@ void tperf_config_print(const tperf_config *c, const out_extra *extra, out_repor
     out_input(r, w, "Runtime", "%d sec", c->run_time);
     out_input(r, w, "Connection Type", "%s", tperf_conn_name(c->conn_type));
     if (c->conn_type == TPERF_ENCRYPTED && c->app_type == TPERF_CLIENT) {
-        out_input(r, w, "Encrypted Connection Type", "socket");
+        out_input(r, w, "Encrypted Connection Type", "%s",
+                  c->tls.encrypted_protocol == TP_CONN_WEBSOCKET ? "websocket" : "socket");
         out_printf(r, "\t\t\t  CA Store: %s\n", c->tls.castore);
     } else if (c->conn_type == TPERF_ENCRYPTED) {
         out_printf(r, "\tServer Private Key: %s\n", c->tls.keyfile);
@@ -305,6 +315,8 @@ void tperf_config_print(const tperf_config *c, const out_extra *extra, out_repor
         out_input(r, w, "Hostname", "%s", c->host);
         out_input(r, w, "Port", "%s", c->port);
     }
+    if (tperf_config_websocket(c))
+        out_input(r, w, "WebSocket protocols", "%s", c->ws.pl);
     out_input(r, w, "App Type", "%s", c->app_type == TPERF_CLIENT ? "client" : "server");
     out_input(r, w, "Thread List", "%s", threads);
     out_input(r, w, "Busy Read", "%s", out_yes_no(c->busy_read));

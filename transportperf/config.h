@@ -21,6 +21,7 @@
 
 #include "opt.h"
 #include "run_tls.h"
+#include "run_ws.h"
 #include "out.h"
 
 #include <stdbool.h>
@@ -40,7 +41,8 @@
 enum { TPERF_SERVER = 0, TPERF_CLIENT = 1 };
 
 /* -connType */
-enum { TPERF_SOCKET = 0, TPERF_SHMEM = 1, TPERF_ENCRYPTED = 2, TPERF_SEQ_MCAST = 3 };
+enum { TPERF_SOCKET = 0, TPERF_SHMEM = 1, TPERF_ENCRYPTED = 2, TPERF_SEQ_MCAST = 3,
+       TPERF_WEBSOCKET = 4 };
 
 /* -seqGaps: what a receiver does when a message's sequence number is not the next one */
 enum { TPERF_GAPS_FAIL = 0, TPERF_GAPS_COUNT = 1 };
@@ -52,8 +54,10 @@ typedef struct tperf_config {
     /* Connection */
     int app_type;                        /* -appType: TPERF_SERVER (default) or TPERF_CLIENT */
     int conn_type;                       /* -connType: TPERF_SOCKET (default), TPERF_SHMEM or
-                                          * TPERF_ENCRYPTED */
+                                          * TPERF_ENCRYPTED or TPERF_WEBSOCKET */
     run_tls tls;                         /* -encryptedConnType, -castore, -keyfile, -cert */
+    run_ws ws;                           /* -pl: WebSocket sub-protocols (client: offered;
+                                          * server: accepted) */
     char host[TPERF_NAME_LEN];           /* -h, "localhost" (client, shmem client) */
     char port[64];                       /* -p, "14002" */
     char interface_name[TPERF_NAME_LEN]; /* -if, "" = any */
@@ -101,6 +105,14 @@ typedef struct tperf_config {
     bool display_stats;                 /* false with -noDisplayStats */
     int pid;                            /* the process id in the file names */
 } tperf_config;
+
+/* WebSocket: -connType websocket, or encrypted with -encryptedConnType websocket (a client),
+ * or a server given -pl. */
+static inline bool tperf_config_websocket(const tperf_config *c)
+{
+    return c->conn_type == TPERF_WEBSOCKET ||
+           (c->conn_type == TPERF_ENCRYPTED && c->tls.encrypted_protocol == TP_CONN_WEBSOCKET);
+}
 
 /* Fills cfg with TransportPerf's defaults; pid goes into the file names. */
 void tperf_config_defaults(tperf_config *cfg, int pid);

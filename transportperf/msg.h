@@ -44,6 +44,22 @@ static inline void tperf_msg_fill(uint8_t *p, uint32_t size, uint64_t seq, uint6
     memset(p + zero_from, 0, size - zero_from);
 }
 
+/* Over WebSocket rssl.json.v2 a message starts with its own length, 4 bytes little-endian,
+ * then the layout above (the ETA TransportPerf's JSON mode: "[" + length + sequence number +
+ * stamp + zeros + "]" on the wire, the brackets being the transport's). */
+#define TPERF_MSG_JSON_LEN 4
+
+/* Writes a JSON-mode message of size bytes (size >= TPERF_MSG_JSON_LEN + TPERF_MSG_HEAD). */
+static inline void tperf_msg_fill_json(uint8_t *p, uint32_t size, uint64_t seq, uint64_t stamp,
+                                       uint64_t sched)
+{
+    p[0] = (uint8_t)size;
+    p[1] = (uint8_t)(size >> 8);
+    p[2] = (uint8_t)(size >> 16);
+    p[3] = (uint8_t)(size >> 24);
+    tperf_msg_fill(p + TPERF_MSG_JSON_LEN, size - TPERF_MSG_JSON_LEN, seq, stamp, sched);
+}
+
 /* The fields of a received message of len bytes (len >= TPERF_MSG_HEAD). */
 static inline uint64_t tperf_msg_seq(const uint8_t *p)
 {

@@ -87,6 +87,10 @@ int worker_init(tperf_worker *w, int index, const tperf_config *cfg, const lra *
     o->compression = (tp_comp)cfg->compression_type;
     o->compression_level = (uint8_t)cfg->compression_level;
     run_tls_opts(&cfg->tls, cfg->conn_type == TPERF_ENCRYPTED ? RUN_CONN_ENCRYPTED : 0, o);
+    run_ws_opts(&cfg->ws, cfg->conn_type == TPERF_WEBSOCKET ? RUN_CONN_WEBSOCKET : 0, o);
+    if (tperf_config_websocket(cfg) && cfg->app_type == TPERF_CLIENT)
+        o->protocol_type = TP_PROTOCOL_RWF; /* what the ETA client sends over WebSocket */
+    o->ws_no_utf8_check = true;             /* its JSON mode carries binary bytes in text frames */
     return tperf_mc_init(w);
 }
 
@@ -198,6 +202,7 @@ static int session_activate(tperf_worker *w, int i)
         return -1;
     }
     run_channel_info_print(stdout, s->fd, &in);
+    s->json = in.ws_protocol == TP_WS_PROTO_JSON2;
     run_tls_seen_add(&w->tls_seen, in.tls_version, in.tls_cipher);
     if (cfg->high_water_mark > 0)
         tp_set_high_water_mark(s->ch, (uint32_t)cfg->high_water_mark);

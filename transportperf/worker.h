@@ -62,6 +62,7 @@ typedef struct tperf_session {
     bool shm;        /* a shared-memory channel (never polled: its descriptor is always ready) */
     bool want_flush; /* output is queued: flush when the descriptor is writable */
     bool recv_any;   /* a message arrived, so recv_seq holds the next expected number */
+    bool json;       /* rssl.json.v2: messages begin with their length, frames are arrays */
     int64_t active_ns;
     uint64_t send_seq;  /* sequence number of the next message sent */
     uint64_t recv_seq;  /* sequence number expected next */

@@ -86,8 +86,14 @@ static int write_whole(tperf_worker *w, tperf_session *s, tp_buf *b)
 
 /* Writes a received message back (-reflectMsgs). Returns 1 when written, 0 when dropped for
  * lack of buffers, -1 when the channel failed. */
-static int reflect(tperf_worker *w, tperf_session *s, const tp_msg *m)
+static int reflect(tperf_worker *w, tperf_session *s, const tp_msg *in)
 {
+    tp_msg one = *in;
+    if (s->json && one.len >= 2) { /* the transport puts the brackets back */
+        one.data++;
+        one.len -= 2;
+    }
+    const tp_msg *m = &one;
     tp_buf *b;
     int rc = tp_get_buffer(s->ch, m->len, false, &b);
     if (rc == TP_ENOBUFS) {
@@ -116,6 +122,38 @@ static int reflect(tperf_worker *w, tperf_session *s, const tp_msg *m)
     if (rc > 0)
         s->want_flush = true;
     return 1;
+}
+
+/* A rssl.json.v2 frame: "[" messages "," ... "]", each beginning with its length (4 bytes
+ * little-endian, counting itself). Returns 0, or -1 (a message failed, or the frame is not
+ * laid out so). */
+static int json_frame(tperf_worker *w, tperf_session *s, const uint8_t *p, uint32_t len)
+{
+    if (len < 2 || p[0] != '[' || p[len - 1] != ']') {
+        printf("Error: WebSocket JSON frame of %u bytes is not an array.\n", len);
+        return -1;
+    }
+    uint32_t at = 1, end = len - 1;
+    while (at < end) {
+        if (end - at < TPERF_MSG_JSON_LEN) {
+            printf("Error: WebSocket JSON frame ends inside a message length.\n");
+            return -1;
+        }
+        uint32_t n = (uint32_t)p[at] | (uint32_t)p[at + 1] << 8 | (uint32_t)p[at + 2] << 16 |
+                     (uint32_t)p[at + 3] << 24;
+        if (n < TPERF_MSG_JSON_LEN || n > end - at) {
+            printf("Error: WebSocket JSON message length %u does not fit its frame.\n", n);
+            return -1;
+        }
+        if (worker_on_msg(w, s, p + at + TPERF_MSG_JSON_LEN, n - TPERF_MSG_JSON_LEN, 0) < 0)
+            return -1;
+        at += n;
+        if (at < end && p[at++] != ',') {
+            printf("Error: WebSocket JSON messages are not separated by commas.\n");
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /* Reads what session i has, until nothing is buffered or the deadline passes (checked before
@@ -153,7 +191,8 @@ int worker_session_read(tperf_worker *w, int i, int64_t deadline)
                     break;
                 }
                 sent += (uint64_t)r;
-            } else if (worker_on_msg(w, s, m.data, m.len, 0) < 0) {
+            } else if (s->json ? json_frame(w, s, m.data, m.len) < 0
+                               : worker_on_msg(w, s, m.data, m.len, 0) < 0) {
                 why = "Message callback returned failure.";
                 run_fail_set(&w->fail, RUN_EXIT_FAILED, "thread %d: %s", w->index + 1, why);
                 ret = -1;
@@ -196,7 +235,10 @@ static int send_one(tperf_worker *w, tperf_session *s, uint32_t size, uint64_t s
     int rc = tp_get_buffer(s->ch, size, false, &b);
     if (rc < 0)
         return rc;
-    tperf_msg_fill(b->data, size, s->send_seq, stamp, sched);
+    if (s->json)
+        tperf_msg_fill_json(b->data, size, s->send_seq, stamp, sched);
+    else
+        tperf_msg_fill(b->data, size, s->send_seq, stamp, sched);
     b->len = size;
     rc = write_whole(w, s, b);
     if (rc < 0) {
@@ -245,7 +287,10 @@ int worker_send_burst(tperf_worker *w, int i, const tick *t)
                 in_buf = 0;
             }
             uint64_t stamp = lra_stamp(pick, k) ? (uint64_t)clk_ns() : 0;
-            tperf_msg_fill(b->data, size, s->send_seq++, stamp, sched);
+            if (s->json)
+                tperf_msg_fill_json(b->data, size, s->send_seq++, stamp, sched);
+            else
+                tperf_msg_fill(b->data, size, s->send_seq++, stamp, sched);
             b->len = size;
             in_buf++;
             if (in_buf == pack || k + 1 == n) {

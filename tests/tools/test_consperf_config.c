@@ -264,9 +264,47 @@ static void test_tls_settings(void **state)
     assert_true(r.cfg.tls.sp_tls12);
     assert_int_equal(run_tls_protocol_flags(&r.cfg.tls), 4);
     run_free(&r);
-    PARSE(&r, "-connType", "encrypted", "-encryptedConnType", "websocket");
+    PARSE(&r, "-connType", "encrypted", "-encryptedConnType", "websocket", "-pl", "rssl.json.v2");
+    assert_int_equal(r.status, OPT_CONTINUE);
+    assert_true(cons_config_websocket(&r.cfg));
+    run_free(&r);
+    PARSE(&r, "-connType", "websocket", "-pl", "rssl.rwf, json");
     assert_int_equal(r.status, OPT_EXIT_INVALID);
-    assert_non_null(strstr(r.err.text, "websocket is not available in this build"));
+    assert_non_null(strstr(r.err.text, "Config Error: -pl: unknown WebSocket sub-protocol 'json'"));
+    run_free(&r);
+    /* the original's words for the JSON options without WebSocket */
+    PARSE(&r, "-calcRWFJSONConversionLatency");
+    assert_int_equal(r.status, OPT_EXIT_INVALID);
+    assert_non_null(strstr(r.err.text, "Config error: -calcRWFJSONConversionLatency enables for "
+                                       "WebSocket connection only."));
+    run_free(&r);
+    PARSE(&r, "-addConversionOverhead", "-connType", "encrypted");
+    assert_int_equal(r.status, OPT_EXIT_INVALID);
+    assert_non_null(strstr(r.err.text, "Config error: -addConversionOverhead enables for "
+                                       "WebSocket connection only."));
+    run_free(&r);
+    PARSE(&r, "-jsonAllocatorSize");
+    assert_int_equal(r.status, OPT_EXIT_INVALID);
+    run_free(&r);
+    /* with the reactor: the original's words, and WebSocket not over our reactor layer */
+    PARSE(&r, "-connType", "websocket", "-calcRWFJSONConversionLatency", "-reactor");
+    assert_int_equal(r.status, OPT_EXIT_INVALID);
+    assert_non_null(strstr(r.err.text, "Config error: Should not combine "
+                                       "-calcRWFJSONConversionLatency and -reactor or -watchlist."));
+    run_free(&r);
+    PARSE(&r, "-connType", "websocket", "-addConversionOverhead", "-watchlist");
+    assert_int_equal(r.status, OPT_EXIT_INVALID);
+    assert_non_null(strstr(r.err.text, "Config error: Should not combine -addConversionOverhead "
+                                       "and -reactor or -watchlist."));
+    run_free(&r);
+    PARSE(&r, "-connType", "websocket", "-pl", "rssl.rwf", "-reactor");
+    assert_int_equal(r.status, OPT_EXIT_INVALID);
+    assert_non_null(strstr(r.err.text, "not available in this build"));
+    run_free(&r);
+    PARSE(&r, "-connType", "websocket", "-jsonAllocatorSize", "512", "-addConversionOverhead");
+    assert_int_equal(r.status, OPT_CONTINUE);
+    assert_int_equal(r.cfg.json_allocator_size, 512);
+    assert_true(r.cfg.add_conversion);
     run_free(&r);
 }
 

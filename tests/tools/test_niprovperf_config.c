@@ -218,6 +218,13 @@ static void test_tls_settings(void **state)
     assert_int_equal(r.status, OPT_CONTINUE);
     assert_int_equal(r.cfg.conn_type, RUN_CONN_ENCRYPTED);
     run_free(&r);
+    PARSE(&r, "-connType", "encrypted", "-encryptedConnType", "websocket");
+    assert_int_equal(r.status, OPT_CONTINUE);
+    run_free(&r);
+    PARSE(&r, "-connType", "encrypted", "-encryptedConnType", "websocket", "-reactor");
+    assert_int_equal(r.status, OPT_EXIT_INVALID);
+    assert_non_null(strstr(r.err.text, "websocket with -reactor is not available in this build"));
+    run_free(&r);
 }
 
 static void test_refused(void **state)
@@ -231,7 +238,6 @@ static void test_refused(void **state)
         {"-u", "12345"},
         {"-mcastStats"},
         {"-takeMCastStats"},
-        {"-encryptedConnType", "websocket"},
         {"-connType", "reliableMCast"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -240,6 +240,20 @@ static void test_tls_settings(void **state)
     run_free(&r);
 }
 
+/* -pl with -reactor: the reactor layer here carries RIPC only. */
+static void test_pl_reactor(void **state)
+{
+    (void)state;
+    run r;
+    PARSE(&r, "-pl", "rssl.rwf", "-reactor");
+    assert_int_equal(r.status, OPT_EXIT_INVALID);
+    assert_non_null(strstr(r.err.text, "-pl with -reactor is not available in this build"));
+    run_free(&r);
+    PARSE(&r, "-pl", "rssl.json.v2,rssl.rwf");
+    assert_int_equal(r.status, OPT_CONTINUE);
+    run_free(&r);
+}
+
 /* The tunnel options: accepted (with or without -reactor, as the original), their values. */
 static void test_tunnel_options(void **state)
 {
@@ -465,6 +479,7 @@ int main(void)
         cmocka_unit_test(test_every_option),
         cmocka_unit_test(test_invalid),
         cmocka_unit_test(test_boundaries_accepted),
+        cmocka_unit_test(test_pl_reactor),
         cmocka_unit_test(test_tls_settings),
         cmocka_unit_test(test_usage),
         cmocka_unit_test(test_histogram_log),

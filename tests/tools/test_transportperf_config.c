@@ -249,7 +249,6 @@ static void test_refused(void **state)
 {
     (void)state;
     const char *const cases[][3] = {
-        {"-pl", "rssl.rwf"},   {"-encryptedConnType", "websocket"}, {"-connType", "websocket"},
         {"-connType", "http"}, {"-connType", "reliableMCast"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
