@@ -125,8 +125,8 @@ static int reflect(tperf_worker *w, tperf_session *s, const tp_msg *in)
 }
 
 /* A rssl.json.v2 frame: "[" messages "," ... "]", each beginning with its length (4 bytes
- * little-endian, counting itself). Returns 0, or -1 (a message failed, or the frame is not
- * laid out so). */
+ * little-endian, counting itself). Returns the number of messages, or -1 (a message failed,
+ * or the frame is not laid out so). */
 static int json_frame(tperf_worker *w, tperf_session *s, const uint8_t *p, uint32_t len)
 {
     if (len < 2 || p[0] != '[' || p[len - 1] != ']') {
@@ -134,6 +134,7 @@ static int json_frame(tperf_worker *w, tperf_session *s, const uint8_t *p, uint3
         return -1;
     }
     uint32_t at = 1, end = len - 1;
+    int count = 0;
     while (at < end) {
         if (end - at < TPERF_MSG_JSON_LEN) {
             printf("Error: WebSocket JSON frame ends inside a message length.\n");
@@ -147,13 +148,14 @@ static int json_frame(tperf_worker *w, tperf_session *s, const uint8_t *p, uint3
         }
         if (worker_on_msg(w, s, p + at + TPERF_MSG_JSON_LEN, n - TPERF_MSG_JSON_LEN, 0) < 0)
             return -1;
+        count++;
         at += n;
         if (at < end && p[at++] != ',') {
             printf("Error: WebSocket JSON messages are not separated by commas.\n");
             return -1;
         }
     }
-    return 0;
+    return count;
 }
 
 /* Reads what session i has, until nothing is buffered or the deadline passes (checked before
@@ -179,7 +181,7 @@ int worker_session_read(tperf_worker *w, int i, int64_t deadline)
             break;
         }
         if (rc & TP_READ_MSG) {
-            n++;
+            int k = 1; /* messages in it (a JSON frame may hold several) */
             bytes += m.len;
             uint32_t dseq;
             if (s->mc)
@@ -191,13 +193,14 @@ int worker_session_read(tperf_worker *w, int i, int64_t deadline)
                     break;
                 }
                 sent += (uint64_t)r;
-            } else if (s->json ? json_frame(w, s, m.data, m.len) < 0
+            } else if (s->json ? (k = json_frame(w, s, m.data, m.len)) < 0
                                : worker_on_msg(w, s, m.data, m.len, 0) < 0) {
                 why = "Message callback returned failure.";
                 run_fail_set(&w->fail, RUN_EXIT_FAILED, "thread %d: %s", w->index + 1, why);
                 ret = -1;
                 break;
             }
+            n += (uint64_t)k;
         }
         if (!(rc & TP_READ_MORE)) {
             if (rc == 0 || clk_ns() >= deadline)
