@@ -181,7 +181,8 @@ int worker_session_read(tperf_worker *w, int i, int64_t deadline)
             break;
         }
         if (rc & TP_READ_MSG) {
-            int k = 1; /* messages in it (a JSON frame may hold several) */
+            int k = 0; /* more messages in it (a JSON frame may hold several) */
+            n++;
             bytes += m.len;
             uint32_t dseq;
             if (s->mc)
@@ -193,14 +194,15 @@ int worker_session_read(tperf_worker *w, int i, int64_t deadline)
                     break;
                 }
                 sent += (uint64_t)r;
-            } else if (s->json ? (k = json_frame(w, s, m.data, m.len)) < 0
+            } else if (s->json ? (k = json_frame(w, s, m.data, m.len) - 1) < -1
                                : worker_on_msg(w, s, m.data, m.len, 0) < 0) {
                 why = "Message callback returned failure.";
                 run_fail_set(&w->fail, RUN_EXIT_FAILED, "thread %d: %s", w->index + 1, why);
                 ret = -1;
                 break;
             }
-            n += (uint64_t)k;
+            if (k > 0)
+                n += (uint64_t)k;
         }
         if (!(rc & TP_READ_MORE)) {
             if (rc == 0 || clk_ns() >= deadline)
