@@ -133,8 +133,9 @@ int cons_json_calc(cons_worker *w, rwf_buf rwf);
 /* ---- send.c ------------------------------------------------------------------------------ */
 
 /* The write path of either mode. cons_out_get: room for a message of at most size bytes in
- * *data, *cap bytes (on a rssl.json.v2 channel the scratch the RWF message is converted from). Returns 1, 0 when the output buffers are exhausted (back-pressure), or -1
- * (err_msg() set). Every 1 is followed by cons_out_put or cons_out_drop. */
+ * *data, *cap bytes (on a rssl.json.v2 channel the scratch the RWF message is converted from).
+ * Returns 1, 0 when the output buffers are exhausted (back-pressure), or -1 (err_msg() set).
+ * Every 1 is followed by cons_out_put or cons_out_drop. */
 int cons_out_get(cons_worker *w, uint32_t size, uint8_t **data, uint32_t *cap);
 
 /* Sends the message of len bytes written at *data. Returns 1 when queued, 0 when it could not be

@@ -289,8 +289,9 @@ static void test_tls_settings(void **state)
     /* with the reactor: the original's words, and WebSocket not over our reactor layer */
     PARSE(&r, "-connType", "websocket", "-calcRWFJSONConversionLatency", "-reactor");
     assert_int_equal(r.status, OPT_EXIT_INVALID);
-    assert_non_null(strstr(r.err.text, "Config error: Should not combine "
-                                       "-calcRWFJSONConversionLatency and -reactor or -watchlist."));
+    assert_non_null(strstr(r.err.text,
+                           "Config error: Should not combine "
+                           "-calcRWFJSONConversionLatency and -reactor or -watchlist."));
     run_free(&r);
     PARSE(&r, "-connType", "websocket", "-addConversionOverhead", "-watchlist");
     assert_int_equal(r.status, OPT_EXIT_INVALID);
