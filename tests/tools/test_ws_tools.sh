@@ -92,7 +92,7 @@ tperf_pair() {
     "$s/TransportPerf" -appType server -connType websocket -pl "$pl" -p "$p" -runTime 4 \
         -tickRate 100 -msgRate 10000 -latencyMsgRate 100 $sargs > "srv_$l.out" 2>&1 &
     sleep 1
-    "$c/TransportPerf" -appType client -pl "$pl" -h localhost -p "$p" -runTime 3 -msgRate 0 \
+    "$c/TransportPerf" -appType client -pl "$pl" -h localhost -p "$p" -runTime 5 -msgRate 0 \
         -latencyMsgRate 0 "$@" > "cli_$l.out" 2>&1 || true
     wait
     sent=$(num "srv_$l.out" "Msgs Sent")
@@ -105,7 +105,7 @@ tperf_pair() {
         ! has "cli_$l.out" "out-of-order"; then
         ok "$l: TransportPerf client received all $recv messages ($pl)"
     else
-        bad "$l: sent '$sent', received '$recv' ($pl)"; tail -20 "cli_$l.out" "srv_$l.out"
+        bad "$l: sent '$sent', received '$recv' ($pl)"; tail -n 20 "cli_$l.out" "srv_$l.out"
     fi
 }
 
@@ -166,7 +166,7 @@ if [ "$what" = ours ]; then
         has cons_ripc.out "Refreshes received: 5"; then
         ok "no -pl: WebSocket refused with 400 and the reason, RIPC served on the same port"
     else
-        bad "no -pl"; tail -20 cons_nopl.out prov_nopl.out
+        bad "no -pl"; tail -n 20 cons_nopl.out prov_nopl.out
     fi
 
     for pl in rssl.rwf tr_json2; do
