@@ -231,14 +231,10 @@ static void test_refused(void **state)
 {
     (void)state;
     const char *const cases[][3] = {
-        {"-sa", "235.1.1.3"},
-        {"-sp", "15001"},
-        {"-ra", "235.1.1.4"},
-        {"-rp", "15002"},
-        {"-u", "12345"},
-        {"-mcastStats"},
-        {"-takeMCastStats"},
-        {"-connType", "reliableMCast"},
+        {"-sa", "235.1.1.3"}, {"-sp", "15001"},
+        {"-ra", "235.1.1.4"}, {"-rp", "15002"},
+        {"-u", "12345"},      {"-mcastStats"},
+        {"-takeMCastStats"},  {"-connType", "reliableMCast"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         run r;
