@@ -89,10 +89,12 @@ run_one() {
         -o -name 'oom-*' \) | wc -l)
     if [ $rc -ne 0 ] && [ "$crashes" -eq 0 ]; then crashes="?"; fi
     if [ $merge = 1 ] && [ $rc -eq 0 ]; then
-        # Minimise the kept corpus, the seeds and this run's new inputs into a new kept corpus.
+        # Minimise the kept corpus, the seeds and this run's new inputs into a new kept corpus:
+        # the smallest inputs that keep every coverage edge (-use_counters=0: hit counts do not
+        # count), so that the tree keeps tens of KB per target, not hundreds.
         local new="$kept.new"
         rm -rf "$new" && mkdir -p "$new"
-        if (cd "$top/build-fuzz" && nice -n "$niceness" "$bindir/$t" -merge=1 \
+        if (cd "$top/build-fuzz" && nice -n "$niceness" "$bindir/$t" -merge=1 -use_counters=0 \
             -artifact_prefix="$art" "$new" "${dirs[@]:1}" "$work") >>"$log" 2>&1; then
             rm -rf "$kept" && mv "$new" "$kept" && rm -rf "$work"
         else
