@@ -13,7 +13,7 @@ int niprov_collect_init(niprov_app *a)
     a->totals = calloc((size_t)a->n_threads, sizeof(*a->totals));
     if (!a->sum || !a->totals)
         return err_set("out of memory for the statistics of %d threads", a->n_threads);
-    if (run_col_init(&a->col, a->n_threads, PV_LAT_KINDS, a->cfg.tick_rate) != 0)
+    if (run_col_init(&a->col, a->n_threads, PV_LAT_KINDS, a->cfg.pv.tick_rate) != 0)
         return -1;
     for (int i = 0; i < a->n_threads; i++)
         if (niprov_stats_open(run_col_stats(&a->col, i), &a->cfg, i + 1) != 0)
@@ -21,8 +21,8 @@ int niprov_collect_init(niprov_app *a)
     /* Histogram logs (-histogramLog): a non-interactive provider measures no message latency,
      * only the encoding time of its updates (-measureEncode). */
     static const char *const tags[PV_LAT_KINDS] = {[PV_LAT_ENCODE] = "encode"};
-    if (a->cfg.histogram_log[0] &&
-        run_col_hlog(&a->col, a->cfg.histogram_log, 0, "NIProvPerf", tags) != 0)
+    if (a->cfg.pv.histogram_log[0] &&
+        run_col_hlog(&a->col, a->cfg.pv.histogram_log, 0, "NIProvPerf", tags) != 0)
         return -1;
     return 0;
 }
@@ -65,9 +65,9 @@ void niprov_collect_interval(niprov_app *a, unsigned sec)
         iv.mem_mb = a->col.mem_mb;
         run_col_row_done(&a->col, i,
                          niprov_report_stats_row(run_col_stats(&a->col, i), a->col.wall, &iv));
-        if (a->cfg.display_stats)
+        if (a->cfg.pv.display_stats)
             niprov_report_interval(stdout, sec, i + 1, a->n_threads,
-                                   (unsigned)a->cfg.write_stats_interval, &iv);
+                                   (unsigned)a->cfg.pv.write_stats_interval, &iv);
     }
     fflush(stdout);
 }

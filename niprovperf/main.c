@@ -29,27 +29,27 @@ static niprov_app app;
 static int load_inputs(niprov_app *a)
 {
     const niprov_config *cfg = &a->cfg;
-    a->content = pv_content_open(&a->dict, cfg->msg_file, cfg->pre_enc, &a->feed);
+    a->content = pv_content_open(&a->dict, cfg->pv.msg_file, cfg->pv.pre_enc, &a->feed);
     if (!a->content)
         return -1;
     pv_content_print_loaded(a->content, stdout);
-    a->n_threads = niprov_config_threads(cfg);
+    a->n_threads = pv_config_threads(&cfg->pv);
     size_t need =
         items_needed((size_t)cfg->item_count, (size_t)cfg->common_item_count, (size_t)a->n_threads);
     /* With -itemCount 0 only the directory is published: no item file is read. */
     char path[1024];
     if (need > 0 && items_load(&a->list, data_find(cfg->item_file, path, sizeof(path)), need) != 0)
         return err_push("Failed to load item file");
-    pv_feed_options(&a->feed, cfg->refresh_burst_size, cfg->nano_time, cfg->sched_stamp,
-                    cfg->measure_encode, cfg->pre_enc);
-    a->rates.updates = (uint64_t)cfg->update_rate;
+    pv_feed_options(&a->feed, cfg->pv.refresh_burst_size, cfg->pv.nano_time, cfg->pv.sched_stamp,
+                    cfg->pv.measure_encode, cfg->pv.pre_enc);
+    a->rates.updates = (uint64_t)cfg->pv.update_rate;
     bool on;
-    if (run_stamps(&a->upd_lra, &on, cfg->update_rate, cfg->latency_update_rate, cfg->tick_rate,
-                   lra_time_seed()) != 0)
+    if (run_stamps(&a->upd_lra, &on, cfg->pv.update_rate, cfg->pv.latency_update_rate,
+                   cfg->pv.tick_rate, lra_time_seed()) != 0)
         return err_push("Config Error: -latencyUpdateRate");
     a->rates.upd_lat = on ? &a->upd_lra : NULL;
     /* NIProvPerf advertises no OpenLimit. */
-    pv_admin_service(&a->service, cfg->service_name, (uint16_t)cfg->service_id, &a->feed, 0);
+    pv_admin_service(&a->service, cfg->pv.service_name, (uint16_t)cfg->pv.service_id, &a->feed, 0);
     run_host_position(a->position, sizeof(a->position), "localhost");
     run_host_user(a->user, sizeof(a->user));
     return 0;
@@ -60,8 +60,8 @@ static int start_threads(niprov_app *a)
 {
     cpu_list cpus, workers;
     a->threads = calloc((size_t)a->n_threads, sizeof(*a->threads));
-    if (!a->threads || cpu_parse(&cpus, a->cfg.threads.list) != 0 ||
-        cpu_parse(&workers, a->cfg.worker_threads.list) != 0 || niprov_collect_init(a) != 0)
+    if (!a->threads || cpu_parse(&cpus, a->cfg.pv.threads.list) != 0 ||
+        cpu_parse(&workers, a->cfg.pv.worker_threads.list) != 0 || niprov_collect_init(a) != 0)
         return -1;
     for (int i = 0; i < a->n_threads; i++) {
         if (niprov_thread_init(&a->threads[i], a, i) != 0)
@@ -101,7 +101,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", err_msg());
         return RUN_EXIT_INVALID;
     }
-    FILE *summary = run_summary_open(cfg->summary_file);
+    FILE *summary = run_summary_open(cfg->pv.summary_file);
     if (!summary)
         return RUN_EXIT_INVALID;
     out_report rep;
@@ -114,7 +114,7 @@ int main(int argc, char **argv)
     }
 
     run_loop loop;
-    run_loop_init(&loop, cfg->write_stats_interval, cfg->run_time);
+    run_loop_init(&loop, cfg->pv.write_stats_interval, cfg->pv.run_time);
     int ev;
     while ((ev = run_loop_next(&loop)) > 0)
         if (ev == RUN_LOOP_INTERVAL)
@@ -122,7 +122,7 @@ int main(int argc, char **argv)
         else
             run_col_drain_all(&app.col);
     if (ev == RUN_LOOP_END)
-        printf("\nRun time of %d seconds has expired.\n\n", cfg->run_time);
+        printf("\nRun time of %d seconds has expired.\n\n", cfg->pv.run_time);
     sig_request_stop();
     for (int i = 0; i < app.n_threads; i++)
         if (app.threads[i].started)
@@ -134,12 +134,8 @@ int main(int argc, char **argv)
     out_report_flush(&rep);
     fclose(summary);
     json_object *doc = niprov_report_json(cfg, &result, NULL, (int)getpid(), time(NULL));
-    json_object *results = NULL, *tls = run_tls_seen_json(&app.tls_seen);
-    if (tls && doc && json_object_object_get_ex(doc, "results", &results))
-        out_json_add(results, "tls", tls);
-    else if (tls)
-        json_object_put(tls);
-    run_json_summary(cfg->summary_file, doc);
+    run_tls_seen_to_results(doc, &app.tls_seen);
+    run_json_summary(cfg->pv.summary_file, doc);
     printf("Exiting.\n");
 
     niprov_collect_free(&app);

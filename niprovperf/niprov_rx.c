@@ -34,15 +34,15 @@ static int on_up(niprov_thread *th, rx_chan *ch)
     const tp_info *info = rx_info(ch);
     run_channel_info_print(stdout, rx_chan_fd(ch), info);
     run_tls_seen_add(&app->tls_seen, info->tls_version, info->tls_cipher);
-    if (cfg->max_pack_count > 1 && (uint32_t)cfg->pack_buf_size > info->max_fragment_size)
+    if (cfg->pv.max_pack_count > 1 && (uint32_t)cfg->pv.pack_buf_size > info->max_fragment_size)
         return err_set("Error(Channel %d): MaxFragmentSize %u is too small for packing buffer "
                        "size %d",
-                       rx_chan_fd(ch), info->max_fragment_size, cfg->pack_buf_size);
+                       rx_chan_fd(ch), info->max_fragment_size, cfg->pv.pack_buf_size);
     if (!s->active_ns) {
         if (pv_items_init(&s->items, (uint32_t)th->share.count + 1) != 0)
             return -1;
-        pv_out_init_rx(&s->out, ch, (uint32_t)cfg->max_pack_count, (uint32_t)cfg->pack_buf_size,
-                       cfg->direct_write ? TP_WRITE_DIRECT : 0);
+        pv_out_init_rx(&s->out, ch, (uint32_t)cfg->pv.max_pack_count,
+                       (uint32_t)cfg->pv.pack_buf_size, cfg->pv.direct_write ? TP_WRITE_DIRECT : 0);
         s->active_ns = clk_ns();
     }
     th->active = true;
@@ -170,16 +170,16 @@ static int open_channel(niprov_thread *th, rx_reactor **r, rx_chan **ch)
     rx_conn_opts co;
     rx_conn_opts_init(&co);
     co.tp.host = cfg->host;
-    co.tp.port = cfg->port;
-    co.tp.interface = cfg->interface_name[0] ? cfg->interface_name : NULL;
-    co.tp.guaranteed_output_buffers = (uint32_t)cfg->output_bufs;
-    co.tp.tcp_nodelay = cfg->tcp_nodelay;
-    co.tp.sndbuf = cfg->send_buf_size;
-    co.tp.rcvbuf = cfg->recv_buf_size;
-    co.tp.compression = (tp_comp)cfg->compression_type;
-    run_tls_opts(&cfg->tls, cfg->conn_type, &co.tp);
-    co.high_water_mark = cfg->high_water_mark > 0 ? (uint32_t)cfg->high_water_mark : 0;
-    printf("\nAttempting unified connect to server %s:%s...\n", cfg->host, cfg->port);
+    co.tp.port = cfg->pv.port;
+    co.tp.interface = cfg->pv.interface_name[0] ? cfg->pv.interface_name : NULL;
+    co.tp.guaranteed_output_buffers = (uint32_t)cfg->pv.output_bufs;
+    co.tp.tcp_nodelay = cfg->pv.tcp_nodelay;
+    co.tp.sndbuf = cfg->pv.send_buf_size;
+    co.tp.rcvbuf = cfg->pv.recv_buf_size;
+    co.tp.compression = (tp_comp)cfg->pv.compression_type;
+    run_tls_opts(&cfg->pv.tls, cfg->pv.conn_type, &co.tp);
+    co.high_water_mark = cfg->pv.high_water_mark > 0 ? (uint32_t)cfg->pv.high_water_mark : 0;
+    printf("\nAttempting unified connect to server %s:%s...\n", cfg->host, cfg->pv.port);
     fflush(stdout);
     if (rx_connect(*r, &co, &role, th, ch) != 0)
         return err_push("connecting"), fail(th);
@@ -194,7 +194,7 @@ void niprov_rx_thread(niprov_thread *th)
     rx_chan *ch = NULL;
     tick_tighten_slack();
     if (open_channel(th, &r, &ch) == 0) {
-        const uint32_t rate = (uint32_t)app->cfg.tick_rate;
+        const uint32_t rate = (uint32_t)app->cfg.pv.tick_rate;
         tick_init(&th->t, rate, clk_ns() + CLK_NS_PER_SEC / rate);
         while (!sig_stop_requested()) {
             int64_t now = clk_ns();

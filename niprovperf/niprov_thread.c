@@ -45,20 +45,20 @@ static bool connect_loop(niprov_thread *th)
     tp_opts o;
     tp_opts_init(&o);
     o.host = cfg->host;
-    o.port = cfg->port;
-    o.interface = cfg->interface_name[0] ? cfg->interface_name : NULL;
+    o.port = cfg->pv.port;
+    o.interface = cfg->pv.interface_name[0] ? cfg->pv.interface_name : NULL;
     o.protocol_type = TP_PROTOCOL_RWF;
-    o.guaranteed_output_buffers = (uint32_t)cfg->output_bufs;
-    o.tcp_nodelay = cfg->tcp_nodelay;
-    o.sndbuf = cfg->send_buf_size;
-    o.rcvbuf = cfg->recv_buf_size;
-    o.compression = (tp_comp)cfg->compression_type;
-    run_tls_opts(&cfg->tls, cfg->conn_type, &o);
+    o.guaranteed_output_buffers = (uint32_t)cfg->pv.output_bufs;
+    o.tcp_nodelay = cfg->pv.tcp_nodelay;
+    o.sndbuf = cfg->pv.send_buf_size;
+    o.rcvbuf = cfg->pv.recv_buf_size;
+    o.compression = (tp_comp)cfg->pv.compression_type;
+    run_tls_opts(&cfg->pv.tls, cfg->pv.conn_type, &o);
     if (o.conn_type == TP_CONN_ENCRYPTED && o.encrypted_protocol == TP_CONN_WEBSOCKET)
         o.ws_protocols = "rssl.rwf"; /* the ETA NIProvPerf has no -pl: it speaks RWF */
     run_conn_errors errs = {0};
     while (!sig_stop_requested()) {
-        printf("\nAttempting unified connect to server %s:%s...\n", cfg->host, cfg->port);
+        printf("\nAttempting unified connect to server %s:%s...\n", cfg->host, cfg->pv.port);
         fflush(stdout);
         tp_channel *ch;
         if (tp_connect(&o, &ch) != 0) {
@@ -105,21 +105,21 @@ static int activate(niprov_thread *th)
     niprov_app *app = th->app;
     const niprov_config *cfg = &app->cfg;
     pv_sess *s = &th->sess;
-    if (cfg->high_water_mark > 0)
-        tp_set_high_water_mark(s->ch, (uint32_t)cfg->high_water_mark);
+    if (cfg->pv.high_water_mark > 0)
+        tp_set_high_water_mark(s->ch, (uint32_t)cfg->pv.high_water_mark);
     tp_info info;
     if (run_channel_info(stdout, s->ch) != 0 || tp_get_info(s->ch, &info) != 0)
         return -1;
-    if (cfg->max_pack_count > 1 && (uint32_t)cfg->pack_buf_size > info.max_fragment_size)
+    if (cfg->pv.max_pack_count > 1 && (uint32_t)cfg->pv.pack_buf_size > info.max_fragment_size)
         return err_set("Error(Channel %d): MaxFragmentSize %u is too small for packing buffer "
                        "size %d",
-                       tp_fd(s->ch), info.max_fragment_size, cfg->pack_buf_size);
+                       tp_fd(s->ch), info.max_fragment_size, cfg->pv.pack_buf_size);
     pv_content_print_sizes(app->content, stdout);
     fflush(stdout);
     if (pv_items_init(&s->items, (uint32_t)th->share.count + 1) != 0)
         return -1;
-    pv_out_init(&s->out, s->ch, (uint32_t)cfg->max_pack_count, (uint32_t)cfg->pack_buf_size,
-                cfg->direct_write ? TP_WRITE_DIRECT : 0);
+    pv_out_init(&s->out, s->ch, (uint32_t)cfg->pv.max_pack_count, (uint32_t)cfg->pv.pack_buf_size,
+                cfg->pv.direct_write ? TP_WRITE_DIRECT : 0);
     s->active_ns = clk_ns();
     th->active = true;
 
@@ -186,7 +186,7 @@ int niprov_publish_items(niprov_thread *th)
         memset(&k, 0, sizeof(k));
         k.flags = PV_KEY_NAME_TYPE | PV_KEY_NAME | PV_KEY_SERVICE_ID;
         k.name_type = 1; /* RIC */
-        k.service_id = (uint16_t)cfg->service_id;
+        k.service_id = (uint16_t)cfg->pv.service_id;
         k.name = (const uint8_t *)it->name;
         k.name_len = it->name_len;
         uint32_t idx;
@@ -275,7 +275,7 @@ static void *thread_main(void *arg)
         latbuf_close(&th->stats.lat);
         return NULL;
     }
-    if (app->cfg.reactor) {
+    if (app->cfg.pv.reactor) {
         niprov_rx_thread(th);
         latbuf_close(&th->stats.lat);
         return NULL;
@@ -290,7 +290,8 @@ static void *thread_main(void *arg)
         run_fail_stop(&app->fail, NULL);
         goto out;
     }
-    tick_init(&th->t, (uint32_t)app->cfg.tick_rate, clk_ns() + CLK_NS_PER_SEC / app->cfg.tick_rate);
+    tick_init(&th->t, (uint32_t)app->cfg.pv.tick_rate,
+              clk_ns() + CLK_NS_PER_SEC / app->cfg.pv.tick_rate);
     while (!sig_stop_requested()) {
         int64_t now = clk_ns();
         if (tick_poll(&th->t, now)) {

@@ -1,20 +1,11 @@
 #include "report.h"
 
 #include "err.h"
+#include "pv_report.h"
 #include "run_setup.h"
 
 #include <inttypes.h>
 #include <string.h>
-
-/* Ours, after a block's original lines. */
-static void our_lines(out_report *r, const niprov_config *cfg, const niprov_stats *s)
-{
-    if (s->out_of_bufs)
-        out_printf(r, "  Updates stopped for lack of output buffers: %" PRIu64 "\n",
-                   s->out_of_bufs);
-    if (s->conn_secs > 0)
-        out_rate_check(r, "update", cfg->update_rate, out_rate((double)s->updates, s->conn_secs));
-}
 
 void niprov_report_summary(out_report *r, const niprov_config *cfg, const niprov_result *res)
 {
@@ -27,7 +18,7 @@ void niprov_report_summary(out_report *r, const niprov_config *cfg, const niprov
                        "  Images sent: %" PRIu64 "\n"
                        "  Updates sent: %" PRIu64 "\n",
                        t->refreshes, t->updates);
-            our_lines(r, cfg, t);
+            pv_report_our_lines(r, t->out_of_bufs, t->conn_secs, cfg->pv.update_rate, t->updates);
             out_printf(r, "\n");
         }
     }
@@ -38,7 +29,8 @@ void niprov_report_summary(out_report *r, const niprov_config *cfg, const niprov
                "  Updates sent: %" PRIu64 "\n",
                res->total.refreshes, res->total.updates);
     out_res_block(r, &res->res);
-    our_lines(r, cfg, &res->total);
+    pv_report_our_lines(r, res->total.out_of_bufs, res->total.conn_secs, cfg->pv.update_rate,
+                        res->total.updates);
     out_console(r, "\n\n");
     if (res->failed)
         out_printf(r, "TEST FAILED. An error occurred during this test.\n");
@@ -47,25 +39,13 @@ void niprov_report_summary(out_report *r, const niprov_config *cfg, const niprov
 void niprov_report_interval(FILE *f, unsigned sec, int thread, int threads, unsigned interval_secs,
                             const niprov_interval *iv)
 {
-    if (threads <= 1)
-        fprintf(f, "%03u: ", sec);
-    else
-        fprintf(f, "%03u: Thread %d:\n  ", sec, thread);
-    fprintf(f, "UpdRate: %8" PRIu64 ", CPU: %6.2f%%, Mem: %6.2fMB\n",
-            interval_secs ? iv->updates / interval_secs : 0, iv->cpu, iv->mem_mb);
+    pv_report_interval_head(f, sec, thread, threads, interval_secs, iv->updates, iv->cpu,
+                            iv->mem_mb);
     if (iv->refreshes)
         fprintf(f, "  - Sent %" PRIu64 " images (total: %" PRIu64 ")\n", iv->refreshes,
                 iv->refreshes_total);
-    if (iv->closes)
-        fprintf(f, "  - Received %" PRIu64 " closes.\n", iv->closes);
-    if (iv->out_of_bufs)
-        fprintf(f, "  - Stopped %" PRIu64 " updates due to lack of output buffers.\n",
-                iv->out_of_bufs);
-    if (iv->encode.count)
-        out_console_stat(f, "Update Encode Time (usec)", &iv->encode, true, "Msgs");
-    if (iv->buffers_sent)
-        fprintf(f, "  - Approx. avg msgs per pack: %.0f\n",
-                (double)iv->msgs_packed / (double)iv->buffers_sent);
+    pv_report_interval_tail(f, iv->closes, iv->out_of_bufs, &iv->encode, iv->msgs_packed,
+                            iv->buffers_sent);
 }
 
 const char *niprov_stats_header(void)
@@ -83,7 +63,7 @@ int niprov_report_stats_row(out_csv *csv, time_t t, const niprov_interval *iv)
 
 int niprov_stats_open(out_csv *csv, const niprov_config *cfg, int thread)
 {
-    return run_file_stats(csv, cfg->stats_file, thread, 0, niprov_stats_header());
+    return run_file_stats(csv, cfg->pv.stats_file, thread, 0, niprov_stats_header());
 }
 
 static json_object *stats_json(const niprov_config *cfg, const niprov_stats *s)
@@ -93,34 +73,34 @@ static json_object *stats_json(const niprov_config *cfg, const niprov_stats *s)
     out_json_add(o, "updates_sent", json_object_new_uint64(s->updates));
     out_json_add(o, "closes_received", json_object_new_uint64(s->closes));
     out_json_add(o, "updates_out_of_buffers", json_object_new_uint64(s->out_of_bufs));
-    if (s->conn_secs > 0) {
-        out_json_add(o, "connection_secs", out_json_double(s->conn_secs));
-        out_json_add(o, "offered_update_rate", json_object_new_int(cfg->update_rate));
-        out_json_add(o, "achieved_update_rate",
-                     out_json_double(out_rate((double)s->updates, s->conn_secs)));
-    }
+    pv_report_json_rate(o, s->conn_secs, cfg->pv.update_rate, s->updates);
     if (s->encode.count)
         out_json_add(o, "update_encode_time", out_json_lat(&s->encode));
     return o;
 }
 
+/* What thread_json needs. */
+typedef struct json_ctx {
+    const niprov_config *cfg;
+    const niprov_result *res;
+} json_ctx;
+
+/* out_json_stats_fn: thread i's figures (with one thread, the totals), or the totals (-1). */
+static json_object *thread_json(const void *ctx, int i)
+{
+    const json_ctx *x = ctx;
+    const niprov_result *res = x->res;
+    return stats_json(x->cfg, i >= 0 && res->thread_count > 1 ? &res->thread[i] : &res->total);
+}
+
 json_object *niprov_report_json(const niprov_config *cfg, const niprov_result *res,
                                 const out_host *host, int pid, time_t now)
 {
-    json_object *doc = out_json_doc("NIProvPerf", host, pid, now);
-    if (!doc)
-        return NULL;
-    out_json_add(doc, "inputs", niprov_config_json(cfg));
-    json_object *results = json_object_new_object();
-    out_json_add(results, "overall", stats_json(cfg, &res->total));
-    json_object *threads = json_object_new_array();
-    for (int i = 0; threads && i < res->thread_count; i++) {
-        const niprov_stats *t = res->thread_count > 1 ? &res->thread[i] : &res->total;
-        json_object_array_add(threads, stats_json(cfg, t));
-    }
-    out_json_add(results, "threads", threads);
-    out_json_add(results, "resources", out_json_res(&res->res));
-    out_json_add(results, "passed", json_object_new_boolean(!res->failed));
-    out_json_add(doc, "results", results);
+    json_ctx x = {cfg, res};
+    json_object *results = NULL;
+    json_object *doc = out_json_summary("NIProvPerf", host, pid, now, niprov_config_json(cfg),
+                                        res->thread_count, thread_json, &x, &res->res, &results);
+    if (doc)
+        out_json_add(results, "passed", json_object_new_boolean(!res->failed));
     return doc;
 }

@@ -1,7 +1,6 @@
 #include "config.h"
 
 #include "err.h"
-#include "pv_feed.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -17,71 +16,72 @@ static const opt_name conn_types[] = {
 
 const opt_def prov_options[] = {
     OPT_SECTION_("Server:"),
-    OPT_STR_("-p", C, port, "<port>", "Port (number or service name) to listen on"),
-    OPT_ENUM_("-connType", C, conn_type, conn_types, NULL, "Type of connection"),
-    OPT_STR_("-if", C, interface_name, "<interface>",
+    OPT_STR_("-p", C, pv.port, "<port>", "Port (number or service name) to listen on"),
+    OPT_ENUM_("-connType", C, pv.conn_type, conn_types, NULL, "Type of connection"),
+    OPT_STR_("-if", C, pv.interface_name, "<interface>",
              "Network interface (host name or address) to listen on"),
-    OPT_INT_("-outputBufs", C, output_bufs, 1, INT_MAX, "<count>",
+    OPT_INT_("-outputBufs", C, pv.output_bufs, 1, INT_MAX, "<count>",
              "Guaranteed output buffers per connection"),
     OPT_INT_("-maxOutputBufs", C, max_output_bufs, 1, INT_MAX, "<count>",
              "Maximum output buffers per connection"),
     OPT_INT_("-maxFragmentSize", C, max_fragment_size, 1, 65535, "<bytes>",
              "Largest message sent without fragmenting"),
-    OPT_INT_("-sendBufSize", C, send_buf_size, 0, INT_MAX, "<bytes>",
+    OPT_INT_("-sendBufSize", C, pv.send_buf_size, 0, INT_MAX, "<bytes>",
              "Socket send buffer size (0: system default)"),
-    OPT_INT_("-recvBufSize", C, recv_buf_size, 0, INT_MAX, "<bytes>",
+    OPT_INT_("-recvBufSize", C, pv.recv_buf_size, 0, INT_MAX, "<bytes>",
              "Socket receive buffer size (0: system default)"),
-    OPT_INT_("-highWaterMark", C, high_water_mark, 0, INT_MAX, "<bytes>",
+    OPT_INT_("-highWaterMark", C, pv.high_water_mark, 0, INT_MAX, "<bytes>",
              "Queued bytes at which output is flushed (0: transport default)"),
-    OPT_FLAG_OFF_("-tcpDelay", C, tcp_nodelay, "Leave Nagle's algorithm on (no TCP_NODELAY)"),
-    OPT_FLAG_("-directWrite", C, direct_write,
+    OPT_FLAG_OFF_("-tcpDelay", C, pv.tcp_nodelay, "Leave Nagle's algorithm on (no TCP_NODELAY)"),
+    OPT_FLAG_("-directWrite", C, pv.direct_write,
               "Write to the socket at once when nothing is queued"),
-    OPT_ENUM_("-compressionType", C, compression_type, opt_compression_names, "<type>",
+    OPT_ENUM_("-compressionType", C, pv.compression_type, opt_compression_names, "<type>",
               "Compression to offer: none, zlib, lz4 (or 0, 1, 2)"),
     OPT_INT_("-compressionLevel", C, compression_level, 0, 9, "<0-9>", "Compression level"),
-    OPT_THREADS_("-threads", C, threads, PROV_MAX_THREADS, "<list>",
+    OPT_THREADS_("-threads", C, pv.threads, PV_MAX_THREADS, "<list>",
                  "Provider threads, bound to: -1 (none), a CPU, or P:<n> C:<n> T:<n>"),
 
     OPT_SECTION_("Test:"),
-    OPT_INT_("-runTime", C, run_time, 0, INT_MAX, "<sec>", "Run time"),
-    OPT_INT_("-tickRate", C, tick_rate, 1, INT_MAX, "<ticks/sec>", "Ticks per second"),
-    OPT_INT_("-updateRate", C, update_rate, 0, INT_MAX, "<updates/sec>",
+    OPT_INT_("-runTime", C, pv.run_time, 0, INT_MAX, "<sec>", "Run time"),
+    OPT_INT_("-tickRate", C, pv.tick_rate, 1, INT_MAX, "<ticks/sec>", "Ticks per second"),
+    OPT_INT_("-updateRate", C, pv.update_rate, 0, INT_MAX, "<updates/sec>",
              "Updates per second per connection"),
-    OPT_RATE_("-latencyUpdateRate", C, latency_update_rate, "<updates/sec|all>",
+    OPT_RATE_("-latencyUpdateRate", C, pv.latency_update_rate, "<updates/sec|all>",
               "Updates per second that carry a latency stamp (all: every update)"),
     OPT_INT_("-genericMsgRate", C, generic_msg_rate, 0, INT_MAX, "<msgs/sec>",
              "Generic messages per second per connection"),
     OPT_RATE_("-genericMsgLatencyRate", C, generic_msg_latency_rate, "<msgs/sec|all>",
               "Generic messages per second that carry a latency stamp (all: every one)"),
-    OPT_INT_("-refreshBurstSize", C, refresh_burst_size, 1, INT_MAX, "<count>",
+    OPT_INT_("-refreshBurstSize", C, pv.refresh_burst_size, 1, INT_MAX, "<count>",
              "Refreshes sent between two looks at the clock"),
-    OPT_INT_("-maxPackCount", C, max_pack_count, 1, INT_MAX, "<count>",
+    OPT_INT_("-maxPackCount", C, pv.max_pack_count, 1, INT_MAX, "<count>",
              "Messages packed into one buffer (1: no packing)"),
-    OPT_INT_("-packBufSize", C, pack_buf_size, 0, INT_MAX, "<bytes>", "Size of a packed buffer"),
-    OPT_STR_("-serviceName", C, service_name, "<name>", "Name of the service provided"),
-    OPT_U64_("-serviceId", C, service_id, 0, 65535, "<id>", "ID of the service provided"),
+    OPT_INT_("-packBufSize", C, pv.pack_buf_size, 0, INT_MAX, "<bytes>", "Size of a packed buffer"),
+    OPT_STR_("-serviceName", C, pv.service_name, "<name>", "Name of the service provided"),
+    OPT_U64_("-serviceId", C, pv.service_id, 0, 65535, "<id>", "ID of the service provided"),
     OPT_U64_("-openLimit", C, open_limit, 0, UINT32_MAX, "<count>",
              "Items each consumer may open (advertised in the directory)"),
-    OPT_FLAG_("-preEnc", C, pre_enc, "Send pre-encoded updates (latency updates still encoded)"),
-    OPT_FLAG_("-nanoTime", C, nano_time, "Latency stamps in nanoseconds instead of microseconds"),
-    OPT_FLAG_("-measureEncode", C, measure_encode, "Measure the time spent encoding updates"),
-    OPT_FLAG_OFF_("-noScheduledStamp", C, sched_stamp,
+    OPT_FLAG_("-preEnc", C, pv.pre_enc, "Send pre-encoded updates (latency updates still encoded)"),
+    OPT_FLAG_("-nanoTime", C, pv.nano_time,
+              "Latency stamps in nanoseconds instead of microseconds"),
+    OPT_FLAG_("-measureEncode", C, pv.measure_encode, "Measure the time spent encoding updates"),
+    OPT_FLAG_OFF_("-noScheduledStamp", C, pv.sched_stamp,
                   "Do not add the scheduled send time (TIM_TRK_3 in updates, TIM_TRK_1 in "
                   "generic messages) to latency messages"),
 
     OPT_SECTION_("Files and output:"),
-    OPT_STR_("-msgFile", C, msg_file, "<file>", "Message content"),
-    OPT_STR_("-summaryFile", C, summary_file, "<file>", "Summary file"),
-    OPT_STR_("-statsFile", C, stats_file, "<base>",
+    OPT_STR_("-msgFile", C, pv.msg_file, "<file>", "Message content"),
+    OPT_STR_("-summaryFile", C, pv.summary_file, "<file>", "Summary file"),
+    OPT_STR_("-statsFile", C, pv.stats_file, "<base>",
              "Statistics file base name (<base><thread>.csv)"),
     OPT_STR_("-latencyFile", C, latency_file, "<base>",
              "Log every generic-message latency to <base><thread>.csv"),
-    OPT_INT_("-writeStatsInterval", C, write_stats_interval, 1, INT_MAX, "<sec>",
+    OPT_INT_("-writeStatsInterval", C, pv.write_stats_interval, 1, INT_MAX, "<sec>",
              "Seconds between statistics lines"),
-    OPT_FLAG_OFF_("-noDisplayStats", C, display_stats, "Do not print statistics on the console"),
+    OPT_FLAG_OFF_("-noDisplayStats", C, pv.display_stats, "Do not print statistics on the console"),
 
-    OPT_FLAG_("-reactor", C, reactor, "Run the channels over the reactor layer"),
-    OPT_THREADS_("-workerThreads", C, worker_threads, PROV_MAX_THREADS, "<list>",
+    OPT_FLAG_("-reactor", C, pv.reactor, "Run the channels over the reactor layer"),
+    OPT_THREADS_("-workerThreads", C, pv.worker_threads, PV_MAX_THREADS, "<list>",
                  "Binding of each provider thread's reactor worker (as -threads)"),
     OPT_INT_("-maxEventsInPool", C, max_events_in_pool, -1, INT_MAX, "<count>",
              "Reactor event pool size (accepted; the reactor layer needs none)"),
@@ -90,11 +90,11 @@ const opt_def prov_options[] = {
     OPT_FLAG_("-tunnelStreamBuffersUsed", C, tunnel_bufs_used,
               "Print the tunnel streams' buffer usage at each statistics interval"),
     RUN_WS_OPTION(C, ws),
-    RUN_TLS_SERVER_OPTIONS(C, tls),
-    RUN_TLS_CIPHER_OPTION(C, tls),
+    RUN_TLS_SERVER_OPTIONS(C, pv.tls),
+    RUN_TLS_CIPHER_OPTION(C, pv.tls),
 
     OPT_SECTION_("Ours, beyond the ETA tools' options:"),
-    OPT_STR_("-histogramLog", C, histogram_log, "<base>",
+    OPT_STR_("-histogramLog", C, pv.histogram_log, "<base>",
              "HdrHistogram interval log of every latency kind (ours): <base><thread>.hlog"),
     OPT_END_,
 };
@@ -102,44 +102,12 @@ const opt_def prov_options[] = {
 void prov_config_defaults(prov_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
-    strcpy(cfg->port, "14002");
+    pv_config_defaults(&cfg->pv, "14002", "ProvSummary.out", "ProvStats");
     cfg->max_events_in_pool = -1;
-    cfg->threads.count = 1;
-    cfg->output_bufs = 5000;
     cfg->max_output_bufs = 5000;
     cfg->max_fragment_size = 6144;
-    cfg->tcp_nodelay = true;
-    run_tls_defaults(&cfg->tls);
-    cfg->sched_stamp = true;
-    cfg->run_time = 360;
-    cfg->tick_rate = 1000;
-    cfg->update_rate = 100000;
-    cfg->latency_update_rate = 10;
-    cfg->refresh_burst_size = 10;
-    cfg->max_pack_count = 1;
-    cfg->pack_buf_size = 6000;
-    cfg->service_id = 1;
-    strcpy(cfg->service_name, "DIRECT_FEED");
     cfg->open_limit = 1000000;
-    strcpy(cfg->msg_file, "MsgData.xml");
-    strcpy(cfg->summary_file, "ProvSummary.out");
-    strcpy(cfg->stats_file, "ProvStats");
-    cfg->write_stats_interval = 5;
-    cfg->display_stats = true;
     cfg->tunnel_output_bufs = 15000;
-}
-
-int prov_config_threads(const prov_config *cfg)
-{
-    /* As the original: -workerThreads alone also gives the number of threads. */
-    if (!cfg->threads.list[0] && cfg->worker_threads.list[0])
-        return cfg->worker_threads.count;
-    return opt_threads_count(&cfg->threads);
-}
-
-int prov_config_latency_update_rate(const prov_config *cfg)
-{
-    return opt_rate_of(cfg->latency_update_rate, cfg->update_rate);
 }
 
 int prov_config_latency_genmsg_rate(const prov_config *cfg)
@@ -151,26 +119,22 @@ int prov_config_check(const prov_config *c)
 {
     if (run_ws_check(&c->ws) != 0)
         return -1;
-    if (run_tls_check(&c->tls, c->conn_type, true) < 0)
+    if (run_tls_check(&c->pv.tls, c->pv.conn_type, true) < 0)
         return -1;
-    if (c->ws.pl[0] && c->reactor)
+    if (c->ws.pl[0] && c->pv.reactor)
         return err_set("Config Error: -pl with -reactor is not available in this build (its "
                        "reactor layer carries RIPC connections only).");
     if (opt_check_latency_rate("-genericMsgLatencyRate", c->generic_msg_latency_rate,
-                               "-genericMsgRate", c->generic_msg_rate, c->tick_rate) != 0)
+                               "-genericMsgRate", c->generic_msg_rate, c->pv.tick_rate) != 0)
         return -1;
-    if (c->pre_enc && c->generic_msg_latency_rate == OPT_RATE_ALL)
+    if (c->pv.pre_enc && c->generic_msg_latency_rate == OPT_RATE_ALL)
         return err_set("Config Error: -preEnc cannot be used with -genericMsgLatencyRate all "
                        "(every generic message is then encoded with its stamp).");
-    if (opt_check_total_rate("-genericMsgRate", c->generic_msg_rate, c->tick_rate) != 0)
+    if (opt_check_total_rate("-genericMsgRate", c->generic_msg_rate, c->pv.tick_rate) != 0)
         return -1;
-    if (c->worker_threads.list[0] && c->threads.list[0] &&
-        c->worker_threads.count != c->threads.count)
-        return err_set("Config Error: worker thread count (%d in -workerThreads) not equal to "
-                       "thread count (%d in -threads).",
-                       c->worker_threads.count, c->threads.count);
-    return pv_check_options(c->pre_enc, c->latency_update_rate, c->measure_encode, c->update_rate,
-                            c->tick_rate, c->max_pack_count, c->pack_buf_size);
+    if (pv_config_check_workers(&c->pv) != 0)
+        return -1;
+    return pv_config_check_feed(&c->pv);
 }
 
 OPT_DEFINE_TOOL_INIT(prov_config_init, prov_config, "ProvPerf", prov_options, prov_config_defaults,
@@ -180,68 +144,56 @@ void prov_config_print(const prov_config *c, const out_extra *extra, out_report 
 {
     const int w = PROV_LABEL_WIDTH;
     out_printf(r, "--- TEST INPUTS ---\n\n");
-    out_input(r, w, "Run Time", "%d", c->run_time);
+    out_input(r, w, "Run Time", "%d", c->pv.run_time);
     /* ProvPerf indents this line with two tabs and prints the connection type's number. */
-    out_printf(r, "\t\t  Connection Type: %d\n", c->conn_type);
-    out_input(r, w, "Port", "%s", c->port);
-    char threads[2 * OPT_THREADS_LEN + 16];
-    out_input(r, w, "Thread List", "%s",
-              opt_threads_reactor_text(&c->threads, c->reactor ? &c->worker_threads : NULL, threads,
-                                       sizeof(threads)));
-    out_input(r, w, "Output Buffers", "%d", c->output_bufs);
+    out_printf(r, "\t\t  Connection Type: %d\n", c->pv.conn_type);
+    out_input(r, w, "Port", "%s", c->pv.port);
+    out_input_threads(r, w, &c->pv.threads, c->pv.reactor ? &c->pv.worker_threads : NULL);
+    out_input(r, w, "Output Buffers", "%d", c->pv.output_bufs);
     out_input(r, w, "Max Output Buffers", "%d", c->max_output_bufs);
     out_input(r, w, "Max Fragment Size", "%d", c->max_fragment_size);
-    out_input_bytes(r, w, "Send Buffer Size", c->send_buf_size);
-    out_input_bytes(r, w, "Recv Buffer Size", c->recv_buf_size);
-    out_input_name(r, w, "Interface Name", c->interface_name);
-    out_input(r, w, "Tcp_NoDelay", "%s", out_yes_no(c->tcp_nodelay));
-    out_input(r, w, "Tick Rate", "%d", c->tick_rate);
-    out_input(r, w, "Use Direct Writes", "%s", out_yes_no(c->direct_write));
-    out_input_bytes(r, w, "High Water Mark", c->high_water_mark);
-    out_input(r, w, "Summary File", "%s", c->summary_file);
-    out_input(r, w, "Stats File", "%s", c->stats_file);
+    out_input_bytes(r, w, "Send Buffer Size", c->pv.send_buf_size);
+    out_input_bytes(r, w, "Recv Buffer Size", c->pv.recv_buf_size);
+    out_input_name(r, w, "Interface Name", c->pv.interface_name);
+    out_input(r, w, "Tcp_NoDelay", "%s", out_yes_no(c->pv.tcp_nodelay));
+    out_input(r, w, "Tick Rate", "%d", c->pv.tick_rate);
+    out_input(r, w, "Use Direct Writes", "%s", out_yes_no(c->pv.direct_write));
+    out_input_bytes(r, w, "High Water Mark", c->pv.high_water_mark);
+    out_input(r, w, "Summary File", "%s", c->pv.summary_file);
+    out_input(r, w, "Stats File", "%s", c->pv.stats_file);
     out_input(r, w, "Latency File", "%s", c->latency_file);
-    out_input(r, w, "Write Stats Interval", "%d", c->write_stats_interval);
-    out_input(r, w, "Display Stats", "%s", out_yes_no(c->display_stats));
+    out_input(r, w, "Write Stats Interval", "%d", c->pv.write_stats_interval);
+    out_input(r, w, "Display Stats", "%s", out_yes_no(c->pv.display_stats));
     /* WebSocket is not built: the original's "off" value. */
-    out_input(r, w, "Private Key", "%s", c->tls.keyfile);
-    out_input(r, w, "Server Cert", "%s", c->tls.cert);
-    out_input(r, w, "Cipher", "%s", c->tls.cipher);
+    out_input(r, w, "Private Key", "%s", c->pv.tls.keyfile);
+    out_input(r, w, "Server Cert", "%s", c->pv.tls.cert);
+    out_input(r, w, "Cipher", "%s", c->pv.tls.cipher);
     out_input(r, w, "WS Protocol List", "%s", c->ws.pl);
     out_input(r, w, "Output Tunnel Buffers", "%d", c->tunnel_output_bufs);
     out_input(r, w, "Print Usage Tunnel Bufs", "%s", out_yes_no(c->tunnel_bufs_used));
-    out_input(r, w, "Compression type", "%d", c->compression_type);
+    out_input(r, w, "Compression type", "%d", c->pv.compression_type);
     out_input(r, w, "Compression level", "%d", c->compression_level);
-    out_input(r, w, "Update Rate", "%d", c->update_rate);
-    out_input(r, w, "Latency Update Rate", "%d", prov_config_latency_update_rate(c));
+    out_input(r, w, "Update Rate", "%d", c->pv.update_rate);
+    out_input(r, w, "Latency Update Rate", "%d", pv_config_latency_update_rate(&c->pv));
     out_input(r, w, "Generic Msg Rate", "%d", c->generic_msg_rate);
     out_input(r, w, "Latency Generic Msg Rate", "%d", prov_config_latency_genmsg_rate(c));
-    out_input(r, w, "Refresh Burst Size", "%d", c->refresh_burst_size);
-    out_input(r, w, "Data File", "%s", c->msg_file);
-    if (c->max_pack_count > 1)
-        out_input(r, w, "Packing", "Yes(max %d per pack, %d buffer size)", c->max_pack_count,
-                  c->pack_buf_size);
-    else
-        out_input(r, w, "Packing", "No");
-    out_input(r, w, "Service ID", "%" PRIu64, c->service_id);
-    out_input(r, w, "Service Name", "%s", c->service_name);
+    out_input(r, w, "Refresh Burst Size", "%d", c->pv.refresh_burst_size);
+    out_input(r, w, "Data File", "%s", c->pv.msg_file);
+    out_input_packing(r, w, c->pv.max_pack_count, c->pv.pack_buf_size);
+    out_input(r, w, "Service ID", "%" PRIu64, c->pv.service_id);
+    out_input(r, w, "Service Name", "%s", c->pv.service_name);
     out_input(r, w, "OpenLimit", "%" PRIu64, c->open_limit);
-    out_input(r, w, "Pre-Encoded Updates", "%s", out_yes_no(c->pre_enc));
-    out_input(r, w, "Nanosecond Time", "%s", out_yes_no(c->nano_time));
-    out_input(r, w, "Measure Encode", "%s", out_yes_no(c->measure_encode));
-    out_input(r, w, "Use Reactor", "%s", out_yes_no(c->reactor));
+    out_input(r, w, "Pre-Encoded Updates", "%s", out_yes_no(c->pv.pre_enc));
+    out_input(r, w, "Nanosecond Time", "%s", out_yes_no(c->pv.nano_time));
+    out_input(r, w, "Measure Encode", "%s", out_yes_no(c->pv.measure_encode));
+    out_input(r, w, "Use Reactor", "%s", out_yes_no(c->pv.reactor));
 
     /* Ours, after the original's lines. */
-    out_input(r, w, "Scheduled Stamp", "%s", out_yes_no(c->sched_stamp));
-    char json[PROV_PATH_LEN + 8];
-    out_extra_inputs(r, w, extra,
-                     out_json_path(json, sizeof(json), c->summary_file) == 0 ? json : NULL);
-    out_printf(r, "\n");
+    out_input(r, w, "Scheduled Stamp", "%s", out_yes_no(c->pv.sched_stamp));
+    out_inputs_end(r, w, extra, c->pv.summary_file);
 }
 
 json_object *prov_config_json(const prov_config *cfg)
 {
-    json_object *o = opt_to_json(prov_options, cfg);
-    out_json_add(o, "threadCount", json_object_new_int(prov_config_threads(cfg)));
-    return o;
+    return opt_inputs_json(prov_options, cfg, pv_config_threads(&cfg->pv));
 }

@@ -35,35 +35,35 @@ static const run_accept_text accept_text_rx = {
 static int load_inputs(prov_app *a)
 {
     const prov_config *cfg = &a->cfg;
-    a->content = pv_content_open(&a->dict, cfg->msg_file, cfg->pre_enc, &a->feed);
+    a->content = pv_content_open(&a->dict, cfg->pv.msg_file, cfg->pv.pre_enc, &a->feed);
     if (!a->content)
         return -1;
     pv_content_print_loaded(a->content, stdout);
     pv_feed *f = &a->feed;
-    pv_feed_options(f, cfg->refresh_burst_size, cfg->nano_time, cfg->sched_stamp,
-                    cfg->measure_encode, cfg->pre_enc);
+    pv_feed_options(f, cfg->pv.refresh_burst_size, cfg->pv.nano_time, cfg->pv.sched_stamp,
+                    cfg->pv.measure_encode, cfg->pv.pre_enc);
     if (cfg->generic_msg_rate > 0)
         for (int d = 0; d < PV_DOMS; d++)
             if (f->dom[d].present && !f->dom[d].n_generics)
                 return err_set("%s: -genericMsgRate needs generic messages (genMsg) for %s",
-                               cfg->msg_file, d == PV_DOM_MP ? "MarketPrice" : "MarketByOrder");
+                               cfg->pv.msg_file, d == PV_DOM_MP ? "MarketPrice" : "MarketByOrder");
     pv_rates *r = &a->rates;
-    r->updates = (uint64_t)cfg->update_rate;
+    r->updates = (uint64_t)cfg->pv.update_rate;
     r->generics = (uint64_t)cfg->generic_msg_rate;
     uint64_t seed = lra_time_seed();
     bool upd, gen;
-    if (run_stamps(&a->upd_lra, &upd, cfg->update_rate, cfg->latency_update_rate, cfg->tick_rate,
-                   seed) != 0)
+    if (run_stamps(&a->upd_lra, &upd, cfg->pv.update_rate, cfg->pv.latency_update_rate,
+                   cfg->pv.tick_rate, seed) != 0)
         return err_push("Config Error: -latencyUpdateRate");
     r->upd_lat = upd ? &a->upd_lra : NULL;
     if (run_stamps(&a->gen_lra, &gen, cfg->generic_msg_rate, cfg->generic_msg_latency_rate,
-                   cfg->tick_rate, seed + 1) != 0)
+                   cfg->pv.tick_rate, seed + 1) != 0)
         return err_push("Config Error: -genericMsgLatencyRate");
     r->gen_lat = gen ? &a->gen_lra : NULL;
-    pv_admin_service(&a->service, cfg->service_name, (uint16_t)cfg->service_id, &a->feed,
+    pv_admin_service(&a->service, cfg->pv.service_name, (uint16_t)cfg->pv.service_id, &a->feed,
                      cfg->open_limit);
     if (cfg->ws.pl[0]) { /* WebSocket clients may speak JSON */
-        a->json = run_ws_converter(a->dict, cfg->service_name, (uint16_t)cfg->service_id);
+        a->json = run_ws_converter(a->dict, cfg->pv.service_name, (uint16_t)cfg->pv.service_id);
         if (!a->json)
             return -1;
     }
@@ -76,19 +76,19 @@ static int bind_server(prov_app *a)
     const prov_config *cfg = &a->cfg;
     tp_opts o;
     tp_opts_init(&o);
-    o.port = cfg->port;
-    o.interface = cfg->interface_name[0] ? cfg->interface_name : NULL;
+    o.port = cfg->pv.port;
+    o.interface = cfg->pv.interface_name[0] ? cfg->pv.interface_name : NULL;
     o.protocol_type = TP_PROTOCOL_RWF;
-    o.guaranteed_output_buffers = (uint32_t)cfg->output_bufs;
+    o.guaranteed_output_buffers = (uint32_t)cfg->pv.output_bufs;
     o.max_output_buffers = (uint32_t)cfg->max_output_bufs;
     o.max_fragment_size = (uint32_t)cfg->max_fragment_size;
-    o.tcp_nodelay = cfg->tcp_nodelay;
-    o.sndbuf = cfg->send_buf_size;
-    o.rcvbuf = cfg->recv_buf_size;
-    o.compression = (tp_comp)cfg->compression_type;
+    o.tcp_nodelay = cfg->pv.tcp_nodelay;
+    o.sndbuf = cfg->pv.send_buf_size;
+    o.rcvbuf = cfg->pv.recv_buf_size;
+    o.compression = (tp_comp)cfg->pv.compression_type;
     o.compression_level = (uint8_t)cfg->compression_level;
-    run_tls_opts(&cfg->tls, cfg->conn_type, &o);
-    run_ws_opts(&cfg->ws, cfg->conn_type, &o);
+    run_tls_opts(&cfg->pv.tls, cfg->pv.conn_type, &o);
+    run_ws_opts(&cfg->ws, cfg->pv.conn_type, &o);
     if (tp_bind(&o, &a->srv) != 0)
         return err_push("rsslBind() failed");
     printf("Server %d bound to port %u.\n\n", tp_server_fd(a->srv), tp_server_port(a->srv));
@@ -99,11 +99,11 @@ static int bind_server(prov_app *a)
 static int init_threads(prov_app *a, run_handoff ***to)
 {
     cpu_list cpus, workers;
-    if (cpu_parse(&cpus, a->cfg.threads.list) != 0)
+    if (cpu_parse(&cpus, a->cfg.pv.threads.list) != 0)
         return err_push("Config Error: -threads");
-    if (cpu_parse(&workers, a->cfg.worker_threads.list) != 0)
+    if (cpu_parse(&workers, a->cfg.pv.worker_threads.list) != 0)
         return err_push("Config Error: -workerThreads");
-    a->n_threads = prov_config_threads(&a->cfg);
+    a->n_threads = pv_config_threads(&a->cfg.pv);
     a->threads = calloc((size_t)a->n_threads, sizeof(*a->threads));
     *to = calloc((size_t)a->n_threads, sizeof(**to));
     if (!a->threads || !*to)
@@ -139,7 +139,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", err_msg());
         return RUN_EXIT_INVALID;
     }
-    FILE *summary = run_summary_open(app.cfg.summary_file);
+    FILE *summary = run_summary_open(app.cfg.pv.summary_file);
     if (!summary)
         return RUN_EXIT_INVALID;
     out_report rep;
@@ -164,18 +164,18 @@ int main(int argc, char **argv)
     }
     /* A failure so far (bind, a thread's start) has requested the stop: the loop does not run. */
     run_loop loop;
-    run_loop_init(&loop, app.cfg.write_stats_interval, app.cfg.run_time);
+    run_loop_init(&loop, app.cfg.pv.write_stats_interval, app.cfg.pv.run_time);
     if (bound)
         run_loop_serve(&loop, app.srv, to, app.n_threads,
-                       app.cfg.reactor ? &accept_text_rx : &accept_text);
+                       app.cfg.pv.reactor ? &accept_text_rx : &accept_text);
     int ev;
     while ((ev = run_loop_next(&loop)) > 0)
         if (ev == RUN_LOOP_INTERVAL)
-            prov_collect_interval(&col, loop.sec, (unsigned)app.cfg.write_stats_interval);
+            prov_collect_interval(&col, loop.sec, (unsigned)app.cfg.pv.write_stats_interval);
         else
             run_col_drain_all(&col.col);
     if (ev == RUN_LOOP_END)
-        printf("\nRun time of %d seconds has expired.\n", app.cfg.run_time);
+        printf("\nRun time of %d seconds has expired.\n", app.cfg.pv.run_time);
     sig_request_stop();
 
     printf("\nShutting down.\n\n");
@@ -190,12 +190,8 @@ int main(int argc, char **argv)
     out_report_flush(&rep);
     fclose(summary);
     json_object *doc = prov_report_json(&app.cfg, &result, NULL, (int)getpid(), time(NULL));
-    json_object *results = NULL, *tls = run_tls_seen_json(&app.tls_seen);
-    if (tls && doc && json_object_object_get_ex(doc, "results", &results))
-        out_json_add(results, "tls", tls);
-    else if (tls)
-        json_object_put(tls);
-    run_json_summary(app.cfg.summary_file, doc);
+    run_tls_seen_to_results(doc, &app.tls_seen);
+    run_json_summary(app.cfg.pv.summary_file, doc);
     printf("Exiting.\n");
 
     prov_collect_free(&col);

@@ -18,7 +18,7 @@ int prov_collect_init(prov_collect *c, prov_app *app)
     c->st = calloc((size_t)n, sizeof(*c->st));
     if (!c->sum || !c->st)
         return err_set("out of memory for the statistics of %d threads", n);
-    if (run_col_init(&c->col, n, PV_LAT_KINDS, app->cfg.tick_rate) != 0)
+    if (run_col_init(&c->col, n, PV_LAT_KINDS, app->cfg.pv.tick_rate) != 0)
         return -1;
     for (int i = 0; i < n; i++)
         if (prov_stats_open(run_col_stats(&c->col, i), &app->cfg, i + 1) != 0 ||
@@ -30,8 +30,8 @@ int prov_collect_init(prov_collect *c, prov_app *app)
     static const char *const tags[PV_LAT_KINDS] = {[PV_LAT_GENMSG] = "genmsg",
                                                    [PV_LAT_GENMSG_SCHED] = "sched-genmsg",
                                                    [PV_LAT_ENCODE] = "encode"};
-    if (app->cfg.histogram_log[0] &&
-        run_col_hlog(&c->col, app->cfg.histogram_log, 0, "ProvPerf", tags) != 0)
+    if (app->cfg.pv.histogram_log[0] &&
+        run_col_hlog(&c->col, app->cfg.pv.histogram_log, 0, "ProvPerf", tags) != 0)
         return -1;
     return 0;
 }
@@ -85,7 +85,7 @@ void prov_collect_interval(prov_collect *c, unsigned sec, unsigned interval)
         iv.mem_mb = c->col.mem_mb;
         run_col_row_done(&c->col, i,
                          prov_report_stats_row(run_col_stats(&c->col, i), c->col.wall, &iv));
-        if (app->cfg.display_stats)
+        if (app->cfg.pv.display_stats)
             prov_report_interval(stdout, sec, i + 1, app->n_threads, interval, &iv);
     }
     fflush(stdout);

@@ -49,18 +49,18 @@ static int on_up(prov_thread *th, pv_sess *s)
     const prov_config *cfg = &app->cfg;
     const tp_info *info = rx_info(s->rx);
     run_channel_info_print(stdout, rx_chan_fd(s->rx), info);
-    if (cfg->max_pack_count > 1 && (uint32_t)cfg->pack_buf_size > info->max_fragment_size) {
+    if (cfg->pv.max_pack_count > 1 && (uint32_t)cfg->pv.pack_buf_size > info->max_fragment_size) {
         prov_app_fail(app,
                       "Error(Channel %d): MaxFragmentSize %u is too small for packing "
                       "buffer size %d",
-                      rx_chan_fd(s->rx), info->max_fragment_size, cfg->pack_buf_size);
+                      rx_chan_fd(s->rx), info->max_fragment_size, cfg->pv.pack_buf_size);
         return -1;
     }
     run_tls_seen_add(&app->tls_seen, info->tls_version, info->tls_cipher);
     if (pv_items_init(&s->items, 1024) != 0)
         return -1;
-    pv_out_init_rx(&s->out, s->rx, (uint32_t)cfg->max_pack_count, (uint32_t)cfg->pack_buf_size,
-                   cfg->direct_write ? TP_WRITE_DIRECT : 0);
+    pv_out_init_rx(&s->out, s->rx, (uint32_t)cfg->pv.max_pack_count,
+                   (uint32_t)cfg->pv.pack_buf_size, cfg->pv.direct_write ? TP_WRITE_DIRECT : 0);
     s->active_ns = clk_ns();
     return 0;
 }
@@ -145,7 +145,7 @@ static void adopt_handed(prov_thread *th, rx_reactor *r)
                 continue;
             }
             s->tool = th;
-            uint32_t hwm = cfg->high_water_mark > 0 ? (uint32_t)cfg->high_water_mark : 0;
+            uint32_t hwm = cfg->pv.high_water_mark > 0 ? (uint32_t)cfg->pv.high_water_mark : 0;
             if (rx_accept(r, ch[i], hwm, 0, &role, s, &s->rx) != 0) {
                 run_channel_closed(stdout, err_msg());
                 free(s);
@@ -193,7 +193,7 @@ void prov_rx_thread(prov_thread *th)
         return;
     }
     tick_tighten_slack();
-    const uint32_t rate = (uint32_t)app->cfg.tick_rate;
+    const uint32_t rate = (uint32_t)app->cfg.pv.tick_rate;
     const int64_t interval = CLK_NS_PER_SEC / rate;
     tick_init(&th->t, rate, clk_ns() + interval);
     while (!sig_stop_requested()) {

@@ -153,14 +153,14 @@ static int activate(prov_thread *th, pv_sess *s)
     tp_info info;
     if (tp_get_info(s->ch, &info) != 0)
         return -1;
-    if (cfg->high_water_mark > 0)
-        tp_set_high_water_mark(s->ch, (uint32_t)cfg->high_water_mark);
+    if (cfg->pv.high_water_mark > 0)
+        tp_set_high_water_mark(s->ch, (uint32_t)cfg->pv.high_water_mark);
     run_channel_info(stdout, s->ch);
-    if (cfg->max_pack_count > 1 && (uint32_t)cfg->pack_buf_size > info.max_fragment_size) {
+    if (cfg->pv.max_pack_count > 1 && (uint32_t)cfg->pv.pack_buf_size > info.max_fragment_size) {
         prov_app_fail(app,
                       "Error(Channel %d): MaxFragmentSize %u is too small for packing "
                       "buffer size %d",
-                      tp_fd(s->ch), info.max_fragment_size, cfg->pack_buf_size);
+                      tp_fd(s->ch), info.max_fragment_size, cfg->pv.pack_buf_size);
         return -1;
     }
     pv_content_print_sizes(app->content, stdout);
@@ -168,8 +168,8 @@ static int activate(prov_thread *th, pv_sess *s)
     run_tls_seen_note(&app->tls_seen, s->ch);
     if (pv_items_init(&s->items, 1024) != 0)
         return -1;
-    pv_out_init(&s->out, s->ch, (uint32_t)cfg->max_pack_count, (uint32_t)cfg->pack_buf_size,
-                cfg->direct_write ? TP_WRITE_DIRECT : 0);
+    pv_out_init(&s->out, s->ch, (uint32_t)cfg->pv.max_pack_count, (uint32_t)cfg->pv.pack_buf_size,
+                cfg->pv.direct_write ? TP_WRITE_DIRECT : 0);
     s->json = run_json_channel(s->ch);
     if (s->json)
         pv_out_json(&s->out, app->json->conv, th->json_out, PROV_JSON_RWF_MAX);
@@ -355,13 +355,13 @@ static void *thread_main(void *arg)
         latbuf_close(&th->stats.lat);
         return NULL;
     }
-    if (app->cfg.reactor) {
+    if (app->cfg.pv.reactor) {
         prov_rx_thread(th);
         latbuf_close(&th->stats.lat);
         return NULL;
     }
     tick_tighten_slack();
-    const uint32_t rate = (uint32_t)app->cfg.tick_rate;
+    const uint32_t rate = (uint32_t)app->cfg.pv.tick_rate;
     const int64_t interval = CLK_NS_PER_SEC / rate;
     tick_init(&th->t, rate, clk_ns() + interval);
     struct epoll_event ev[MAX_EVENTS];

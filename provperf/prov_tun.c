@@ -39,8 +39,8 @@ static void to_channel(pv_sess *s)
 {
     const prov_config *cfg = &((prov_thread *)s->tool)->app->cfg;
     if (s->tun_open)
-        pv_out_init_rx(&s->out, s->rx, (uint32_t)cfg->max_pack_count, (uint32_t)cfg->pack_buf_size,
-                       cfg->direct_write ? TP_WRITE_DIRECT : 0);
+        pv_out_init_rx(&s->out, s->rx, (uint32_t)cfg->pv.max_pack_count,
+                       (uint32_t)cfg->pv.pack_buf_size, cfg->pv.direct_write ? TP_WRITE_DIRECT : 0);
     s->tun = NULL;
     s->tun_open = false;
     s->tun_auth_wait = false;

@@ -1,6 +1,7 @@
 #include "report.h"
 
 #include "err.h"
+#include "pv_report.h"
 #include "run_setup.h"
 
 #include <inttypes.h>
@@ -64,7 +65,7 @@ static void stats_block(out_report *r, const prov_config *cfg, const prov_stats 
     if (s->genmsg_lat.count)
         out_printf(r, "  Avg GenMsg latency receive rate: %.0f\n", d->genmsg_lat_recv_rate);
     out_printf(r, "  Image requests received: %" PRIu64 "\n", s->requests);
-    if (cfg->update_rate)
+    if (cfg->pv.update_rate)
         out_printf(r, "  Updates sent: %" PRIu64 "\n", s->updates);
     if (s->posts) {
         out_printf(r, "  Posts received: %" PRIu64 "\n", s->posts);
@@ -76,13 +77,9 @@ static void stats_block(out_report *r, const prov_config *cfg, const prov_stats 
 static void our_lines(out_report *r, const prov_config *cfg, const prov_stats *s,
                       const prov_derived *d)
 {
-    if (s->out_of_bufs)
-        out_printf(r, "  Updates stopped for lack of output buffers: %" PRIu64 "\n",
-                   s->out_of_bufs);
-    if (s->conn_secs > 0) {
-        out_rate_check(r, "update", cfg->update_rate, d->update_rate);
+    pv_report_our_lines(r, s->out_of_bufs, s->conn_secs, cfg->pv.update_rate, s->updates);
+    if (s->conn_secs > 0)
         out_rate_check(r, "GenMsg", cfg->generic_msg_rate, d->genmsg_rate);
-    }
 }
 
 void prov_report_summary(out_report *r, const prov_config *cfg, const prov_result *res)
@@ -110,12 +107,8 @@ void prov_report_summary(out_report *r, const prov_config *cfg, const prov_resul
 void prov_report_interval(FILE *f, unsigned sec, int thread, int threads, unsigned interval_secs,
                           const prov_interval *iv)
 {
-    if (threads <= 1)
-        fprintf(f, "%03u: ", sec);
-    else
-        fprintf(f, "%03u: Thread %d:\n  ", sec, thread);
-    fprintf(f, "UpdRate: %8" PRIu64 ", CPU: %6.2f%%, Mem: %6.2fMB\n",
-            interval_secs ? iv->updates / interval_secs : 0, iv->cpu, iv->mem_mb);
+    pv_report_interval_head(f, sec, thread, threads, interval_secs, iv->updates, iv->cpu,
+                            iv->mem_mb);
     if (iv->requests || iv->refreshes)
         fprintf(f,
                 "  - Received %" PRIu64 " item requests (total: %" PRIu64 "), sent %" PRIu64
@@ -135,16 +128,8 @@ void prov_report_interval(FILE *f, unsigned sec, int thread, int threads, unsign
     }
     if (iv->tunnel_bufs.count)
         out_console_stat(f, "  TunnelStreamBufferUsed", &iv->tunnel_bufs, false, "Samples");
-    if (iv->closes)
-        fprintf(f, "  - Received %" PRIu64 " closes.\n", iv->closes);
-    if (iv->out_of_bufs)
-        fprintf(f, "  - Stopped %" PRIu64 " updates due to lack of output buffers.\n",
-                iv->out_of_bufs);
-    if (iv->encode.count)
-        out_console_stat(f, "Update Encode Time (usec)", &iv->encode, true, "Msgs");
-    if (iv->buffers_sent)
-        fprintf(f, "  - Approx. avg msgs per pack: %.0f\n",
-                (double)iv->msgs_packed / (double)iv->buffers_sent);
+    pv_report_interval_tail(f, iv->closes, iv->out_of_bufs, &iv->encode, iv->msgs_packed,
+                            iv->buffers_sent);
 }
 
 int prov_stats_header(char *buf, size_t size)
@@ -178,7 +163,7 @@ int prov_report_stats_row(out_csv *csv, time_t t, const prov_interval *iv)
 
 int prov_stats_open(out_csv *csv, const prov_config *cfg, int thread)
 {
-    return run_file_stats_built(csv, cfg->stats_file, thread, 0, prov_stats_header);
+    return run_file_stats_built(csv, cfg->pv.stats_file, thread, 0, prov_stats_header);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -200,10 +185,8 @@ static json_object *stats_json(const prov_config *cfg, const prov_stats *s, uint
     out_json_add(o, "genmsg_latencies_sent", json_object_new_uint64(s->genmsg_lat_sent));
     out_json_add(o, "genmsg_send_rate", out_json_double(d.genmsg_send_rate));
     out_json_add(o, "genmsg_receive_rate", out_json_double(d.genmsg_recv_rate));
+    pv_report_json_rate(o, s->conn_secs, cfg->pv.update_rate, s->updates);
     if (s->conn_secs > 0) {
-        out_json_add(o, "connection_secs", out_json_double(s->conn_secs));
-        out_json_add(o, "offered_update_rate", json_object_new_int(cfg->update_rate));
-        out_json_add(o, "achieved_update_rate", out_json_double(d.update_rate));
         out_json_add(o, "offered_genmsg_rate", json_object_new_int(cfg->generic_msg_rate));
         out_json_add(o, "achieved_genmsg_rate", out_json_double(d.genmsg_rate));
     }
@@ -216,22 +199,25 @@ static json_object *stats_json(const prov_config *cfg, const prov_stats *s, uint
     return o;
 }
 
+/* What thread_json needs. */
+typedef struct json_ctx {
+    const prov_config *cfg;
+    const prov_result *res;
+} json_ctx;
+
+/* out_json_stats_fn: thread i's figures (with one thread, the totals), or the totals (-1). */
+static json_object *thread_json(const void *ctx, int i)
+{
+    const json_ctx *x = ctx;
+    const prov_result *res = x->res;
+    const prov_stats *s = i >= 0 && res->thread_count > 1 ? &res->thread[i] : &res->total;
+    return stats_json(x->cfg, s, res->now_ns);
+}
+
 json_object *prov_report_json(const prov_config *cfg, const prov_result *res, const out_host *host,
                               int pid, time_t now)
 {
-    json_object *doc = out_json_doc("ProvPerf", host, pid, now);
-    if (!doc)
-        return NULL;
-    out_json_add(doc, "inputs", prov_config_json(cfg));
-    json_object *results = json_object_new_object();
-    out_json_add(results, "overall", stats_json(cfg, &res->total, res->now_ns));
-    json_object *threads = json_object_new_array();
-    for (int i = 0; threads && i < res->thread_count; i++) {
-        const prov_stats *t = res->thread_count > 1 ? &res->thread[i] : &res->total;
-        json_object_array_add(threads, stats_json(cfg, t, res->now_ns));
-    }
-    out_json_add(results, "threads", threads);
-    out_json_add(results, "resources", out_json_res(&res->res));
-    out_json_add(doc, "results", results);
-    return doc;
+    json_ctx x = {cfg, res};
+    return out_json_summary("ProvPerf", host, pid, now, prov_config_json(cfg), res->thread_count,
+                            thread_json, &x, &res->res, NULL);
 }

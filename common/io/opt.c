@@ -567,3 +567,30 @@ int opt_rate_of(int latency_rate, int total_rate)
 {
     return latency_rate == OPT_RATE_ALL ? total_rate : latency_rate;
 }
+
+int opt_threads_with_workers(const opt_threads *threads, const opt_threads *workers)
+{
+    if (!threads->list[0] && workers->list[0])
+        return workers->count;
+    return opt_threads_count(threads);
+}
+
+int opt_check_workers(const opt_threads *threads, const opt_threads *workers, const char *what)
+{
+    if (workers->list[0] && threads->list[0] && workers->count != threads->count)
+        return err_set("Config Error: %s thread count (%d in -workerThreads) not equal to thread "
+                       "count (%d in -threads).",
+                       what, workers->count, threads->count);
+    return 0;
+}
+
+json_object *opt_inputs_json(const opt_def *defs, const void *cfg, int threads)
+{
+    json_object *o = opt_to_json(defs, cfg);
+    json_object *n = json_object_new_int(threads);
+    if (o && n)
+        json_object_object_add(o, "threadCount", n);
+    else
+        json_object_put(n);
+    return o;
+}

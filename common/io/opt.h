@@ -261,6 +261,19 @@ int opt_threads_count(const opt_threads *t);
 /* A latency rate as a number: the total rate when it is OPT_RATE_ALL. */
 int opt_rate_of(int latency_rate, int total_rate);
 
+/* Threads of a tool with reactor workers: the -threads entries (1 by default), or, as the
+ * originals, the -workerThreads entries when only those were given. */
+int opt_threads_with_workers(const opt_threads *threads, const opt_threads *workers);
+
+/* -workerThreads and -threads both given with different counts is an error: "Config Error:
+ * <what> thread count (<n> in -workerThreads) not equal to thread count (<m> in -threads)."
+ * Returns 0, or -1 after err_set(). */
+int opt_check_workers(const opt_threads *threads, const opt_threads *workers, const char *what);
+
+/* The JSON form of a tool's inputs: opt_to_json(defs, cfg) with "threadCount": threads added.
+ * The caller owns the result (NULL only when out of memory). */
+json_object *opt_inputs_json(const opt_def *defs, const void *cfg, int threads);
+
 /* Prints the standard trailer of a configuration error to err: err_msg(), then
  * "Run '<prog> -?' to see usage." and a blank line. Returns OPT_EXIT_INVALID. */
 int opt_fail(FILE *err, const char *prog);

@@ -94,6 +94,31 @@ void out_extra_inputs(out_report *r, int width, const out_extra *extra, const ch
         out_input(r, width, "JSON Summary File", "%s", json_file);
 }
 
+void out_inputs_end(out_report *r, int width, const out_extra *extra, const char *summary_file)
+{
+    char json[4096 + 8]; /* any summary file name the tools accept */
+    out_extra_inputs(r, width, extra,
+                     out_json_path(json, sizeof(json), summary_file) == 0 ? json : NULL);
+    out_printf(r, "\n");
+}
+
+void out_input_threads(out_report *r, int width, const opt_threads *threads,
+                       const opt_threads *workers)
+{
+    char text[2 * OPT_THREADS_LEN + 16];
+    out_input(r, width, "Thread List", "%s",
+              opt_threads_reactor_text(threads, workers, text, sizeof(text)));
+}
+
+void out_input_packing(out_report *r, int width, int max_pack_count, int pack_buf_size)
+{
+    if (max_pack_count > 1)
+        out_input(r, width, "Packing", "Yes(max %d per pack, %d buffer size)", max_pack_count,
+                  pack_buf_size);
+    else
+        out_input(r, width, "Packing", "No");
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Summary blocks                                                                             */
 
@@ -485,6 +510,29 @@ void out_json_add(json_object *obj, const char *key, json_object *value)
 {
     if (obj && value)
         json_object_object_add(obj, key, value);
+}
+
+json_object *out_json_summary(const char *tool, const out_host *host, int pid, time_t now,
+                              json_object *inputs, int thread_count, out_json_stats_fn stats,
+                              const void *ctx, const stat_res *res, json_object **results)
+{
+    json_object *doc = out_json_doc(tool, host, pid, now);
+    if (!doc) {
+        json_object_put(inputs);
+        return NULL;
+    }
+    out_json_add(doc, "inputs", inputs);
+    json_object *o = json_object_new_object();
+    out_json_add(o, "overall", stats(ctx, -1));
+    json_object *threads = json_object_new_array();
+    for (int i = 0; threads && i < thread_count; i++)
+        json_object_array_add(threads, stats(ctx, i));
+    out_json_add(o, "threads", threads);
+    out_json_add(o, "resources", out_json_res(res));
+    out_json_add(doc, "results", o);
+    if (results)
+        *results = o;
+    return doc;
 }
 
 json_object *out_json_doc(const char *tool, const out_host *host, int pid, time_t now)

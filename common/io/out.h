@@ -34,6 +34,7 @@
 #ifndef RWFPERF_OUT_H
 #define RWFPERF_OUT_H
 
+#include "opt.h"
 #include "stats.h"
 
 #include <json-c/json.h>
@@ -99,6 +100,19 @@ typedef struct out_extra {
 /* Writes our additional TEST INPUTS lines (clock cost and resolution when measured, the JSON
  * summary file name), right-justified to width like the block they end. */
 void out_extra_inputs(out_report *r, int width, const out_extra *extra, const char *json_file);
+
+/* Ends a TEST INPUTS block: our additional lines (out_extra_inputs, naming the JSON summary
+ * that goes beside summary_file), then the block's blank line. */
+void out_inputs_end(out_report *r, int width, const out_extra *extra, const char *summary_file);
+
+/* The "Thread List" line: the -threads list (or "(non)"), then with workers (the reactor
+ * modes; NULL otherwise) the workers' bindings in braces (opt_threads_reactor_text). */
+void out_input_threads(out_report *r, int width, const opt_threads *threads,
+                       const opt_threads *workers);
+
+/* The providers' "Packing" line: "Yes(max <n> per pack, <size> buffer size)" when more than
+ * one message goes into a buffer, else "No". */
+void out_input_packing(out_report *r, int width, int max_pack_count, int pack_buf_size);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Summary blocks                                                                             */
@@ -287,6 +301,19 @@ json_object *out_json_double(double v);
 
 /* Adds key: value to obj, ignoring a NULL value (json-c allocation failure). */
 void out_json_add(json_object *obj, const char *key, json_object *value);
+
+/* Makes the JSON object of one thread's figures (thread 0-based), or of every thread together
+ * when thread is -1. */
+typedef json_object *(*out_json_stats_fn)(const void *ctx, int thread);
+
+/* Builds a tool's JSON summary: out_json_doc's members, "inputs" (taken over; released when
+ * the document cannot be made), then "results" {"overall": stats(ctx, -1), "threads": one
+ * stats(ctx, i) per thread, "resources"}. Sets *results (when results is not NULL) to the
+ * results object, to which the tool may add members after those. The caller owns the result;
+ * NULL when out of memory. */
+json_object *out_json_summary(const char *tool, const out_host *host, int pid, time_t now,
+                              json_object *inputs, int thread_count, out_json_stats_fn stats,
+                              const void *ctx, const stat_res *res, json_object **results);
 
 /* Writes doc to path as indented JSON followed by a newline. Returns 0, or -1 (err_set naming
  * the file). Does not release doc. */

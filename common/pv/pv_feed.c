@@ -199,23 +199,3 @@ void pv_feed_options(pv_feed *f, int refresh_burst, bool nano_time, bool sched_s
     f->measure_encode = measure_encode;
     f->pre_enc = pre_enc;
 }
-
-int pv_check_options(bool pre_enc, int latency_update_rate, bool measure_encode, int update_rate,
-                     int tick_rate, int max_pack_count, int pack_buf_size)
-{
-    if (opt_check_latency_rate("-latencyUpdateRate", latency_update_rate, "-updateRate",
-                               update_rate, tick_rate) != 0)
-        return -1;
-    if (pre_enc && latency_update_rate == OPT_RATE_ALL)
-        return err_set("Config Error: -preEnc cannot be used with -latencyUpdateRate all (every "
-                       "update is then encoded with its stamp).");
-    if (measure_encode && latency_update_rate == 0)
-        return err_set("Config Error: -measureEncode needs a -latencyUpdateRate above 0 (only "
-                       "latency updates are timed).");
-    if (opt_check_total_rate("-updateRate", update_rate, tick_rate) != 0)
-        return -1;
-    if (max_pack_count > 1 && pack_buf_size == 0)
-        return err_set("Config Error: -maxPackCount %d needs a -packBufSize above 0.",
-                       max_pack_count);
-    return 0;
-}

@@ -35,13 +35,6 @@ pv_content *pv_content_open(rwf_dict **dict, const char *path, bool pre_enc, pv_
 void pv_feed_options(pv_feed *f, int refresh_burst, bool nano_time, bool sched_stamp,
                      bool measure_encode, bool pre_enc);
 
-/* Checks the publishing options both providers have, in this order: -latencyUpdateRate
- * against -updateRate and -tickRate, -preEnc with "-latencyUpdateRate all", -measureEncode
- * without latency updates, -updateRate against -tickRate, -maxPackCount without
- * -packBufSize. Returns 0, or -1 with the "Config Error: ..." text set. */
-int pv_check_options(bool pre_enc, int latency_update_rate, bool measure_encode, int update_rate,
-                     int tick_rate, int max_pack_count, int pack_buf_size);
-
 /* Frees the content (f's templates become invalid). NULL is allowed. */
 void pv_content_free(pv_content *c);
 

@@ -98,6 +98,15 @@ json_object *run_tls_seen_json(run_tls_seen *s)
     return a;
 }
 
+void run_tls_seen_to_results(json_object *doc, run_tls_seen *s)
+{
+    json_object *results = NULL, *tls = run_tls_seen_json(s);
+    if (tls && doc && json_object_object_get_ex(doc, "results", &results))
+        out_json_add(results, "tls", tls);
+    else if (tls)
+        json_object_put(tls);
+}
+
 bool run_conn_error(run_conn_errors *e, const char *fmt, const char *text)
 {
     if (strcmp(e->last, text) == 0) {

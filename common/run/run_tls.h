@@ -113,6 +113,10 @@ void run_tls_seen_add(run_tls_seen *s, const char *version, const char *cipher);
  * encrypted connection was seen. */
 json_object *run_tls_seen_json(run_tls_seen *s);
 
+/* Adds the pairs (run_tls_seen_json) as "tls" to the "results" object of the JSON summary
+ * doc, when an encrypted connection was seen. doc may be NULL (json-c ran out of memory). */
+void run_tls_seen_to_results(json_object *doc, run_tls_seen *s);
+
 /* ---- a client's failure lines ----------------------------------------------------------- */
 
 /* The last failure text a client printed. */

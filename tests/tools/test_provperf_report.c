@@ -322,7 +322,7 @@ static void test_stats_and_latency_files(void **state)
     assert_int_equal(out_csv_close(&log), 0);
 
     char path[700];
-    assert_int_equal(run_file_name(path, sizeof(path), cfg.stats_file, 2, 0), 0);
+    assert_int_equal(run_file_name(path, sizeof(path), cfg.pv.stats_file, 2, 0), 0);
     char *text = tt_file(path);
     const char *want =
         "UTC, Requests received, Images sent, Updates sent, Posts reflected, GenMsgs sent, "
@@ -347,7 +347,7 @@ static void test_stats_and_latency_files(void **state)
     config_from(&cfg, (const char *const[]){NULL});
     assert_int_equal(run_file_latency(&log, cfg.latency_file, 1, 0, true), 0);
     assert_null(log.f);
-    assert_int_equal(run_file_name(path, sizeof(path), cfg.stats_file, 1, 0), 0);
+    assert_int_equal(run_file_name(path, sizeof(path), cfg.pv.stats_file, 1, 0), 0);
     assert_string_equal(path, "ProvStats1.csv");
 }
 

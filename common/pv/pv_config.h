@@ -1,0 +1,86 @@
+/*
+ * pv_config: the inputs ProvPerf and NIProvPerf share, embedded as `pv` in each tool's
+ * configuration: the connection's transport options, the publishing test (rates, packing,
+ * service, content) and the output files. The tools' option tables name these fields
+ * (pv.<field>); their defaults, the thread count, the latency rate and the checks both tools
+ * apply are written here once.
+ */
+#ifndef RWFPERF_PV_CONFIG_H
+#define RWFPERF_PV_CONFIG_H
+
+#include "opt.h"
+#include "run_tls.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A provider runs at most this many threads. */
+#define PV_MAX_THREADS 128
+
+#define PV_NAME_LEN 256
+#define PV_PATH_LEN 512
+
+typedef struct pv_config {
+    /* Connection */
+    char port[64];                    /* -p */
+    char interface_name[PV_NAME_LEN]; /* -if, "" = any */
+    int conn_type;                    /* -connType: 0 = socket, RUN_CONN_ENCRYPTED */
+    run_tls tls;                      /* the encrypted connection's options */
+    int compression_type;             /* -compressionType: 0 none, 1 zlib, 2 lz4 */
+    opt_threads threads;              /* -threads: provider threads */
+    bool reactor;                     /* -reactor: channels run over the reactor layer */
+    opt_threads worker_threads;       /* -workerThreads: each thread's reactor worker */
+    int output_bufs;                  /* -outputBufs, guaranteed per channel, 5000 */
+    int send_buf_size;                /* -sendBufSize, 0 = system default */
+    int recv_buf_size;                /* -recvBufSize, 0 = system default */
+    int high_water_mark;              /* -highWaterMark, 0 = transport default */
+    bool tcp_nodelay;                 /* true unless -tcpDelay */
+    bool direct_write;                /* -directWrite */
+
+    /* Test */
+    int run_time;                   /* -runTime, s, 360 */
+    int tick_rate;                  /* -tickRate, 1000 */
+    int update_rate;                /* -updateRate, per connection, 100000 */
+    int latency_update_rate;        /* -latencyUpdateRate, 10, or OPT_RATE_ALL */
+    int refresh_burst_size;         /* -refreshBurstSize, 10 */
+    int max_pack_count;             /* -maxPackCount, 1 = no packing */
+    int pack_buf_size;              /* -packBufSize, 6000 */
+    uint64_t service_id;            /* -serviceId, 1 */
+    char service_name[PV_NAME_LEN]; /* -serviceName, "DIRECT_FEED" */
+    bool pre_enc;                   /* -preEnc */
+    bool nano_time;                 /* -nanoTime */
+    bool measure_encode;            /* -measureEncode */
+    bool sched_stamp; /* scheduled send time in latency messages; false with -noScheduledStamp */
+
+    /* Files and output */
+    char msg_file[PV_PATH_LEN];      /* -msgFile, "MsgData.xml" */
+    char summary_file[PV_PATH_LEN];  /* -summaryFile */
+    char stats_file[PV_PATH_LEN];    /* -statsFile, base name */
+    char histogram_log[PV_PATH_LEN]; /* -histogramLog, base name, "" = none (ours) */
+    int write_stats_interval;        /* -writeStatsInterval, s, 5 */
+    bool display_stats;              /* false with -noDisplayStats */
+} pv_config;
+
+/* Fills c with the defaults both providers have; port, summary_file and stats_file are the
+ * tool's own. */
+void pv_config_defaults(pv_config *c, const char *port, const char *summary_file,
+                        const char *stats_file);
+
+/* Number of provider threads: the -threads entries (1 by default), or as the original the
+ * -workerThreads entries when only those were given. */
+int pv_config_threads(const pv_config *c);
+
+/* The latency update rate as a number: the update rate when it is "all". */
+int pv_config_latency_update_rate(const pv_config *c);
+
+/* -workerThreads and -threads both given with different counts is an error. Returns 0, or -1
+ * after err_set() with the "Config Error: ..." text. */
+int pv_config_check_workers(const pv_config *c);
+
+/* Checks the publishing options, in this order: -latencyUpdateRate against -updateRate and
+ * -tickRate, -preEnc with "-latencyUpdateRate all", -measureEncode without latency updates,
+ * -updateRate against -tickRate, -maxPackCount without -packBufSize. Returns 0, or -1 after
+ * err_set() with the "Config Error: ..." text. */
+int pv_config_check_feed(const pv_config *c);
+
+#endif

@@ -1,0 +1,46 @@
+#include "pv_report.h"
+
+#include <inttypes.h>
+
+void pv_report_interval_head(FILE *f, unsigned sec, int thread, int threads, unsigned interval_secs,
+                             uint64_t updates, double cpu, double mem_mb)
+{
+    if (threads <= 1)
+        fprintf(f, "%03u: ", sec);
+    else
+        fprintf(f, "%03u: Thread %d:\n  ", sec, thread);
+    fprintf(f, "UpdRate: %8" PRIu64 ", CPU: %6.2f%%, Mem: %6.2fMB\n",
+            interval_secs ? updates / interval_secs : 0, cpu, mem_mb);
+}
+
+void pv_report_interval_tail(FILE *f, uint64_t closes, uint64_t out_of_bufs, const stat_lat *encode,
+                             uint64_t msgs_packed, uint64_t buffers_sent)
+{
+    if (closes)
+        fprintf(f, "  - Received %" PRIu64 " closes.\n", closes);
+    if (out_of_bufs)
+        fprintf(f, "  - Stopped %" PRIu64 " updates due to lack of output buffers.\n", out_of_bufs);
+    if (encode->count)
+        out_console_stat(f, "Update Encode Time (usec)", encode, true, "Msgs");
+    if (buffers_sent)
+        fprintf(f, "  - Approx. avg msgs per pack: %.0f\n",
+                (double)msgs_packed / (double)buffers_sent);
+}
+
+void pv_report_our_lines(out_report *r, uint64_t out_of_bufs, double conn_secs, int update_rate,
+                         uint64_t updates)
+{
+    if (out_of_bufs)
+        out_printf(r, "  Updates stopped for lack of output buffers: %" PRIu64 "\n", out_of_bufs);
+    if (conn_secs > 0)
+        out_rate_check(r, "update", update_rate, out_rate((double)updates, conn_secs));
+}
+
+void pv_report_json_rate(json_object *o, double conn_secs, int update_rate, uint64_t updates)
+{
+    if (conn_secs <= 0)
+        return;
+    out_json_add(o, "connection_secs", out_json_double(conn_secs));
+    out_json_add(o, "offered_update_rate", json_object_new_int(update_rate));
+    out_json_add(o, "achieved_update_rate", out_json_double(out_rate((double)updates, conn_secs)));
+}
