@@ -12,6 +12,7 @@
 #ifndef RWFPERF_RWF_RDM_H
 #define RWFPERF_RWF_RDM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "rwf_dict.h"
@@ -247,5 +248,38 @@ int rwf_rdm_item_reject_text(int32_t stream_id, uint8_t domain, int reason, char
 
 /* Item close by the provider: Status, CLOSED / SUSPECT / NONE, "Stream closed". */
 int rwf_rdm_item_close_status(rwf_enc *e, int32_t stream_id, uint8_t domain);
+
+/* ---- Warm standby ------------------------------------------------------------------------ */
+
+/* The role a warm-standby consumer gives a server (WarmStandbyMode). */
+enum { RWF_WSB_ACTIVE = 0, RWF_WSB_STANDBY = 1 };
+
+enum {                          /* rwf_wsb.kind */
+       RWF_WSB_CONN_STATUS = 1, /* login stream: "ConsumerConnectionStatus" (login based) */
+       RWF_WSB_CONSUMER_STATUS, /* directory stream: "ConsumerStatus" (service based) */
+};
+
+/* A consumer's warm-standby generic message, decoded. kind 0: the message is not one. */
+typedef struct rwf_wsb {
+    int kind;            /* RWF_WSB_CONN_STATUS, RWF_WSB_CONSUMER_STATUS or 0 */
+    bool has_mode;       /* an entry carried WarmStandbyMode (not a DELETE) */
+    uint64_t mode;       /* RWF_WSB_ACTIVE or RWF_WSB_STANDBY */
+    uint16_t service_id; /* CONSUMER_STATUS: the entry's service */
+} rwf_wsb;
+
+/* Login-based role: Generic, LOGIN, HAS_MSG_KEY, key NAME "ConsumerConnectionStatus", a Map
+ * (ASCII keys, ElementList entries) with one ADD entry "WarmStandbyInfo" holding the element
+ * WarmStandbyMode UINT mode. (reactor.md 4.2: 85 bytes for stream 1.) */
+int rwf_rdm_wsb_conn_status(rwf_enc *e, int32_t stream_id, uint64_t mode);
+
+/* Service-based role of one service: Generic, SOURCE, HAS_MSG_KEY, key NAME "ConsumerStatus",
+ * a Map (UINT keys, ElementList entries) with one ADD entry keyed by the service id holding
+ * WarmStandbyMode UINT mode. (reactor.md 4.3: 61 bytes for stream 2, service 1.) */
+int rwf_rdm_wsb_consumer_status(rwf_enc *e, int32_t stream_id, uint16_t service_id, uint64_t mode);
+
+/* Decodes either message into out (out->kind 0 when m is neither: another generic message).
+ * The first entry carrying WarmStandbyMode gives mode and service. Returns RWF_OK, or
+ * RWF_E_MALFORMED with err text saying what was wrong. */
+int rwf_rdm_wsb_decode(const rwf_msg *m, rwf_wsb *out);
 
 #endif
