@@ -170,9 +170,21 @@ typedef struct rx_role {
                               * 0 never) */
     int post_ack_timeout_ms; /* watchlist: a post that asked for an ack gets a NAK after this
                               * (15000; 0 never) */
+    /* consumer with watchlist: warm standby (RX_WSB_*; 0 none). Login based: right after the
+     * login refresh (before the directory request) the layer sends ConsumerConnectionStatus
+     * with the channel's role; service based: after each directory refresh, ConsumerStatus
+     * for each service of the directory. wsb_standby: the role at the start (false: active);
+     * rx_wsb_set_role changes it. */
+    int wsb_mode;
+    bool wsb_standby;
     /* non-interactive provider: the directory refresh sent once logged in */
     const rwf_directory *directory_refresh;
 } rx_role;
+
+enum { /* rx_role.wsb_mode */
+       RX_WSB_LOGIN = 1,
+       RX_WSB_SERVICE = 2,
+};
 
 /* Fills the defaults of a role of the given kind (consumer: directory request filter 0x07,
  * timeouts 15000 ms). */
@@ -205,6 +217,14 @@ int rx_chan_fd(const rx_chan *ch);
 
 /* True between RX_CHANNEL_UP and the next RX_CHANNEL_DOWN*. */
 bool rx_is_up(const rx_chan *ch);
+
+/* Warm standby: gives the channel's server its role (standby false: active). Sent now when
+ * the channel is logged in (login based) or knows services (service based), and after every
+ * reconnect. Returns 0, or -1 (err_msg(): not a warm-standby channel, the ring is full). */
+int rx_wsb_set_role(rx_chan *ch, bool standby);
+
+/* The role last given by rx_wsb_set_role (or the role's wsb_standby). */
+bool rx_wsb_is_standby(const rx_chan *ch);
 
 /* ---- writing ---------------------------------------------------------------------------- */
 

@@ -107,6 +107,7 @@ typedef struct rx_aside {
     rx_wl *wl;
     rx_tun_set *tun; /* the channel's tunnel streams (rx_tun_int.h), NULL when none */
     uint64_t unknown_stream, req_timeouts, acks_untracked, ack_timeouts;
+    bool wsb_standby; /* warm standby: the role given to the server (rx_wsb.c) */
 } rx_aside;
 
 struct rx_chan {

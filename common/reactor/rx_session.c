@@ -67,6 +67,9 @@ int rx_session_prepare(rx_chan *ch, const rx_role *role)
         return err_push("encoding the directory refresh");
     if (role->kind == RX_ROLE_CONSUMER && !(a->svc = calloc(RX_MAX_SERVICES, sizeof(*a->svc))))
         return err_set("out of memory for the directory");
+    if (role->wsb_mode && (role->kind != RX_ROLE_CONSUMER || !role->watchlist))
+        return err_set("warm standby needs a consumer channel with the watchlist");
+    ch->a.wsb_standby = role->wsb_standby;
     if (role->kind == RX_ROLE_CONSUMER && role->watchlist && rx_wl_new(ch) != 0)
         return -1;
     return 0;

@@ -357,6 +357,8 @@ static int login_msg(rx_chan *ch, rwf_msg *m)
         return rc;
     if (open && !wl->logged_in) {
         wl->logged_in = true;
+        if (rx_wsb_after_login(ch) != 0)
+            return -1;
         if (!wl->dir_sent) {
             wl->dir_sent = true;
             if (send_directory_request(ch) != 0)
@@ -450,6 +452,8 @@ static int directory_msg(rx_chan *ch, rwf_msg *m)
     int rc = rx_deliver_msg(ch, m);
     if (rc < 0 || ch->a.closed_by_app || ch->a.state != RXA_UP)
         return rc;
+    if (rx_wsb_after_directory(ch, m) != 0)
+        return -1;
     return services_changed(ch);
 }
 

@@ -129,6 +129,16 @@ int wl_status_all(rx_chan *ch, wl_stream *s, uint8_t stream_state, uint8_t data_
 /* The service of id, or NULL when unknown. */
 wl_service *wl_service_find(rx_wl *wl, uint16_t id);
 
+/* ---- rx_wsb.c: warm standby --------------------------------------------------------------- */
+
+/* After the login refresh opened the session: ConsumerConnectionStatus (login based). Returns 0
+ * or -1. */
+int rx_wsb_after_login(rx_chan *ch);
+
+/* After a directory message was applied: ConsumerStatus per service (service based, refresh).
+ * Returns 0 or -1. */
+int rx_wsb_after_directory(rx_chan *ch, const rwf_msg *m);
+
 /* ---- rx_wl_out.c: submitting, requesting, timers ------------------------------------------ */
 
 int rx_wl_submit(rx_chan *ch, rx_buf *b, unsigned flags);
