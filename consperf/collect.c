@@ -186,6 +186,9 @@ static void fill_thread(cons_collector *c, int i, cons_stats *s)
     run_col_summary(&c->col, i, CONS_LAT_SCH, &s->overall_sched);
     run_col_summary(&c->col, i, CONS_LAT_POST_SCH, &s->post_sched);
     run_col_summary(&c->col, i, CONS_LAT_GEN_SCH, &s->genmsg_sched);
+    s->wsb_switches = atomic_load(&mt->wsb_switches);
+    s->wsb_switch_ns = atomic_load(&mt->wsb_switch_ns);
+    s->wsb_items_open = mt->wsb_items_open;
     if (run_fail_status(&mt->fail))
         snprintf(s->error, sizeof(s->error), "%s", run_fail_text(&mt->fail));
 }
@@ -217,6 +220,13 @@ static int fill_total(cons_collector *c, const cons_stats *thread, cons_stats *s
         s->genmsgs_sent += t->genmsgs_sent;
         s->genmsgs_recv += t->genmsgs_recv;
         s->genmsg_lat_sent += t->genmsg_lat_sent;
+        s->wsb_switches += t->wsb_switches;
+        s->wsb_items_open += t->wsb_items_open;
+        /* the longest switch-over; -1 (no update after a switch) wins */
+        if (t->wsb_switches && s->wsb_switch_ns >= 0)
+            s->wsb_switch_ns = t->wsb_switch_ns < 0 || t->wsb_switch_ns > s->wsb_switch_ns
+                                   ? t->wsb_switch_ns
+                                   : s->wsb_switch_ns;
     }
     s->image_end_ns = cons_collect_images_end(c->run);
     static const struct {

@@ -19,6 +19,12 @@ static const opt_name conn_types[] = {
     {NULL, 0, NULL},
 };
 
+static const opt_name wsb_modes[] = {
+    {"login", CONS_WSB_LOGIN, NULL},
+    {"service", CONS_WSB_SERVICE, NULL},
+    {NULL, 0, NULL},
+};
+
 const opt_def cons_options[] = {
     OPT_SECTION_("Connection:"),
     OPT_ENUM_("-connType", C, conn_type, conn_types, NULL, "Type of connection"),
@@ -106,11 +112,14 @@ const opt_def cons_options[] = {
              "Output buffers of the tunnel stream"),
     OPT_FLAG_("-tunnelStreamBuffersUsed", C, tunnel_bufs_used,
               "Print the tunnel stream's buffer usage at each statistics interval"),
-    OPT_REFUSED_("-startingHostName", true, "warm standby"),
-    OPT_REFUSED_("-startingPort", true, "warm standby"),
-    OPT_REFUSED_("-standbyHostName", true, "warm standby"),
-    OPT_REFUSED_("-standbyPort", true, "warm standby"),
-    OPT_REFUSED_("-warmStandbyMode", true, "warm standby"),
+    OPT_STR_("-startingHostName", C, wsb_start_host, "<host>",
+             "Warm standby: the starting (first active) server's host"),
+    OPT_STR_("-startingPort", C, wsb_start_port, "<port>", "Warm standby: its port"),
+    OPT_STR_("-standbyHostName", C, wsb_standby_host, "<host>",
+             "Warm standby: the standby server's host"),
+    OPT_STR_("-standbyPort", C, wsb_standby_port, "<port>", "Warm standby: its port"),
+    OPT_ENUM_("-warmStandbyMode", C, wsb_mode, wsb_modes, "<login|service>",
+              "Warm standby mode (default login based; needs -watchlist and the four options)"),
 
     OPT_SECTION_("WebSocket:"),
     RUN_WS_OPTION(C, ws),
@@ -157,6 +166,7 @@ void cons_config_defaults(cons_config *cfg)
     cfg->display_stats = true;
     cfg->tunnel_output_bufs = 15000;
     cfg->json_allocator_size = 64 * 1024;
+    cfg->wsb_mode = CONS_WSB_LOGIN;
 }
 
 int cons_config_threads(const cons_config *cfg)
@@ -220,6 +230,12 @@ int cons_config_check(const cons_config *c)
     if (c->tunnel && !c->reactor && !c->watchlist)
         return err_set("Config error: Should add -reactor or -watchlist to create and use special "
                        "tunnel streams.");
+    if (cons_wsb_mode(c) != CONS_WSB_NONE && !c->watchlist)
+        return err_set("Config error: -watchlist must be specified in order to use the warm "
+                       "standby feature.");
+    if (cons_wsb_mode(c) != CONS_WSB_NONE && c->tunnel)
+        return err_set("Config error: -tunnel with warm standby is not supported: the tunnel "
+                       "stream would not follow the switch to the standby server.");
     if (c->max_output_bufs != 0 && c->max_output_bufs < c->output_bufs)
         return err_set("Config Error: -maxOutputBufs %d is less than -outputBufs %d.",
                        c->max_output_bufs, c->output_bufs);
@@ -241,13 +257,16 @@ void cons_config_print(const cons_config *c, const out_extra *extra, out_report 
                                                    : "socket");
     out_input(r, w, "Hostname", "%s", c->host);
     out_input(r, w, "Port", "%s", c->port);
-    /* Warm standby is not built: the original's lines for "not configured". */
-    out_input(r, w, "Enable warm standby", "No");
-    out_input(r, w, "Warm standby mode", "None");
-    out_input(r, w, "Starting server HostName", "%s", "");
-    out_input(r, w, "Starting server Port", "%s", "");
-    out_input(r, w, "Standby server HostName", "%s", "");
-    out_input(r, w, "Standby server Port", "%s", "");
+    int wsb = cons_wsb_mode(c);
+    out_input(r, w, "Enable warm standby", "%s", out_yes_no(wsb != CONS_WSB_NONE));
+    out_input(r, w, "Warm standby mode", "%s",
+              wsb == CONS_WSB_LOGIN     ? "Login"
+              : wsb == CONS_WSB_SERVICE ? "Service"
+                                        : "None");
+    out_input(r, w, "Starting server HostName", "%s", c->wsb_start_host);
+    out_input(r, w, "Starting server Port", "%s", c->wsb_start_port);
+    out_input(r, w, "Standby server HostName", "%s", c->wsb_standby_host);
+    out_input(r, w, "Standby server Port", "%s", c->wsb_standby_port);
     out_input(r, w, "Service", "%s", c->service_name);
     char threads[2 * OPT_THREADS_LEN + 16];
     out_input(r, w, "Thread List", "%s",

@@ -31,6 +31,8 @@
 #define CONS_NAME_LEN 256
 #define CONS_PATH_LEN 512
 
+enum { CONS_WSB_NONE = 0, CONS_WSB_LOGIN = 1, CONS_WSB_SERVICE = 2 }; /* cons_config.wsb_mode */
+
 typedef struct cons_config {
     /* Connection */
     char host[CONS_NAME_LEN];           /* -h, "localhost" */
@@ -57,6 +59,14 @@ typedef struct cons_config {
     bool tunnel_auth;                   /* -tunnelAuth: OMM-login authentication inside it */
     int tunnel_output_bufs;             /* -tunnelStreamOutputBufs, 15000 */
     bool tunnel_bufs_used;              /* -tunnelStreamBuffersUsed: print the buffer usage */
+    /* Warm standby: on when the four host/port options are all given (then -watchlist is
+     * needed); -h/-p are not used then. */
+    char wsb_start_host[CONS_NAME_LEN];   /* -startingHostName */
+    char wsb_start_port[64];              /* -startingPort */
+    char wsb_standby_host[CONS_NAME_LEN]; /* -standbyHostName */
+    char wsb_standby_port[64];            /* -standbyPort */
+    int wsb_mode; /* -warmStandbyMode login|service (CONS_WSB_*, login by default): as
+                   * given; cons_wsb_mode() is the mode in force */
 
     /* Test */
     int steady_state_time;        /* -steadyStateTime, s, 300; also the image timeout */
@@ -129,5 +139,15 @@ json_object *cons_config_json(const cons_config *cfg);
 
 /* The option table (for usage and tests). */
 extern const opt_def cons_options[];
+
+/* The warm-standby mode in force: -warmStandbyMode when the four host/port options are all
+ * given (the original's rule), else CONS_WSB_NONE. */
+static inline int cons_wsb_mode(const cons_config *c)
+{
+    if (!c->wsb_start_host[0] || !c->wsb_start_port[0] || !c->wsb_standby_host[0] ||
+        !c->wsb_standby_port[0])
+        return CONS_WSB_NONE;
+    return c->wsb_mode;
+}
 
 #endif

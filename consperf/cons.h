@@ -133,6 +133,12 @@ typedef struct cons_thread {
     char tls_version[16]; /* of the encrypted connection ("" when not encrypted) */
     char tls_cipher[64];
     _Atomic uint64_t decode_sum; /* the running sum of decoded values (payload_stamps.sum) */
+    /* Warm standby: switches to the standby server, the last switch-over time (the lost
+     * server's last update to the new active's first; -1 while none came yet), the items
+     * open on the active server at the end. */
+    _Atomic uint32_t wsb_switches;
+    _Atomic int64_t wsb_switch_ns;
+    uint32_t wsb_items_open;
 } cons_thread;
 
 /* The worker thread's entry point; arg is its cons_thread. Runs until sig_stop_requested(),

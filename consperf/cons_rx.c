@@ -33,6 +33,8 @@ static int on_channel(rx_chan *ch, rx_event ev, const char *text)
 {
     cons_worker *w = rx_user(ch);
     const cons_config *cfg = w->cfg;
+    if (w->wsb)
+        return cons_wsb_channel(w, ch, ev, text);
     switch (ev) {
     case RX_CHANNEL_UP: {
         const tp_info *in = rx_info(ch);
@@ -75,12 +77,19 @@ static int on_channel(rx_chan *ch, rx_event ev, const char *text)
 static int on_admin(rx_chan *ch, const rwf_msg *m)
 {
     cons_worker *w = rx_user(ch);
+    if (w->wsb && ch != w->rch)
+        return 0; /* the standby's admin streams are the layer's business */
     return cons_on_admin(w, m) < 0 ? cons_fail(w, NULL) : 0;
 }
 
 static int on_login(rx_chan *ch, const rwf_msg *m, const rwf_login *l)
 {
-    (void)l;
+    cons_worker *w = rx_user(ch);
+    if (w->wsb) {
+        int rc = cons_wsb_login(w, ch, m, l);
+        if (rc <= 0)
+            return rc;
+    }
     return on_admin(ch, m);
 }
 
@@ -94,6 +103,8 @@ static int on_directory(rx_chan *ch, const rwf_msg *m, const rwf_service *svc, u
 static int on_msg(rx_chan *ch, const rwf_msg *m)
 {
     cons_worker *w = rx_user(ch);
+    if (w->wsb && !cons_wsb_item(w, ch, m))
+        return 0; /* the standby's */
     if (__builtin_expect(!w->dict, 0)) {
         err_set("item message on stream %d before the dictionary", (int)m->stream_id);
         return cons_fail(w, NULL);
@@ -135,10 +146,14 @@ static int open_channel(cons_worker *w)
     role.login = &l;
     role.watchlist = w->watchlist;
     role.dictionary_download = !w->watchlist && w->dict_have != CONS_HAVE_BOTH;
+    w->wsb = cons_wsb_mode(cfg);
+    role.wsb_mode = w->wsb == CONS_WSB_LOGIN     ? RX_WSB_LOGIN
+                    : w->wsb == CONS_WSB_SERVICE ? RX_WSB_SERVICE
+                                                 : 0;
     rx_conn_opts co;
     rx_conn_opts_init(&co);
-    co.tp.host = cfg->host;
-    co.tp.port = cfg->port;
+    co.tp.host = w->wsb ? cfg->wsb_start_host : cfg->host;
+    co.tp.port = w->wsb ? cfg->wsb_start_port : cfg->port;
     co.tp.interface = cfg->interface_name[0] ? cfg->interface_name : NULL;
     co.tp.guaranteed_output_buffers = (uint32_t)cfg->output_bufs;
     co.tp.max_output_buffers = (uint32_t)cfg->max_output_bufs;
@@ -151,7 +166,8 @@ static int open_channel(cons_worker *w)
     co.high_water_mark = cfg->high_water_mark > 0 ? (uint32_t)cfg->high_water_mark : 0;
     if (rx_connect(w->rx, &co, &role, w, &w->rch) != 0)
         return cons_fail(w, "connecting");
-    return 0;
+    w->wsb_start = w->rch;
+    return w->wsb ? cons_wsb_open_standby(w, &co, &role) : 0;
 }
 
 /* Waits for the reactor until the next tick is due and dispatches what it has. Returns 0, or
@@ -198,6 +214,8 @@ void cons_rx_run(cons_worker *w)
         }
     }
     cons_tun_close(w);
+    if (w->wsb)
+        cons_wsb_end(w);
     rx_destroy(w->rx);
     w->rx = NULL;
     w->rch = NULL;

@@ -60,6 +60,21 @@ static void lat_or(out_report *r, const char *name, const char *sched_name, cons
 
 /* The lines of "Test Statistics" that depend on the configuration, shared by the CLIENT and
  * OVERALL blocks; `overall` selects the two places where ConsPerf's blocks differ. */
+/* Warm standby (ours: the original reports none of it): switches, the switch-over time (the
+ * lost server's last update to the new active server's first), items open at the end. */
+static void wsb_lines(out_report *r, const cons_config *cfg, const cons_stats *s)
+{
+    if (cons_wsb_mode(cfg) == CONS_WSB_NONE)
+        return;
+    out_printf(r, "  Warm standby switch-overs: %" PRIu32 "\n", s->wsb_switches);
+    if (s->wsb_switches && s->wsb_switch_ns >= 0)
+        out_printf(r, "  Warm standby switch-over time (msec): %.3f\n",
+                   (double)s->wsb_switch_ns / 1e6);
+    else if (s->wsb_switches)
+        out_printf(r, "  Warm standby switch-over time (msec): no update after the switch\n");
+    out_printf(r, "  Items open on the active server: %" PRIu32 "\n", s->wsb_items_open);
+}
+
 static void test_statistics(out_report *r, const cons_config *cfg, const cons_stats *s,
                             const cons_derived *d, int conns, bool overall)
 {
@@ -69,6 +84,7 @@ static void test_statistics(out_report *r, const cons_config *cfg, const cons_st
                "  Refreshes received: %" PRIu64 "\n"
                "  Updates received: %" PRIu64 "\n",
                s->requests, s->refreshes, s->startup_updates + s->steady_updates);
+    wsb_lines(r, cfg, s);
     if (cfg->posting_rate)
         out_printf(r, "  Posts sent: %" PRIu64 "\n", s->posts_sent);
     if (cfg->generic_msg_rate)
@@ -316,6 +332,14 @@ static json_object *stats_json(const cons_config *cfg, const cons_stats *s, uint
     out_json_add(o, "genmsgs_received", json_object_new_uint64(s->genmsgs_recv));
     out_json_add(o, "genmsg_latencies_sent", json_object_new_uint64(s->genmsg_lat_sent));
     out_json_add(o, "steady_state_reached", json_object_new_boolean(s->image_end_ns != 0));
+    if (cons_wsb_mode(cfg) != CONS_WSB_NONE) {
+        out_json_add(o, "wsb_switches", json_object_new_int64(s->wsb_switches));
+        out_json_add(o, "wsb_switch_over_ms",
+                     s->wsb_switches && s->wsb_switch_ns >= 0
+                         ? out_json_double((double)s->wsb_switch_ns / 1e6)
+                         : NULL);
+        out_json_add(o, "wsb_items_open", json_object_new_int64(s->wsb_items_open));
+    }
     out_json_add(o, "startup_secs", out_json_double(d.startup_secs));
     out_json_add(o, "steady_secs", out_json_double(d.steady_secs));
     out_json_add(o, "overall_secs", out_json_double(d.overall_secs));

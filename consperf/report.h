@@ -58,6 +58,13 @@ typedef struct cons_stats {
     stat_lat post_sched;
     stat_lat genmsg_sched;
 
+    /* Warm standby: switches to the standby server, the last switch-over time in ns (the lost
+     * server's last update to the new active server's first; -1: no update after it), items
+     * open on the active server at the end. */
+    uint32_t wsb_switches;
+    int64_t wsb_switch_ns;
+    uint32_t wsb_items_open;
+
     char error[512]; /* why this connection failed, "" when it did not */
 } cons_stats;
 

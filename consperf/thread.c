@@ -372,6 +372,8 @@ int cons_tick_sends(cons_worker *w)
             if (cons_send_requests(w, tick_burst(&w->tk, (uint64_t)cfg->request_rate)) < 0)
                 return cons_fail(w, "sending item requests");
         }
+        if (w->sby && w->sby_next < w->next_request && cons_wsb_requests(w) < 0)
+            return cons_fail(w, NULL);
         if (w->image_end_ns) {
             int64_t sched = tick_deadline(&w->tk);
             if (w->post_n && cfg->posting_rate) {

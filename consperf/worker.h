@@ -52,6 +52,15 @@ typedef struct cons_worker {
     struct rx_tbuf *tbuf;  /* the tunnel buffer being written */
     bool out_channel;      /* admin messages: on the channel even with a tunnel */
 
+    /* Warm standby (cons_wsb.c): rch is the active server's channel, sby the other one. */
+    int wsb;                  /* CONS_WSB_* in force (NONE: one channel) */
+    rx_chan *sby;             /* the standby server's channel (NULL: none, or dropped) */
+    rx_chan *wsb_start;       /* the starting server's channel (names the servers) */
+    uint32_t sby_next;        /* items requested from the standby so far (list order) */
+    int64_t wsb_last_ns;      /* when the last update from the active server came */
+    int64_t wsb_lost_last_ns; /* at a switch: the lost server's last update */
+    bool wsb_wait_first;      /* switched: waiting for the new active server's first update */
+
     /* Session */
     bool logged_in;    /* the first login response came */
     bool have_service; /* -serviceName is up and accepting requests */
@@ -184,6 +193,34 @@ bool cons_idle(const cons_worker *w);
 /* How long the loop may sleep when its ticks have nothing to send: the ticks it slept through
  * then run back to back, which only does housekeeping. Saves a wake-up per tick. */
 #define CONS_IDLE_WAIT_NS (10 * 1000000LL)
+
+/* ---- cons_wsb.c --------------------------------------------------------------------------- */
+
+/* Opens the standby server's channel on the thread's reactor (the active one is open), with
+ * the same role and settings as the active's: co and role are the active's. Returns 0, or -1
+ * after cons_fail(). */
+int cons_wsb_open_standby(cons_worker *w, rx_conn_opts *co, rx_role *role);
+
+/* Channel events of either warm-standby channel: the console lines, the promotion of the
+ * standby when the active server is lost. Returns 0, or -1 after cons_fail(). */
+int cons_wsb_channel(cons_worker *w, rx_chan *ch, rx_event ev, const char *text);
+
+/* A login message of either channel: a refresh must advertise warm standby (SupportStandby 1,
+ * SupportStandbyMode overlapping the mode when present); a server that does not is dropped
+ * (the active: the thread fails). Returns 1 when the message is for the tool's handlers (the
+ * active's), 0 when handled here, -1 after cons_fail(). */
+int cons_wsb_login(cons_worker *w, rx_chan *ch, const rwf_msg *m, const rwf_login *l);
+
+/* Requests from the standby the items requested from the active so far (it keeps them
+ * across its reconnects). Returns 0, or -1 (err_msg() set). */
+int cons_wsb_requests(cons_worker *w);
+
+/* An item message of either channel: 1 when it is the active's (for cons_on_item; an update's
+ * arrival is timed for the switch-over time), 0 when the standby's (dropped). */
+int cons_wsb_item(cons_worker *w, rx_chan *ch, const rwf_msg *m);
+
+/* At the end: what the thread publishes about the standby (items open on the active). */
+void cons_wsb_end(cons_worker *w);
 
 /* ---- cons_tun.c --------------------------------------------------------------------------- */
 

@@ -96,6 +96,10 @@ const opt_def prov_options[] = {
     OPT_SECTION_("Ours, beyond the ETA tools' options:"),
     OPT_STR_("-histogramLog", C, pv.histogram_log, "<base>",
              "HdrHistogram interval log of every latency kind (ours): <base><thread>.hlog"),
+    OPT_FLAG_("-supportStandby", C, support_standby,
+              "Advertise warm standby in the login refresh (SupportStandby 1, SupportStandbyMode "
+              "3: login and service based), so that warm-standby consumers accept this server "
+              "(ours)"),
     OPT_END_,
 };
 

@@ -37,6 +37,8 @@ typedef struct prov_config {
     int max_output_bufs;    /* -maxOutputBufs, 5000 */
     int max_fragment_size;  /* -maxFragmentSize, 6144 */
     int compression_level;  /* -compressionLevel, 0..9, 0 (as the original) */
+    bool support_standby;   /* -supportStandby (ours): warm standby advertised in the login
+                             * refresh (a consumer's role is honoured in any case) */
 
     /* Test */
     int generic_msg_rate;         /* -genericMsgRate, per connection, 0 */

@@ -7,6 +7,7 @@
 
 #include "err.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,8 +16,33 @@ static int enc_login(rwf_enc *e, const void *arg)
     return rwf_rdm_login_refresh(e, (const rwf_login *)arg);
 }
 
+/* A warm-standby consumer's role message (ConsumerConnectionStatus on the login stream, or
+ * ConsumerStatus for our service on the directory stream): as standby, the channel's items
+ * get no updates until it is made active. Other generic messages are ignored. */
+static int wsb_role(prov_thread *th, pv_sess *s, const rwf_msg *m)
+{
+    rwf_wsb w;
+    if (rwf_rdm_wsb_decode(m, &w) != RWF_OK) {
+        printf("Received a malformed warm standby message: %s\n", err_msg());
+        fflush(stdout);
+        return 0;
+    }
+    if (!w.kind || !w.has_mode)
+        return 0;
+    if (w.kind == RWF_WSB_CONSUMER_STATUS && w.service_id != th->app->service.id)
+        return 0;
+    s->standby = w.mode == RWF_WSB_STANDBY;
+    printf("Received %s: this server is the %s (WarmStandbyMode %" PRIu64 ").\n",
+           w.kind == RWF_WSB_CONN_STATUS ? "ConsumerConnectionStatus" : "ConsumerStatus",
+           s->standby ? "standby" : "active", w.mode);
+    fflush(stdout);
+    return 0;
+}
+
 int prov_admin_login(prov_thread *th, pv_sess *s, const rwf_msg *m)
 {
+    if (m->msg_class == RWF_MC_GENERIC)
+        return wsb_role(th, s, m);
     rwf_login req;
     if (rwf_rdm_login_decode(m, &req) != RWF_OK) {
         printf("rsslDecodeRDMLoginMsg() failed: %s\n", err_msg());
@@ -37,6 +63,12 @@ int prov_admin_login(prov_thread *th, pv_sess *s, const rwf_msg *m)
         r.user = req.user;
         r.flags = RWF_LOGIN_HAS_APP_ID | RWF_LOGIN_HAS_APP_NAME | RWF_LOGIN_HAS_POSITION |
                   RWF_LOGIN_HAS_SINGLE_OPEN | RWF_LOGIN_HAS_SUPPORT_POST | RWF_LOGIN_SOLICITED;
+        if (th->app->cfg.support_standby) {
+            /* Beyond the original (-supportStandby): warm standby, login and service based. */
+            r.flags |= RWF_LOGIN_HAS_SUPPORT_STANDBY | RWF_LOGIN_HAS_SUPPORT_STANDBY_MODE;
+            r.support_standby = 1;
+            r.support_standby_mode = 3;
+        }
         r.state.stream_state = RWF_STREAM_OPEN;
         r.state.data_state = RWF_DATA_OK;
         r.state.code = RWF_SC_NONE;
@@ -64,6 +96,8 @@ static int enc_directory(rwf_enc *e, const void *arg)
 int prov_admin_directory(prov_thread *th, pv_sess *s, const rwf_msg *m)
 {
     switch (m->msg_class) {
+    case RWF_MC_GENERIC:
+        return wsb_role(th, s, m);
     case RWF_MC_REQUEST: {
         printf("Received Directory Request.\n\n");
         fflush(stdout);

@@ -88,12 +88,16 @@ static inline int send_burst(pv_sess *s, const pv_feed *f, pv_stats *st, uint64_
 int pv_burst_updates(pv_sess *s, const pv_feed *f, pv_stats *st, uint64_t n, int64_t lat_pos,
                      int64_t sched_ns)
 {
+    if (s->standby)
+        return 0; /* a warm-standby consumer's standby: nothing until it is made active */
     return send_burst(s, f, st, n, lat_pos, sched_ns, KIND_UPDATE);
 }
 
 int pv_burst_generics(pv_sess *s, const pv_feed *f, pv_stats *st, uint64_t n, int64_t lat_pos,
                       int64_t sched_ns)
 {
+    if (s->standby)
+        return 0;
     return send_burst(s, f, st, n, lat_pos, sched_ns, KIND_GENERIC);
 }
 

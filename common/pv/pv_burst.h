@@ -80,6 +80,9 @@ typedef struct pv_sess {
     rx_tunnel *tun;                   /* a consumer's tunnel stream on the channel, or NULL */
     bool tun_open;                    /* open: the item traffic goes inside (out writes to it) */
     bool tun_auth_wait;               /* its login (authentication) is not answered yet */
+    bool standby; /* a warm-standby consumer made this server its standby: items are opened
+                   * and refreshed, but no updates or generic messages go out until it is
+                   * made active again */
 } pv_sess;
 
 /* A send stamp now, in the feed's unit. */
@@ -95,7 +98,7 @@ static inline uint64_t pv_feed_unit(const pv_feed *f, int64_t ns)
  * Sends n updates on session s. lat_pos is the burst's latency position (lra_next()/lra_at(), or
  * LRA_NONE), sched_ns the scheduled time of the burst (the tick deadline). Returns 0,
  * TP_ENOBUFS (the rest of the burst was dropped and counted) or TP_EFAIL. Does nothing when the
- * update ring is empty.
+ * update ring is empty, or when s is a warm-standby consumer's standby (s->standby).
  */
 int pv_burst_updates(pv_sess *s, const pv_feed *f, pv_stats *st, uint64_t n, int64_t lat_pos,
                      int64_t sched_ns);

@@ -313,8 +313,7 @@ static void test_refused(void **state)
 {
     (void)state;
     const char *const cases[][3] = {
-        {"-startingHostName", "a"}, {"-startingPort", "1"},        {"-standbyHostName", "b"},
-        {"-standbyPort", "2"},      {"-warmStandbyMode", "login"}, {"-connType", "http"},
+        {"-connType", "http"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         run r;
@@ -323,6 +322,47 @@ static void test_refused(void **state)
             fail_msg("case %zu (%s): status %d, \"%s\"", i, cases[i][0], r.status, r.err.text);
         run_free(&r);
     }
+}
+
+/* Warm standby: on only with the four host/port options (login based by default), then it
+ * needs -watchlist (the original's message) and refuses -tunnel; the mode words; the input
+ * lines. */
+static void test_warm_standby_options(void **state)
+{
+    (void)state;
+    run r;
+    PARSE(&r, "-watchlist", "-startingHostName", "a", "-startingPort", "1", "-standbyHostName", "b",
+          "-warmStandbyMode", "service");
+    assert_int_equal(r.status, OPT_CONTINUE);
+    assert_int_equal(cons_wsb_mode(&r.cfg), CONS_WSB_NONE); /* -standbyPort missing */
+    run_free(&r);
+    PARSE(&r, "-watchlist", "-startingHostName", "a", "-startingPort", "1", "-standbyHostName", "b",
+          "-standbyPort", "2");
+    assert_int_equal(r.status, OPT_CONTINUE);
+    assert_int_equal(cons_wsb_mode(&r.cfg), CONS_WSB_LOGIN);
+    assert_string_equal(r.cfg.wsb_start_host, "a");
+    assert_string_equal(r.cfg.wsb_standby_port, "2");
+    run_free(&r);
+    PARSE(&r, "-watchlist", "-startingHostName", "a", "-startingPort", "1", "-standbyHostName", "b",
+          "-standbyPort", "2", "-warmStandbyMode", "service");
+    assert_int_equal(cons_wsb_mode(&r.cfg), CONS_WSB_SERVICE);
+    run_free(&r);
+    PARSE(&r, "-startingHostName", "a", "-startingPort", "1", "-standbyHostName", "b",
+          "-standbyPort", "2");
+    assert_int_equal(r.status, OPT_EXIT_INVALID);
+    assert_non_null(strstr(
+        r.err.text,
+        "Config error: -watchlist must be specified in order to use the warm standby feature."));
+    run_free(&r);
+    PARSE(&r, "-watchlist", "-tunnel", "-startingHostName", "a", "-startingPort", "1",
+          "-standbyHostName", "b", "-standbyPort", "2");
+    assert_int_equal(r.status, OPT_EXIT_INVALID);
+    assert_non_null(strstr(r.err.text, "-tunnel with warm standby is not supported"));
+    run_free(&r);
+    PARSE(&r, "-watchlist", "-warmStandbyMode", "hot");
+    assert_int_equal(r.status, OPT_EXIT_INVALID);
+    assert_non_null(strstr(r.err.text, "hot"));
+    run_free(&r);
 }
 
 /* -tunnel needs -reactor or -watchlist (the original's message); the other tunnel options. */
@@ -649,6 +689,7 @@ int main(void)
         cmocka_unit_test(test_invalid),
         cmocka_unit_test(test_boundaries_accepted),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_warm_standby_options),
         cmocka_unit_test(test_tls_settings),
         cmocka_unit_test(test_usage),
         cmocka_unit_test(test_histogram_log),

@@ -440,7 +440,8 @@ static void test_random_command_lines(void **state)
     tt_random_command_lines(init_any, prov_options, 3000);
 }
 
-/* -histogramLog (ours): none by default, a base name, listed after the original's options. */
+/* -histogramLog (ours): none by default, a base name, listed after the original's options;
+ * -supportStandby (ours, off by default) after it. */
 static void test_histogram_log(void **state)
 {
     (void)state;
@@ -457,7 +458,9 @@ static void test_histogram_log(void **state)
     const char *ours = strstr(r.out.text, "  -histogramLog ");
     assert_non_null(ours);
     for (const opt_def *d = prov_options; d->name || d->kind == OPT_SECTION; d++) {
-        if (!d->name || d->kind == OPT_REFUSED || strcmp(d->name, "-histogramLog") == 0)
+        if (d->name && strcmp(d->name, "-histogramLog") == 0)
+            break; /* ours from here on */
+        if (!d->name || d->kind == OPT_REFUSED)
             continue;
         /* "  -name <arg>" or "  -name, -alias" */
         char line[64];
@@ -469,6 +472,14 @@ static void test_histogram_log(void **state)
         if (!at || at > ours)
             fail_msg("%s is not listed before -histogramLog", d->name);
     }
+    assert_true(strstr(r.out.text, "  -supportStandby ") > ours);
+    run_free(&r);
+    parse_args(&r, NULL);
+    assert_false(r.cfg.support_standby);
+    run_free(&r);
+    PARSE(&r, "-supportStandby");
+    assert_int_equal(r.status, OPT_CONTINUE);
+    assert_true(r.cfg.support_standby);
     run_free(&r);
 }
 

@@ -1,0 +1,193 @@
+/*
+ * ConsPerf -watchlist with warm standby (-startingHostName, -startingPort, -standbyHostName,
+ * -standbyPort, -warmStandbyMode login|service; reactor.md 4).
+ *
+ * The thread opens two watchlist channels on its reactor: the starting server's, active, and
+ * the standby server's. The layer tells each server its role (ConsumerConnectionStatus on the
+ * login stream, or ConsumerStatus per service on the directory stream: rx_wsb_set_role). Each
+ * server's login refresh must advertise warm standby (SupportStandby 1, and SupportStandbyMode
+ * overlapping the mode when present), else that server is dropped with the original's text.
+ * Items are requested from both (the watchlist keeps them across reconnects); only the active
+ * server's messages reach the tool; posts and generic messages go to the active one. When the
+ * active server is lost and the standby is up, the standby is made active at once (its items
+ * are open already: nothing is requested again) and the lost one becomes the standby: the
+ * layer reconnects it (1 s, 2 s, 4 s apart, then every 5 s), tells it "standby" and requests
+ * the items again. The switch-over time is the lost server's last update to the new active
+ * server's first. Both servers lost ends the test.
+ */
+#include "worker.h"
+
+#include "clk.h"
+#include "err.h"
+#include "run_chan.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The server a channel talks to, as "host:port". */
+static const char *server(const cons_worker *w, const rx_chan *ch, char *buf, size_t cap)
+{
+    const cons_config *c = w->cfg;
+    if (ch == w->wsb_start)
+        snprintf(buf, cap, "%s:%s", c->wsb_start_host, c->wsb_start_port);
+    else
+        snprintf(buf, cap, "%s:%s", c->wsb_standby_host, c->wsb_standby_port);
+    return buf;
+}
+
+int cons_wsb_open_standby(cons_worker *w, rx_conn_opts *co, rx_role *role)
+{
+    co->tp.host = w->cfg->wsb_standby_host;
+    co->tp.port = w->cfg->wsb_standby_port;
+    role->wsb_standby = true;
+    if (rx_connect(w->rx, co, role, w, &w->sby) != 0)
+        return cons_fail(w, "connecting to the standby server");
+    return 0;
+}
+
+/* Makes the standby active after the active server was lost. Returns 0 or -1. */
+static int promote(cons_worker *w, const char *text)
+{
+    char lost[320], now[320];
+    server(w, w->rch, lost, sizeof(lost));
+    if (!w->sby || !rx_is_up(w->sby)) {
+        err_set("connection to %s lost (%s) and the standby server is not up", lost,
+                text ? text : "");
+        return cons_fail(w, NULL);
+    }
+    rx_chan *old = w->rch;
+    w->rch = w->sby;
+    w->sby = old;
+    w->sby_next = w->next_request; /* its watchlist keeps every request made to it */
+    if (rx_wsb_set_role(w->rch, false) != 0 || rx_wsb_set_role(old, true) != 0)
+        return cons_fail(w, "telling the servers their roles");
+    rx_flush(w->rch);
+    w->wsb_lost_last_ns = w->wsb_last_ns;
+    w->wsb_wait_first = true;
+    atomic_fetch_add(&w->t->wsb_switches, 1);
+    atomic_store(&w->t->wsb_switch_ns, -1);
+    printf("Warm standby: connection to %s lost; %s is the active server now.\n", lost,
+           server(w, w->rch, now, sizeof(now)));
+    fflush(stdout);
+    return 0;
+}
+
+int cons_wsb_channel(cons_worker *w, rx_chan *ch, rx_event ev, const char *text)
+{
+    bool active = ch == w->rch;
+    switch (ev) {
+    case RX_CHANNEL_UP:
+        printf("Connected ");
+        run_channel_info_print(stdout, rx_chan_fd(ch), rx_info(ch));
+        break;
+    case RX_CHANNEL_READY:
+        if (active)
+            cons_print_msg_sizes(w);
+        break;
+    case RX_CHANNEL_WARNING:
+        printf("Received warning for Channel fd=%d.\n\tError text: %s\n\n", rx_chan_fd(ch), text);
+        break;
+    case RX_CHANNEL_DOWN_RECONNECTING:
+        printf("Connection down, reconnecting.  Channel fd=%d\n", rx_chan_fd(ch));
+        if (text && text[0])
+            printf("\tError text: %s\n\n", text);
+        fflush(stdout);
+        if (active && w->have_service)
+            return promote(w, text) < 0 ? -1 : 0;
+        break; /* the standby, or before the start: the layer keeps trying */
+    case RX_CHANNEL_DOWN:
+        printf("Connection down: Channel fd=%d.\n", rx_chan_fd(ch));
+        if (text && text[0])
+            printf("\tError text: %s\n\n", text);
+        fflush(stdout);
+        if (!active) {
+            w->sby = NULL;
+            break;
+        }
+        if (promote(w, text) < 0)
+            return -1;
+        w->sby = NULL; /* the lost one is closed for good */
+        break;
+    }
+    fflush(stdout);
+    return 0;
+}
+
+int cons_wsb_login(cons_worker *w, rx_chan *ch, const rwf_msg *m, const rwf_login *l)
+{
+    bool active = ch == w->rch;
+    if (!l || m->msg_class != RWF_MC_REFRESH || m->state.stream_state != RWF_STREAM_OPEN)
+        return active ? 1 : 0;
+    unsigned want = w->wsb == CONS_WSB_LOGIN ? 1u : 2u;
+    const char *why = NULL;
+    if (!(l->flags & RWF_LOGIN_HAS_SUPPORT_STANDBY) || l->support_standby != 1)
+        why = "The login response doesn't support warm standby functionality.";
+    else if ((l->flags & RWF_LOGIN_HAS_SUPPORT_STANDBY_MODE) && !(l->support_standby_mode & want))
+        why = "The warm standby mode of the login response doesn't match the configured mode.";
+    if (!why)
+        return active ? 1 : 0;
+    printf("Connection down: Channel fd=%d.\n\tError text: %s\n\n", rx_chan_fd(ch), why);
+    fflush(stdout);
+    if (active) {
+        char name[320];
+        err_set("%s: %s", server(w, ch, name, sizeof(name)), why);
+        return cons_fail(w, NULL);
+    }
+    rx_close(ch); /* the run goes on without a standby */
+    w->sby = NULL;
+    return 0;
+}
+
+int cons_wsb_requests(cons_worker *w)
+{
+    while (w->sby && w->sby_next < w->next_request) {
+        uint32_t i = w->sby_next;
+        const cons_item *it = &w->items[i];
+        rwf_msg m;
+        memset(&m, 0, sizeof(m));
+        m.msg_class = RWF_MC_REQUEST;
+        m.domain = it->def->domain;
+        m.container_type = RWF_DT_NO_DATA;
+        m.stream_id = (int32_t)(CONS_ITEM_STREAM_START + i);
+        m.flags =
+            (it->streaming ? RWF_RQMF_STREAMING : 0) | (it->generic ? RWF_RQMF_PRIVATE_STREAM : 0);
+        if (w->has_qos) {
+            m.flags |= RWF_RQMF_HAS_QOS;
+            m.qos = w->qos;
+        }
+        m.key.flags = RWF_MKF_HAS_SERVICE_ID | RWF_MKF_HAS_NAME;
+        m.key.service_id = w->service_id;
+        m.key.name = rwf_buf_make(it->def->name, it->def->name_len);
+        int rc = rx_submit_msg(w->sby, &m);
+        if (rc == TP_ENOBUFS)
+            return 0; /* the rest at the next tick */
+        if (rc < 0)
+            return err_push("requesting item %u from the standby server", i);
+        w->sby_next++;
+    }
+    return 0;
+}
+
+int cons_wsb_item(cons_worker *w, rx_chan *ch, const rwf_msg *m)
+{
+    if (ch != w->rch)
+        return 0;
+    if (m->msg_class == RWF_MC_UPDATE) {
+        int64_t now = clk_ns();
+        if (__builtin_expect(w->wsb_wait_first, 0)) {
+            w->wsb_wait_first = false;
+            atomic_store(&w->t->wsb_switch_ns, w->wsb_lost_last_ns ? now - w->wsb_lost_last_ns : 0);
+        }
+        w->wsb_last_ns = now;
+    }
+    return 1;
+}
+
+void cons_wsb_end(cons_worker *w)
+{
+    rx_stats st;
+    if (!w->rch)
+        return;
+    rx_get_stats(w->rch, &st);
+    w->t->wsb_items_open = st.wl_requests;
+}

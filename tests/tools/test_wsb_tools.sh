@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# ConsPerf -watchlist with warm standby, on loopback (our ProvPerf advertises warm standby with
+# -supportStandby):
+#   ours   two of our ProvPerf behind our ConsPerf, login and service based: each provider is
+#          told its role (its console line), the standby sends no updates while standby; the
+#          active one is killed (SIGKILL, by PID) mid-run: ConsPerf ends with status 0, every
+#          image, updates after the switch from the other provider, every item open on it,
+#          one switch-over and its time in the summary and the JSON summary. A standby that
+#          never comes up: the run completes on the active one (no switch). Providers without
+#          -supportStandby: refused with the original's reason. Both providers
+#          lost: a clear error, non-zero status. The options need -watchlist (exit 2 with the
+#          original's message); an unknown mode is refused.
+#   orig   (RWFPERF_ORIG_BIN set) the original ConsPerf behind two of our ProvPerf, both modes,
+#          the active one killed: status 0, every image, updates from the other provider; our
+#          ConsPerf against two original ProvPerf: refused with the original's reason (their
+#          login refresh does not advertise warm standby).
+# Usage: test_wsb_tools.sh ours|orig
+set -euo pipefail
+what=${1:-ours}
+bin=${RWFPERF_BIN:?RWFPERF_BIN names the folder of the executables}
+src=${RWFPERF_SOURCE_DIR:?}
+if [ "$what" = orig ] && { [ -z "${RWFPERF_ORIG_BIN:-}" ] || [ ! -x "$RWFPERF_ORIG_BIN/ConsPerf" ]; }; then
+    echo "SKIP: RWFPERF_ORIG_BIN does not name a folder with the original tools"
+    exit 77
+fi
+orig=${RWFPERF_ORIG_BIN:-}
+dir=$(mktemp -d /tmp/rwfperf_wsb_tools.XXXXXX)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$dir"' EXIT
+cd "$dir"
+cp "$src/data/RDMFieldDictionary" "$src/data/enumtype.def" "$src/data/MsgData.xml" .
+items=500
+"$src/data/gen_items.sh" $items > 350k.xml
+fails=0
+ok() { echo "ok: $*"; }
+bad() { echo "FAILED: $*"; fails=$((fails + 1)); }
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+has() { grep -qF -- "$2" "$1"; }
+num() { sed -n "s/^  $2: \([0-9.]*\)\$/\1/p" "$1" | head -1; }
+# The UpdRate of a provider's per-second console line NNN.
+upd_at() { sed -n "s/^$2: UpdRate: *\([0-9]*\),.*/\1/p" "$1" | head -1; }
+
+# run PROV-BIN CONS-BIN LABEL MODE KILL: two providers (A starting, B standby), the consumer
+# with warm standby; KILL: "a" kills A 5 s after the providers started, "ab" both, "" none.
+# B_PORT_DEAD=1: nothing listens on B's port. Sets rc (ConsPerf's status).
+# shellcheck disable=SC2086
+run() {
+    local pa pb ppa ppb="" cp PROV_WSB=""
+    # ours advertise warm standby with -supportStandby (NO_SUPPORT=1: without it)
+    [ "$1" != "$bin" ] || [ "${NO_SUPPORT:-0}" = 1 ] || PROV_WSB=-supportStandby
+    pa=$(free_port)
+    pb=$(free_port)
+    "$1/ProvPerf" $PROV_WSB -p "$pa" -runTime 40 -updateRate 1000 -writeStatsInterval 1 \
+        -summaryFile "provA_$3.sum" -statsFile "provA_$3_" > "provA_$3.out" 2>&1 &
+    ppa=$!
+    if [ "${B_PORT_DEAD:-0}" != 1 ]; then
+        "$1/ProvPerf" $PROV_WSB -p "$pb" -runTime 40 -updateRate 1000 -writeStatsInterval 1 \
+            -summaryFile "provB_$3.sum" -statsFile "provB_$3_" > "provB_$3.out" 2>&1 &
+        ppb=$!
+    fi
+    sleep 1
+    "$2/ConsPerf" -watchlist -itemCount $items -steadyStateTime 9 -startingHostName 127.0.0.1 \
+        -startingPort "$pa" -standbyHostName 127.0.0.1 -standbyPort "$pb" -warmStandbyMode "$4" \
+        -summaryFile "cons_$3.sum" -statsFile "cons_$3_" > "cons_$3.out" 2>&1 &
+    cp=$!
+    sleep 4
+    case "$5" in
+    a) kill -KILL "$ppa" ;;
+    ab) kill -KILL "$ppa" ${ppb:+"$ppb"} ;;
+    esac
+    rc=0
+    local waited=0
+    while kill -0 "$cp" 2>/dev/null && [ $waited -lt 60 ]; do sleep 1; waited=$((waited + 1)); done
+    kill -KILL "$cp" 2>/dev/null || true
+    wait "$cp" || rc=$?
+    kill -INT "$ppa" ${ppb:+"$ppb"} 2>/dev/null || true
+    wait "$ppa" 2>/dev/null || true
+    [ -z "$ppb" ] || wait "$ppb" 2>/dev/null || true
+}
+
+role_line() { # role_line MODE: the name of the role message of the mode
+    [ "$1" = login ] && echo ConsumerConnectionStatus || echo ConsumerStatus
+}
+
+if [ "$what" = ours ]; then
+    for mode in login service; do
+        l=$mode
+        run "$bin" "$bin" "$l" "$mode" a
+        msg=$(role_line "$mode")
+        sw=$(num "cons_$l.sum" "Warm standby switch-over time (msec)")
+        open=$(num "cons_$l.sum" "Items open on the active server")
+        after=$(num "provB_$l.sum" "Updates sent")
+        early=$(upd_at "provB_$l.out" 002)
+        active_early=$(upd_at "provA_$l.out" 002)
+        echo "$mode: status $rc, switch-over ${sw:-none} ms, items open ${open:-none}," \
+            "standby updates in second 2: ${early:-none} (active: ${active_early:-none})," \
+            "updates from the standby: ${after:-none}"
+        if [ "$rc" = 0 ] && has "cons_$l.sum" "Refreshes received: $items" &&
+            has "cons_$l.sum" "Warm standby switch-overs: 1" && [ -n "$sw" ] &&
+            [ "${open:-0}" = $items ] && [ "${after:-0}" -ge 2000 ]; then
+            ok "$mode: the standby took over: every item open, updates after the switch"
+        else
+            bad "$mode: status $rc"; tail -30 "cons_$l.out"
+        fi
+        if [ "${early:-x}" = 0 ] && [ "${active_early:-0}" -gt 0 ]; then
+            ok "$mode: no updates from the standby while standby"
+        else
+            bad "$mode: standby sent ${early:-?} updates/s in second 2 (active ${active_early:-?})"
+        fi
+        expect_lines() {
+            local f=$1 miss=""
+            shift
+            for line in "$@"; do has "$f" "$line" || miss="$miss [$line]"; done
+            [ -z "$miss" ] && ok "$mode: $f" || { bad "$mode: $f: missing$miss"; tail -30 "$f"; }
+        }
+        expect_lines "provA_$l.out" "Received $msg: this server is the active (WarmStandbyMode 0)."
+        expect_lines "provB_$l.out" "Received $msg: this server is the standby (WarmStandbyMode 1)." \
+            "Received $msg: this server is the active (WarmStandbyMode 0)."
+        Mode=$([ "$mode" = login ] && echo Login || echo Service)
+        expect_lines "cons_$l.out" "     Enable warm standby: Yes" \
+            "       Warm standby mode: $Mode" "is the active server now." \
+            "  Warm standby switch-overs: 1"
+        if python3 - "cons_$l.sum.json" <<'EOF'; then
+import json, sys
+o = json.load(open(sys.argv[1]))["results"]["overall"]
+assert o["wsb_switches"] == 1 and o["wsb_switch_over_ms"] >= 0 and o["wsb_items_open"] > 0, o
+EOF
+            ok "$mode: switch-over in the JSON summary"
+        else
+            bad "$mode: JSON summary"
+        fi
+    done
+
+    B_PORT_DEAD=1 run "$bin" "$bin" nostandby login ""
+    if [ "$rc" = 0 ] && has cons_nostandby.sum "Refreshes received: $items" &&
+        has cons_nostandby.sum "Warm standby switch-overs: 0" &&
+        has cons_nostandby.out "Connection refused"; then
+        ok "a standby that never comes up: the run completes on the active server"
+    else
+        bad "no standby: status $rc"; tail -30 cons_nostandby.out
+    fi
+
+    run "$bin" "$bin" both login ab
+    if [ "$rc" != 0 ] && has cons_both.out "the standby server is not up" &&
+        ! grep -q 'Sanitizer\|Segmentation' cons_both.out; then
+        ok "both providers lost: status $rc and the reason"
+    else
+        bad "both lost: status $rc"; tail -30 cons_both.out
+    fi
+
+    NO_SUPPORT=1 run "$bin" "$bin" nosupport service ""
+    if [ "$rc" != 0 ] &&
+        has cons_nosupport.out "The login response doesn't support warm standby functionality."; then
+        ok "ProvPerf without -supportStandby: refused with the original's reason (status $rc)"
+    else
+        bad "without -supportStandby: status $rc"; tail -20 cons_nosupport.out
+    fi
+
+    set +e
+    "$bin/ConsPerf" -startingHostName a -startingPort 1 -standbyHostName b -standbyPort 2 \
+        > cfg.out 2>&1
+    crc=$?
+    "$bin/ConsPerf" -watchlist -warmStandbyMode hot > cfg2.out 2>&1
+    crc2=$?
+    set -e
+    if [ "$crc" = 2 ] &&
+        has cfg.out "-watchlist must be specified in order to use the warm standby feature."; then
+        ok "warm standby without -watchlist: exit 2 with the original's message"
+    else
+        bad "without -watchlist: status $crc"; cat cfg.out
+    fi
+    if [ "$crc2" = 2 ] && has cfg2.out "hot"; then
+        ok "unknown warm standby mode: exit 2 naming it"
+    else
+        bad "unknown mode: status $crc2"; cat cfg2.out
+    fi
+else
+    for mode in login service; do
+        l=orig_$mode
+        run "$bin" "$orig" "$l" "$mode" a
+        after=$(num "provB_$l.sum" "Updates sent")
+        echo "original ConsPerf, $mode: status $rc, updates from the standby: ${after:-none}"
+        if [ "$rc" = 0 ] && has "cons_$l.sum" "Refreshes received: $items" &&
+            [ "${after:-0}" -ge 2000 ] &&
+            has "provB_$l.out" "this server is the standby (WarmStandbyMode 1)." &&
+            has "provB_$l.out" "this server is the active (WarmStandbyMode 0)."; then
+            ok "original ConsPerf, $mode: the standby took over"
+        else
+            bad "original ConsPerf, $mode: status $rc"; tail -30 "cons_$l.out"
+        fi
+    done
+    run "$orig" "$bin" origprov login ""
+    if [ "$rc" != 0 ] &&
+        has cons_origprov.out "The login response doesn't support warm standby functionality."; then
+        ok "our ConsPerf against the original ProvPerf: refused with the reason (status $rc)"
+    else
+        bad "against the original ProvPerf: status $rc"; tail -20 cons_origprov.out
+    fi
+fi
+[ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }
+echo "all passed"
