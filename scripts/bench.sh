@@ -23,6 +23,9 @@
 #   ENCRYPTED=1     both tools over TLS (-connType encrypted; a throw-away self-signed RSA
 #                   certificate for localhost is made in RUN_DIR with the openssl command);
 #                   the original pair (ORIG_BIN) too
+#   WS=<sub-protocol>  the consumer over WebSocket (-connType websocket -pl <sub-protocol>, or
+#                   -encryptedConnType websocket with ENCRYPTED=1), the provider given -pl:
+#                   rssl.rwf or rssl.json.v2; the original pair (ORIG_BIN) too
 # CPU and memory are the means over the statistics rows written in steady state (after every
 # image); CPU per update is the tool's CPU time (all its threads) per update received
 # (consumer) or sent (provider), in nanoseconds. Each run uses a free loopback port. The
@@ -70,6 +73,15 @@ if [ "${ENCRYPTED:-0}" = 1 ]; then
     tls_c=(-connType encrypted -castore tls.pem)
     host=localhost
     echo "(encrypted: TLS, certificate $run_dir/tls.pem)"
+fi
+if [ -n "${WS:-}" ]; then
+    tls_p+=(-pl "$WS")
+    if [ "${ENCRYPTED:-0}" = 1 ]; then
+        tls_c+=(-encryptedConnType websocket -pl "$WS")
+    else
+        tls_c=(-connType websocket -pl "$WS")
+    fi
+    echo "(WebSocket, sub-protocol $WS)"
 fi
 
 free_port() {
