@@ -196,10 +196,6 @@ int cons_config_check(const cons_config *c)
                        "only.");
     if (run_tls_check(&c->tls, c->conn_type, false) < 0)
         return -1;
-    if (cons_config_websocket(c) && (c->reactor || c->watchlist))
-        return err_set("Config Error: WebSocket connections with -reactor or -watchlist are not "
-                       "available in this build (its reactor layer carries RIPC connections "
-                       "only).");
     if (c->request_rate < c->tick_rate)
         return err_set("Config Error: -requestRate %d is less than -tickRate %d.", c->request_rate,
                        c->tick_rate);

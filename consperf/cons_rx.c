@@ -12,6 +12,9 @@
  * service '<name>' not up. Waiting for service to be up..." when the channel is ready before the
  * service, the channel-down lines. As in the original, a connection lost before the service was
  * found is retried (1 s, 2 s, 4 s, then every 5 s); lost after, it ends the test.
+ *
+ * Over WebSocket the layer carries either sub-protocol: rssl.rwf as RIPC, rssl.json.v2 converted
+ * to and from RWF in the layer's worker (the run's converter), so the handlers see RWF in both.
  */
 #include "payload.h"
 #include "worker.h"
@@ -118,6 +121,16 @@ static int open_channel(cons_worker *w)
     const cons_config *cfg = w->cfg;
     rx_opts ro;
     rx_opts_init(&ro);
+    if (cons_config_websocket(cfg)) {
+        /* rssl.json.v2: the layer converts, naming fields from the dictionary files */
+        if (!w->run->json && strstr(cfg->ws.pl, "json")) {
+            err_set("-pl offers rssl.json.v2, which needs the dictionary files "
+                    "RDMFieldDictionary and enumtype.def in the working folder (to name the "
+                    "fields)");
+            return cons_fail(w, NULL);
+        }
+        ro.json = w->run->json ? w->run->json->conv : NULL;
+    }
     if (w->t->worker_bound)
         ro.worker_cpu = &w->t->worker_cpu;
     if (rx_create(&ro, &w->rx) != 0)
@@ -163,6 +176,7 @@ static int open_channel(cons_worker *w)
     co.tp.tcp_nodelay = cfg->tcp_nodelay;
     co.tp.compression = (tp_comp)cfg->compression_type;
     run_tls_opts(&cfg->tls, cfg->conn_type, &co.tp);
+    run_ws_opts(&cfg->ws, cfg->conn_type, &co.tp);
     co.high_water_mark = cfg->high_water_mark > 0 ? (uint32_t)cfg->high_water_mark : 0;
     if (rx_connect(w->rx, &co, &role, w, &w->rch) != 0)
         return cons_fail(w, "connecting");

@@ -125,9 +125,6 @@ int prov_config_check(const prov_config *c)
         return -1;
     if (run_tls_check(&c->pv.tls, c->pv.conn_type, true) < 0)
         return -1;
-    if (c->ws.pl[0] && c->pv.reactor)
-        return err_set("Config Error: -pl with -reactor is not available in this build (its "
-                       "reactor layer carries RIPC connections only).");
     if (opt_check_latency_rate("-genericMsgLatencyRate", c->generic_msg_latency_rate,
                                "-genericMsgRate", c->generic_msg_rate, c->pv.tick_rate) != 0)
         return -1;

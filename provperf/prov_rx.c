@@ -187,6 +187,7 @@ void prov_rx_thread(prov_thread *th)
     rx_opts_init(&ro);
     if (th->worker_bound)
         ro.worker_cpu = &th->worker_cpu;
+    ro.json = app->json ? app->json->conv : NULL; /* -pl: rssl.json.v2 clients, converted */
     rx_reactor *r;
     if (rx_create(&ro, &r) != 0) {
         prov_app_fail(app, "Reactor creation failed: %s", err_msg());

@@ -52,6 +52,7 @@
 #define RWFPERF_RX_H
 
 #include "cpu.h"
+#include "rjs.h"
 #include "rwf_msg.h"
 #include "rwf_rdm.h"
 #include "tp.h"
@@ -70,6 +71,9 @@ typedef struct rx_opts {
     const cpu_entry *worker_cpu; /* where to bind the worker thread (copied); NULL: unbound */
     uint32_t in_ring_bytes;      /* worker -> application ring; 0: 4 MiB (rounded to 2^n) */
     uint32_t max_channels;       /* channels open at once; 0: 1024 */
+    const rjs_conv *json;        /* rssl.json.v2 WebSocket channels: the RWF <-> JSON converter
+                                  * (shared read-only, must outlive the reactor); NULL: such a
+                                  * channel fails when it comes up */
 } rx_opts;
 
 /* Fills the defaults. */
@@ -132,7 +136,7 @@ typedef struct rx_callbacks {
 
 /* Connection settings of a consumer or non-interactive provider channel. */
 typedef struct rx_conn_opts {
-    tp_opts tp;               /* as for tp_connect: socket, or encrypted with RIPC inside.
+    tp_opts tp;               /* as for tp_connect: socket or WebSocket, in the clear or TLS.
                                * host, port, interface are copied; the TLS strings
                                * (tls_ca_store, tls_ciphers) are read at every connect and
                                * must outlive the channel */

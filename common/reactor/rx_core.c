@@ -161,6 +161,7 @@ int rx_create(const rx_opts *o, rx_reactor **out)
         return err_set("out of memory for a reactor");
     r->app_efd = r->worker_efd = r->epfd = -1;
     r->max_channels = o->max_channels ? o->max_channels : RX_MAX_CHANNELS_DEFAULT;
+    r->json = o->json;
     if (o->worker_cpu) {
         r->cpu = *o->worker_cpu;
         r->bind = true;
@@ -212,6 +213,7 @@ static void chan_free(rx_chan *ch)
     if (ch->a.buf_open && ch->a.buf.big)
         free(ch->a.buf.data);
     rx_session_free(ch);
+    rx_json_free(ch);
     rx_ring_free(&ch->out);
     free(ch);
 }
@@ -489,9 +491,11 @@ int rx_connect(rx_reactor *r, const rx_conn_opts *o, const rx_role *role, void *
 {
     if (role->kind != RX_ROLE_CONSUMER && role->kind != RX_ROLE_NIPROVIDER)
         return err_set("rx_connect: the role must be a consumer or a non-interactive provider");
-    if (o->tp.conn_type != TP_CONN_SOCKET &&
-        (o->tp.conn_type != TP_CONN_ENCRYPTED || o->tp.encrypted_protocol != TP_CONN_SOCKET))
-        return err_set("the reactor supports socket and encrypted (RIPC) connections only");
+    tp_conn_type inner =
+        o->tp.conn_type == TP_CONN_ENCRYPTED ? o->tp.encrypted_protocol : o->tp.conn_type;
+    if (inner != TP_CONN_SOCKET && inner != TP_CONN_WEBSOCKET)
+        return err_set("the reactor supports socket and WebSocket connections (in the clear or "
+                       "encrypted) only");
     rx_chan *ch = chan_new(r, role, user, o->out_ring_bytes);
     if (!ch)
         return -1;

@@ -15,6 +15,7 @@
 #ifndef RWFPERF_RX_INT_H
 #define RWFPERF_RX_INT_H
 
+#include "rjs.h"
 #include "rx.h"
 #include "rx_ring.h"
 
@@ -83,6 +84,12 @@ typedef struct rx_wside {
     int ev_pending; /* RX_IN_* event that could not be pushed yet (0: none) */
     char ev_text[RX_TEXT_MAX];
     int slot; /* index in the worker's channel table */
+    /* rssl.json.v2 (rx_json.c) */
+    bool json;     /* this session's sub-protocol is rssl.json.v2: converted at the edge */
+    bool jr_open;  /* a received frame is being read (jr) */
+    rjs_reader jr; /* the frame's messages */
+    uint8_t *jrwf; /* one received message as RWF (pend may point here) */
+    uint32_t jrwf_cap;
 } rx_wside;
 
 typedef struct rx_wl rx_wl;
@@ -153,6 +160,7 @@ struct rx_reactor {
     bool stopped; /* the worker has ended: the application may empty the outbound rings */
     /* worker side */
     _Alignas(64) rx_chan **wch; /* max_channels slots */
+    const rjs_conv *json;       /* rssl.json.v2 channels' converter (rx_opts.json) */
     unsigned wn;
     int64_t next_tick;
 };
@@ -185,6 +193,38 @@ int rx_deliver_msg(rx_chan *ch, const rwf_msg *m);
 /* ---- rx_worker.c ---------------------------------------------------------------------- */
 
 void *rx_worker_main(void *arg);
+
+/* Worker: pushes a received RWF message to the inbound ring (one too large travels as a heap
+ * copy). Returns false when the ring has no room now (the worker is told when it has). */
+bool rx_push_msg(rx_reactor *r, rx_chan *ch, const tp_msg *m);
+
+/* Worker: pushes a warning about ch (counted as lost when the ring is full). */
+void rx_push_warning(rx_reactor *r, rx_chan *ch, const char *text);
+
+/* What writing one outbound record into the transport came to. */
+enum { RX_WR_DONE, RX_WR_BLOCKED, RX_WR_TAKEN_BLOCKED, RX_WR_FAILED, RX_WR_REFUSED };
+
+/* ---- rx_json.c: rssl.json.v2 channels (worker) ------------------------------------------ */
+
+/* A session starts: notes whether it speaks rssl.json.v2 and makes the channel's scratch the
+ * first time. Returns 0, or -1 (no converter, no memory: err_msg()). */
+int rx_json_up(rx_reactor *r, rx_chan *ch);
+
+/* Frees the channel's JSON scratch. */
+void rx_json_free(rx_chan *ch);
+
+/* Starts reading the messages of a received text frame (valid until the next tp_read). */
+void rx_json_frame(rx_chan *ch, const tp_msg *frame);
+
+/* Converts and pushes the open frame's remaining messages, adding them to *n. Returns 1 when
+ * the frame is done, 0 when the inbound ring is full (pend and in_blocked set, the frame stays
+ * open), -1 when the channel failed (err_msg()). */
+int rx_json_read(rx_reactor *r, rx_chan *ch, uint64_t *n);
+
+/* Converts an outbound record to JSON in a transport buffer (*out), counting its messages in
+ * *count. Returns RX_WR_DONE, RX_WR_BLOCKED (no buffer now), RX_WR_REFUSED (no JSON form:
+ * err_msg()) or RX_WR_FAILED. */
+int rx_json_fill(rx_reactor *r, rx_chan *ch, const rx_rec *rec, tp_buf **out, uint64_t *count);
 
 /* ---- rx_session.c: what the layer does by itself per role ------------------------------ */
 

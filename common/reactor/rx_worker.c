@@ -64,8 +64,7 @@ static bool push(rx_reactor *r, rx_chan *ch, uint16_t type, const void *data, ui
     return true;
 }
 
-/* Pushes a received message; one too large for the ring travels as a heap copy. */
-static bool push_msg(rx_reactor *r, rx_chan *ch, const tp_msg *m)
+bool rx_push_msg(rx_reactor *r, rx_chan *ch, const tp_msg *m)
 {
     if ((uint64_t)RX_REC_HDR + m->len <= rx_ring_max_record(&r->in) / 2)
         return push(r, ch, RX_IN_MSG, m->data, m->len);
@@ -205,8 +204,6 @@ static void drop_out(rx_chan *ch)
         cnt_add(&ch->out_dropped, n);
 }
 
-enum { WR_DONE, WR_BLOCKED, WR_TAKEN_BLOCKED, WR_FAILED, WR_REFUSED };
-
 /* Copies a packed record's messages into one packed transport buffer. */
 static int fill_packed(tp_channel *tp, tp_buf *b, const uint8_t *p, uint32_t len, uint64_t *count)
 {
@@ -226,8 +223,9 @@ static int fill_packed(tp_channel *tp, tp_buf *b, const uint8_t *p, uint32_t len
     return 0;
 }
 
-/* Writes one outbound record into the transport. */
-static int write_rec(rx_chan *ch, const rx_rec *rec)
+/* Copies one outbound record into a transport buffer (*out), counting its messages. Returns
+ * RX_WR_DONE, RX_WR_BLOCKED, RX_WR_REFUSED or RX_WR_FAILED. */
+static int fill_rec(rx_chan *ch, const rx_rec *rec, tp_buf **out, uint64_t *count)
 {
     tp_channel *tp = ch->w.tp;
     bool packed = rec->type == RX_OUT_PACKED;
@@ -237,45 +235,65 @@ static int write_rec(rx_chan *ch, const rx_rec *rec)
     int rc = tp_get_buffer(tp, size, packed, &b);
     if (rc == TP_ENOBUFS) {
         if (tp_flush(tp) < 0)
-            return WR_FAILED;
+            return RX_WR_FAILED;
         rc = tp_get_buffer(tp, size, packed, &b);
     }
     if (rc == TP_ENOBUFS)
-        return WR_BLOCKED;
+        return RX_WR_BLOCKED;
     if (rc == TP_EINVAL)
-        return WR_REFUSED; /* the transport cannot carry it: dropped with a warning */
+        return RX_WR_REFUSED; /* the transport cannot carry it: dropped with a warning */
     if (rc < 0)
-        return WR_FAILED;
-    uint64_t count = 1;
+        return RX_WR_FAILED;
+    *count = 1;
     if (packed) {
-        count = 0;
-        if (fill_packed(tp, b, data, rec->len, &count) != 0) {
+        *count = 0;
+        if (fill_packed(tp, b, data, rec->len, count) != 0) {
             tp_release(tp, b);
-            return WR_REFUSED;
+            return RX_WR_REFUSED;
         }
     } else {
         memcpy(b->data, data, rec->len);
         b->len = rec->len;
     }
+    *out = b;
+    return RX_WR_DONE;
+}
+
+/* Writes one outbound record into the transport (converted to JSON on a rssl.json.v2
+ * channel). */
+static int write_rec(rx_reactor *r, rx_chan *ch, const rx_rec *rec)
+{
+    tp_channel *tp = ch->w.tp;
+    tp_buf *b = NULL;
+    uint64_t count = 0;
+    int rc = ch->w.json ? rx_json_fill(r, ch, rec, &b, &count) : fill_rec(ch, rec, &b, &count);
+    if (rc != RX_WR_DONE)
+        return rc;
     rc = tp_write(tp, b, rec->flags);
     if (rc == TP_ECALLAGAIN) {
         ch->w.frag = b;
         ch->w.frag_flags = rec->flags;
         ch->w.out_wait = true;
         cnt_add(&ch->msgs_written, count);
-        return WR_TAKEN_BLOCKED;
+        return RX_WR_TAKEN_BLOCKED;
     }
     if (rc == TP_ENOBUFS) {
         tp_release(tp, b);
-        return WR_BLOCKED;
+        return RX_WR_BLOCKED;
     }
     if (rc < 0) {
         if (rc != TP_EFAIL)
             tp_release(tp, b);
-        return rc == TP_EFAIL ? WR_FAILED : WR_REFUSED;
+        return rc == TP_EFAIL ? RX_WR_FAILED : RX_WR_REFUSED;
     }
     cnt_add(&ch->msgs_written, count);
-    return WR_DONE;
+    return RX_WR_DONE;
+}
+
+void rx_push_warning(rx_reactor *r, rx_chan *ch, const char *text)
+{
+    if (!push(r, ch, RX_IN_WARNING, text, (uint32_t)strlen(text)))
+        cnt_add(&ch->warnings_lost, 1);
 }
 
 /* Tells the application that a message it submitted was not sent. */
@@ -284,8 +302,7 @@ static void warn_refused(rx_reactor *r, rx_chan *ch, const rx_rec *rec)
     char text[RX_TEXT_MAX];
     snprintf(text, sizeof(text), "a message of %u bytes was not sent: %s", rec->len, err_msg());
     cnt_add(&ch->out_dropped, 1);
-    if (!push(r, ch, RX_IN_WARNING, text, (uint32_t)strlen(text)))
-        cnt_add(&ch->warnings_lost, 1);
+    rx_push_warning(r, ch, text);
 }
 
 static void chan_failed(rx_reactor *r, rx_chan *ch, const char *why);
@@ -313,25 +330,25 @@ static void drain_out(rx_reactor *r, rx_chan *ch)
     }
     rx_rec *rec;
     while ((rec = rx_ring_peek(&ch->out))) {
-        int rc = WR_DONE;
+        int rc = RX_WR_DONE;
         if (rec->epoch == w->epoch)
-            rc = write_rec(ch, rec);
+            rc = write_rec(r, ch, rec);
         else
             cnt_add(&ch->out_dropped, 1);
-        if (rc == WR_BLOCKED) {
+        if (rc == RX_WR_BLOCKED) {
             w->out_wait = true;
             break;
         }
-        if (rc == WR_REFUSED)
+        if (rc == RX_WR_REFUSED)
             warn_refused(r, ch, rec);
         if (rec->type == RX_OUT_BIG)
             free(rec->ptr);
         rx_ring_consume(&ch->out, rec);
-        if (rc == WR_FAILED) {
+        if (rc == RX_WR_FAILED) {
             rx_ring_release(&ch->out);
             return chan_failed(r, ch, err_msg());
         }
-        if (rc == WR_TAKEN_BLOCKED)
+        if (rc == RX_WR_TAKEN_BLOCKED)
             break;
     }
     rx_ring_release(&ch->out);
@@ -354,6 +371,8 @@ static void go_active(rx_reactor *r, rx_chan *ch)
     w->epoch++;
     w->attempts = 0;
     w->more_input = true;
+    if (rx_json_up(r, ch) != 0)
+        return chan_failed(r, ch, err_msg());
     if (ch->hwm)
         tp_set_high_water_mark(w->tp, ch->hwm);
     cnt_add(&ch->connects, 1);
@@ -403,7 +422,7 @@ static void chan_failed(rx_reactor *r, rx_chan *ch, const char *why)
     tp_close(w->tp);
     w->tp = NULL;
     w->frag = NULL;
-    w->queued = w->out_wait = w->more_input = w->in_blocked = false;
+    w->queued = w->out_wait = w->more_input = w->in_blocked = w->jr_open = false;
     drop_out(ch);
     if (w->closing)
         return finish_close(r, ch);
@@ -437,17 +456,36 @@ static void on_handshake(rx_reactor *r, rx_chan *ch)
     watch(r, ch);
 }
 
+/* Reads the open JSON frame on (rx_json_read), counting its messages in ch's msgs_read when
+ * it stops. Returns 1 (frame done), 0 (blocked on the inbound ring) or -1 (channel failed). */
+static int json_read(rx_reactor *r, rx_chan *ch, uint64_t *n)
+{
+    int rc = rx_json_read(r, ch, n);
+    if (rc > 0)
+        return 1;
+    cnt_add(&ch->msgs_read, *n);
+    if (rc < 0) {
+        chan_failed(r, ch, err_msg());
+        return -1;
+    }
+    ch->w.more_input = true;
+    watch(r, ch);
+    return 0;
+}
+
 /* Reads what the channel has, up to the budget. */
 static void read_chan(rx_reactor *r, rx_chan *ch)
 {
     rx_wside *w = &ch->w;
     if (w->in_blocked) {
-        if (!push_msg(r, ch, &w->pend))
+        if (!rx_push_msg(r, ch, &w->pend))
             return;
         w->in_blocked = false;
         watch(r, ch);
     }
     uint64_t n = 0;
+    if (w->jr_open && json_read(r, ch, &n) <= 0)
+        return;
     for (int i = 0; i < RX_READ_BUDGET; i++) {
         tp_msg m;
         int rc = tp_read(w->tp, &m);
@@ -455,9 +493,13 @@ static void read_chan(rx_reactor *r, rx_chan *ch)
             cnt_add(&ch->msgs_read, n);
             return chan_failed(r, ch, err_msg());
         }
-        if (rc & TP_READ_MSG) {
+        if ((rc & TP_READ_MSG) && w->json) {
+            rx_json_frame(ch, &m);
+            if (json_read(r, ch, &n) <= 0)
+                return;
+        } else if (rc & TP_READ_MSG) {
             n++;
-            if (!push_msg(r, ch, &m)) {
+            if (!rx_push_msg(r, ch, &m)) {
                 w->pend = m;
                 w->in_blocked = true;
                 w->more_input = true;

@@ -286,7 +286,7 @@ static void test_tls_settings(void **state)
     PARSE(&r, "-jsonAllocatorSize");
     assert_int_equal(r.status, OPT_EXIT_INVALID);
     run_free(&r);
-    /* with the reactor: the original's words, and WebSocket not over our reactor layer */
+    /* with the reactor: the original's words; WebSocket itself is carried by the reactor */
     PARSE(&r, "-connType", "websocket", "-calcRWFJSONConversionLatency", "-reactor");
     assert_int_equal(r.status, OPT_EXIT_INVALID);
     assert_non_null(strstr(r.err.text,
@@ -299,8 +299,12 @@ static void test_tls_settings(void **state)
                                        "and -reactor or -watchlist."));
     run_free(&r);
     PARSE(&r, "-connType", "websocket", "-pl", "rssl.rwf", "-reactor");
-    assert_int_equal(r.status, OPT_EXIT_INVALID);
-    assert_non_null(strstr(r.err.text, "not available in this build"));
+    assert_int_equal(r.status, OPT_CONTINUE);
+    run_free(&r);
+    PARSE(&r, "-connType", "encrypted", "-encryptedConnType", "websocket", "-pl", "rssl.json.v2",
+          "-watchlist");
+    assert_int_equal(r.status, OPT_CONTINUE);
+    assert_true(cons_config_websocket(&r.cfg));
     run_free(&r);
     PARSE(&r, "-connType", "websocket", "-jsonAllocatorSize", "512", "-addConversionOverhead");
     assert_int_equal(r.status, OPT_CONTINUE);

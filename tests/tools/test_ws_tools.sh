@@ -9,11 +9,14 @@
 #          -calcRWFJSONConversionLatency; the same inside TLS; a ProvPerf without -pl refuses
 #          WebSocket clients (400 and the reason) and still serves a RIPC one on the port;
 #          TransportPerf client and server in both sub-protocols (one-way, -pack, reflect),
-#          also inside TLS; NIProvPerf -encryptedConnType websocket.
+#          also inside TLS; NIProvPerf -encryptedConnType websocket; ConsPerf -reactor and
+#          -watchlist over WebSocket (both sub-protocols, to ProvPerf -reactor -pl too, inside
+#          TLS, posts and generic messages through the watchlist in JSON).
 #   orig   (RWFPERF_ORIG_BIN set) our ConsPerf <- the original ProvPerf -pl "rssl.rwf,
 #          rssl.json.v2" in both sub-protocols; the original ConsPerf -connType websocket -pl
 #          rssl.rwf and -pl rssl.json.v2 <- our ProvPerf; the same inside TLS
-#          (-connType encrypted -encryptedConnType websocket); TransportPerf both ways in
+#          (-connType encrypted -encryptedConnType websocket); the reactor modes each way
+#          (-reactor, -watchlist against a -reactor provider); TransportPerf both ways in
 #          rssl.rwf (and tr_json2).
 # Usage: test_ws_tools.sh ours|orig
 set -euo pipefail
@@ -109,6 +112,8 @@ tperf_pair() {
     fi
 }
 
+gen="-latencyUpdateRate 5 -genericMsgRate 10 -genericMsgLatencyRate 5"
+pg=(-postingRate 10 -postingLatencyRate 5 -genericMsgRate 10 -genericMsgLatencyRate 5)
 if [ "$what" = ours ]; then
     for pl in rssl.rwf rssl.json.v2; do
         consperf_pair "$bin" "$bin" "plain_$pl" "$pl" "" -connType websocket
@@ -117,7 +122,24 @@ if [ "$what" = ours ]; then
         consperf_pair "$bin" "$bin" "zlib_$pl" "$pl" "-compressionType 1" -connType websocket \
             -compressionType 1
         consperf_pair "$bin" "$bin" "tls_$pl" "$pl" "${TLS_SRV[*]}" "${TLS_CLI[@]}"
+        # over the reactor layer (it converts rssl.json.v2 in its worker), to a bare and to a
+        # reactor provider, in the clear and inside TLS
+        consperf_pair "$bin" "$bin" "reactor_$pl" "$pl" "" -connType websocket -reactor
+        consperf_pair "$bin" "$bin" "watchlist_$pl" "$pl" "-reactor" -connType websocket \
+            -watchlist
+        consperf_pair "$bin" "$bin" "tls_watchlist_$pl" "$pl" "${TLS_SRV[*]}" "${TLS_CLI[@]}" \
+            -watchlist
     done
+    consperf_pair "$bin" "$bin" watchlist_postgen rssl.json.v2 "-reactor $gen" \
+        -connType websocket -watchlist "${pg[@]}"
+    if [ "$(num cons_watchlist_postgen.out "Posts sent")" -gt 10 ] &&
+        [ "$(num cons_watchlist_postgen.out "GenMsgs sent")" -gt 10 ] &&
+        [ "$(num cons_watchlist_postgen.out "GenMsgs received")" -gt 10 ]; then
+        ok "watchlist over rssl.json.v2: posts and generic messages both ways"
+    else
+        bad "watchlist over rssl.json.v2: posts and generic messages"
+        tail -30 cons_watchlist_postgen.out
+    fi
     has cons_plain_rssl.json.v2.out "Connection Type: websocket" &&
         has cons_plain_rssl.json.v2.out "JSON Allocator Size: 65536" &&
         ok "TEST INPUTS: websocket lines" || bad "TEST INPUTS lines"
@@ -127,8 +149,6 @@ if [ "$what" = ours ]; then
         echo "note: ProvPerf's channel info does not name the compression"
 
     # JSON posts and generic messages: sent with the converter, refused natively
-    gen="-latencyUpdateRate 5 -genericMsgRate 10 -genericMsgLatencyRate 5"
-    pg=(-postingRate 10 -postingLatencyRate 5 -genericMsgRate 10 -genericMsgLatencyRate 5)
     consperf_pair "$bin" "$bin" conv rssl.json.v2 "$gen" -connType websocket \
         -addConversionOverhead "${pg[@]}"
     if [ "$(num cons_conv.out "Posts sent")" -gt 10 ] &&
@@ -224,6 +244,13 @@ else
             "${TLS_CLI[@]}"
         consperf_pair "$bin" "$o" "tls_our_prov_orig_cons_$pl" "$pl" "${TLS_SRV[*]}" \
             "${TLS_CLI[@]}"
+        # the reactor layers: ours against the original's, each way
+        consperf_pair "$o" "$bin" "orig_prov_our_watchlist_$pl" "$pl" "-reactor" \
+            -connType websocket -watchlist
+        consperf_pair "$o" "$bin" "orig_prov_our_reactor_$pl" "$pl" "" -connType websocket \
+            -reactor
+        consperf_pair "$bin" "$o" "our_prov_orig_watchlist_$pl" "$pl" "-reactor" \
+            -connType websocket -watchlist
     done
     for pl in rssl.rwf tr_json2; do
         tperf_pair "$o" "$bin" "orig_server_our_client_$pl" "$pl" "" -connType websocket
