@@ -168,6 +168,14 @@ static replay *run(const char *name, bool provider, bool watchlist, bool auth)
         if (!ours) {
             if (tt_opcode(p, len) == TUN_OP_DATA)
                 peer_data++;
+            /* The peer answered what our side had sent before: wait for it (on a loaded
+             * machine our side may not have sent it yet; sent early, the peer's message would
+             * reach a tunnel still being opened, which no real peer can do). */
+            int64_t end = tx_now_ms() + 2000;
+            while (rp->ngot < nwant && tx_now_ms() < end) {
+                tx_pump(rp->r, 1);
+                drain(rp, 0);
+            }
             tx_peer_send_bytes(&rp->peer, p, len);
             continue;
         }
