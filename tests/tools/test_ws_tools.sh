@@ -104,9 +104,23 @@ tperf_pair() {
     if [ "$pl" = tr_json2 ] && [[ "$c" == "${RWFPERF_ORIG_BIN:-/none}" ]]; then
         recv=$((recv / 2))
     fi
-    if [ -n "$sent" ] && [ "${sent:-0}" -gt 1000 ] && [ "$recv" = "$sent" ] &&
+    # The original server counts as sent what it still had queued when its run time ended and
+    # it closed (the original client, behind it, misses the same few dozen): up to one tick's
+    # burst (100) may be missing then, without a sequence gap.
+    local short=0
+    if [[ "$s" == "${RWFPERF_ORIG_BIN:-/none}" ]] && [ -n "$sent" ] && [ -n "$recv" ] &&
+        [ "$recv" -lt "$sent" ] && [ $((sent - recv)) -le 100 ] &&
+        has "cli_$l.out" "Sequence gaps: 0"; then
+        short=$((sent - recv))
+    fi
+    if [ -n "$sent" ] && [ "${sent:-0}" -gt 1000 ] && [ "$((recv + short))" = "$sent" ] &&
         ! has "cli_$l.out" "out-of-order"; then
-        ok "$l: TransportPerf client received all $recv messages ($pl)"
+        if [ "$short" -gt 0 ]; then
+            ok "$l: TransportPerf client received $recv of $sent, in order; the $short the" \
+                "original server had queued at its end never left it ($pl)"
+        else
+            ok "$l: TransportPerf client received all $recv messages ($pl)"
+        fi
     else
         bad "$l: sent '$sent', received '$recv' ($pl)"; tail -n 20 "cli_$l.out" "srv_$l.out"
     fi
