@@ -50,12 +50,7 @@ const opt_def cons_options[] = {
      .arg = "<count>",
      .help = "Maximum output buffers, at least -outputBufs (0: same as -outputBufs)"},
     OPT_INT_("-inputBufs", C, input_bufs, 1, INT_MAX, "<count>", "Input buffers"),
-    OPT_INT_("-sendBufSize", C, send_buf_size, 0, INT_MAX, "<bytes>",
-             "Socket send buffer size (0: system default)"),
-    OPT_INT_("-recvBufSize", C, recv_buf_size, 0, INT_MAX, "<bytes>",
-             "Socket receive buffer size (0: system default)"),
-    OPT_INT_("-highWaterMark", C, high_water_mark, 0, INT_MAX, "<bytes>",
-             "Queued bytes at which output is flushed (0: transport default)"),
+    OPT_SOCKET_SIZES_(C, send_buf_size, recv_buf_size, high_water_mark),
     OPT_FLAG_OFF_("-tcpDelay", C, tcp_nodelay, "Leave Nagle's algorithm on (no TCP_NODELAY)"),
     OPT_STR_("-uname", C, uname, "<name>", "User name in the login request (default: login name)"),
     OPT_STR_("-serviceName", C, service_name, "<name>", "Service to request items from"),
@@ -95,9 +90,7 @@ const opt_def cons_options[] = {
              "Statistics file base name (<base><thread>.csv)"),
     OPT_STR_("-latencyFile", C, latency_file, "<base>",
              "Log every latency sample to <base><thread>.csv"),
-    OPT_INT_("-writeStatsInterval", C, write_stats_interval, 1, INT_MAX, "<sec>",
-             "Seconds between statistics lines"),
-    OPT_FLAG_OFF_("-noDisplayStats", C, display_stats, "Do not print statistics on the console"),
+    OPT_STATS_OUTPUT_(C, write_stats_interval, display_stats),
 
     OPT_SECTION_("Reactor:"),
     OPT_FLAG_("-reactor", C, reactor, "Run each connection over the reactor layer"),
@@ -171,10 +164,7 @@ void cons_config_defaults(cons_config *cfg)
 
 int cons_config_threads(const cons_config *cfg)
 {
-    /* As the original: -workerThreads alone also gives the number of connections. */
-    if (!cfg->threads.list[0] && cfg->worker_threads.list[0])
-        return cfg->worker_threads.count;
-    return opt_threads_count(&cfg->threads);
+    return opt_threads_with_workers(&cfg->threads, &cfg->worker_threads);
 }
 
 int cons_config_check(const cons_config *c)
@@ -218,11 +208,8 @@ int cons_config_check(const cons_config *c)
         return err_set("Config Error: -delaySteadyStateCalc %d ms is longer than "
                        "-steadyStateTime %d s.",
                        c->delay_steady_state_calc, c->steady_state_time);
-    if (c->worker_threads.list[0] && c->threads.list[0] &&
-        c->worker_threads.count != c->threads.count)
-        return err_set("Config Error: reactor thread count (%d in -workerThreads) not equal to "
-                       "thread count (%d in -threads).",
-                       c->worker_threads.count, c->threads.count);
+    if (opt_check_workers(&c->threads, &c->worker_threads, "reactor") != 0)
+        return -1;
     if (c->tunnel && !c->reactor && !c->watchlist)
         return err_set("Config error: Should add -reactor or -watchlist to create and use special "
                        "tunnel streams.");
@@ -264,11 +251,7 @@ void cons_config_print(const cons_config *c, const out_extra *extra, out_report 
     out_input(r, w, "Standby server HostName", "%s", c->wsb_standby_host);
     out_input(r, w, "Standby server Port", "%s", c->wsb_standby_port);
     out_input(r, w, "Service", "%s", c->service_name);
-    char threads[2 * OPT_THREADS_LEN + 16];
-    out_input(r, w, "Thread List", "%s",
-              opt_threads_reactor_text(&c->threads,
-                                       c->reactor || c->watchlist ? &c->worker_threads : NULL,
-                                       threads, sizeof(threads)));
+    out_input_threads(r, w, &c->threads, c->reactor || c->watchlist ? &c->worker_threads : NULL);
     out_input(r, w, "Output Buffers", "%d", c->output_bufs);
     out_input(r, w, "Input Buffers", "%d", c->input_bufs);
     out_input_bytes(r, w, "Send Buffer Size", c->send_buf_size);
@@ -317,15 +300,10 @@ void cons_config_print(const cons_config *c, const out_extra *extra, out_report 
     out_input(r, w, "Max Output Buffers", "%d",
               c->max_output_bufs ? c->max_output_bufs : c->output_bufs);
     out_input(r, w, "Expected Update Rate", "%d", c->expected_update_rate);
-    char json[CONS_PATH_LEN + 8];
-    out_extra_inputs(r, w, extra,
-                     out_json_path(json, sizeof(json), c->summary_file) == 0 ? json : NULL);
-    out_printf(r, "\n");
+    out_inputs_end(r, w, extra, c->summary_file);
 }
 
 json_object *cons_config_json(const cons_config *cfg)
 {
-    json_object *o = opt_to_json(cons_options, cfg);
-    out_json_add(o, "threadCount", json_object_new_int(cons_config_threads(cfg)));
-    return o;
+    return opt_inputs_json(cons_options, cfg, cons_config_threads(cfg));
 }

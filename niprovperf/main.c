@@ -26,8 +26,9 @@
 static niprov_app app;
 
 /* Dictionary, content, item list, rates. Returns 0, or -1 (err_msg() set). */
-static int load_inputs(niprov_app *a)
+static int load_inputs(void *p)
 {
+    niprov_app *a = p;
     const niprov_config *cfg = &a->cfg;
     a->content = pv_content_open(&a->dict, cfg->pv.msg_file, cfg->pv.pre_enc, &a->feed);
     if (!a->content)
@@ -83,6 +84,12 @@ static int start_threads(niprov_app *a)
     return 0;
 }
 
+/* run_print_fn: the TEST INPUTS block. */
+static void print_inputs(const void *a, const out_extra *extra, out_report *r)
+{
+    niprov_config_print(&((const niprov_app *)a)->cfg, extra, r);
+}
+
 int main(int argc, char **argv)
 {
     int rc = niprov_config_init(&app.cfg, argc, argv, stdout, stderr);
@@ -91,23 +98,11 @@ int main(int argc, char **argv)
     const niprov_config *cfg = &app.cfg;
     run_fail_init(&app.fail);
     run_tls_seen_init(&app.tls_seen);
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    if (sig_install() != 0) {
-        fprintf(stderr, "Error: %s\n", err_msg());
-        return RUN_EXIT_FAILED;
-    }
-    out_extra extra = run_extra_inputs();
-    if (load_inputs(&app) != 0) {
-        fprintf(stderr, "%s\n", err_msg());
-        return RUN_EXIT_INVALID;
-    }
-    FILE *summary = run_summary_open(cfg->pv.summary_file);
-    if (!summary)
-        return RUN_EXIT_INVALID;
     out_report rep;
-    out_report_init(&rep, stdout, summary);
-    niprov_config_print(cfg, &extra, &rep);
-    out_report_flush(&rep);
+    FILE *summary = NULL;
+    rc = run_start(&app, load_inputs, print_inputs, app.cfg.pv.summary_file, &rep, &summary);
+    if (rc != RUN_EXIT_OK)
+        return rc;
     if (start_threads(&app) != 0) {
         fprintf(stderr, "Error: %s\n", err_msg());
         return RUN_EXIT_FAILED;

@@ -32,8 +32,9 @@ static const run_accept_text accept_text_rx = {
 
 /* Content, dictionary, rates and latency arrays. Returns 0, or -1 (err_msg()
  * set). */
-static int load_inputs(prov_app *a)
+static int load_inputs(void *p)
 {
+    prov_app *a = p;
     const prov_config *cfg = &a->cfg;
     a->content = pv_content_open(&a->dict, cfg->pv.msg_file, cfg->pv.pre_enc, &a->feed);
     if (!a->content)
@@ -121,6 +122,12 @@ static int init_threads(prov_app *a, run_handoff ***to)
     return 0;
 }
 
+/* run_print_fn: the TEST INPUTS block. */
+static void print_inputs(const void *a, const out_extra *extra, out_report *r)
+{
+    prov_config_print(&((const prov_app *)a)->cfg, extra, r);
+}
+
 int main(int argc, char **argv)
 {
     int rc = prov_config_init(&app.cfg, argc, argv, stdout, stderr);
@@ -128,24 +135,11 @@ int main(int argc, char **argv)
         return rc;
     run_fail_init(&app.fail);
     run_tls_seen_init(&app.tls_seen);
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    if (sig_install() != 0) {
-        fprintf(stderr, "Error: %s\n", err_msg());
-        return RUN_EXIT_FAILED;
-    }
-    out_extra extra = run_extra_inputs();
-    /* Inputs first: a bad file is an invalid input, reported before anything runs. */
-    if (load_inputs(&app) != 0) {
-        fprintf(stderr, "%s\n", err_msg());
-        return RUN_EXIT_INVALID;
-    }
-    FILE *summary = run_summary_open(app.cfg.pv.summary_file);
-    if (!summary)
-        return RUN_EXIT_INVALID;
     out_report rep;
-    out_report_init(&rep, stdout, summary);
-    prov_config_print(&app.cfg, &extra, &rep);
-    out_report_flush(&rep);
+    FILE *summary = NULL;
+    rc = run_start(&app, load_inputs, print_inputs, app.cfg.pv.summary_file, &rep, &summary);
+    if (rc != RUN_EXIT_OK)
+        return rc;
 
     prov_collect col;
     run_handoff **to = NULL;

@@ -99,12 +99,7 @@ const opt_def tperf_options[] = {
     OPT_INT_("-inputBufs", C, input_bufs, 1, INT_MAX, "<count>", "Input buffers"),
     OPT_INT_("-maxFragmentSize", C, max_fragment_size, 1, 65535, "<bytes>",
              "Size of the transport's buffers"),
-    OPT_INT_("-sendBufSize", C, send_buf_size, 0, INT_MAX, "<bytes>",
-             "Socket send buffer size (0: system default)"),
-    OPT_INT_("-recvBufSize", C, recv_buf_size, 0, INT_MAX, "<bytes>",
-             "Socket receive buffer size (0: system default)"),
-    OPT_INT_("-highWaterMark", C, high_water_mark, 0, INT_MAX, "<bytes>",
-             "Queued bytes at which output is flushed (0: transport default)"),
+    OPT_SOCKET_SIZES_(C, send_buf_size, recv_buf_size, high_water_mark),
     OPT_ENUM_("-compressionType", C, compression_type, opt_compression_names, "<type>",
               "Compression: none, zlib, lz4 (or 0, 1, 2)"),
     OPT_INT_("-compressionLevel", C, compression_level, 0, 9, "<0-9>", "Compression level"),
@@ -116,8 +111,7 @@ const opt_def tperf_options[] = {
                  "Threads, bound to: -1 (none), a CPU, or P:<n> C:<n> T:<n>"),
 
     OPT_SECTION_("Test:"),
-    OPT_INT_("-runTime", C, run_time, 0, INT_MAX, "<sec>", "Run time"),
-    OPT_INT_("-tickRate", C, tick_rate, 1, INT_MAX, "<ticks/sec>", "Ticks per second"),
+    OPT_RUN_TICK_(C, run_time, tick_rate),
     OPT_INT_("-msgRate", C, msg_rate, 0, INT_MAX, "<msgs/sec>",
              "Messages per second per connection, latency messages included"),
     OPT_RATE_("-latencyMsgRate", C, latency_msg_rate, "<msgs/sec|all>",
@@ -136,9 +130,7 @@ const opt_def tperf_options[] = {
               "Statistics files: <name><thread>_<pid>.csv (default name: TransportStats)"),
     OPT_STR_("-latencyFile", C, latency_file, "<base>",
              "Log every latency sample to <base><thread>_<pid>.csv"),
-    OPT_INT_("-writeStatsInterval", C, write_stats_interval, 1, INT_MAX, "<sec>",
-             "Seconds between statistics lines"),
-    OPT_FLAG_OFF_("-noDisplayStats", C, display_stats, "Do not print statistics on the console"),
+    OPT_STATS_OUTPUT_(C, write_stats_interval, display_stats),
 
     OPT_SECTION_("Sequenced multicast (-connType seqMCast; both ends are clients):"),
     OPT_STR_("-sa", C, send_addr, "<address>", "Send group (default: the receive group)"),
@@ -358,10 +350,7 @@ void tperf_config_print(const tperf_config *c, const out_extra *extra, out_repor
     if (c->recv_loss_ppm)
         out_input(r, w, "Receive Loss", "%.4f%% of datagrams dropped (seed %llu)",
                   c->recv_loss_ppm / 10000.0, (unsigned long long)c->recv_loss_seed);
-    char json[TPERF_PATH_LEN + 8];
-    out_extra_inputs(r, w, extra,
-                     out_json_path(json, sizeof(json), c->summary_file) == 0 ? json : NULL);
-    out_printf(r, "\n");
+    out_inputs_end(r, w, extra, c->summary_file);
 }
 
 json_object *tperf_config_json(const tperf_config *cfg)

@@ -23,6 +23,7 @@
 #define RWFPERF_OPT_H
 
 #include <json-c/json.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -154,6 +155,27 @@ struct opt_def {
     {                                                                                              \
         .name = NULL, .kind = OPT_FLAG                                                             \
     }
+
+/*
+ * Entries every tool's table has alike, for a configuration type T and the fields named:
+ * OPT_SOCKET_SIZES_: -sendBufSize, -recvBufSize, -highWaterMark (0: the system's or the
+ * transport's default); OPT_STATS_OUTPUT_: -writeStatsInterval, -noDisplayStats;
+ * OPT_RUN_TICK_: -runTime, -tickRate.
+ */
+#define OPT_SOCKET_SIZES_(T, sndbuf, rcvbuf, hwm)                                                  \
+    OPT_INT_("-sendBufSize", T, sndbuf, 0, INT_MAX, "<bytes>",                                     \
+             "Socket send buffer size (0: system default)"),                                       \
+        OPT_INT_("-recvBufSize", T, rcvbuf, 0, INT_MAX, "<bytes>",                                 \
+                 "Socket receive buffer size (0: system default)"),                                \
+        OPT_INT_("-highWaterMark", T, hwm, 0, INT_MAX, "<bytes>",                                  \
+                 "Queued bytes at which output is flushed (0: transport default)")
+#define OPT_STATS_OUTPUT_(T, interval, display)                                                    \
+    OPT_INT_("-writeStatsInterval", T, interval, 1, INT_MAX, "<sec>",                              \
+             "Seconds between statistics lines"),                                                  \
+        OPT_FLAG_OFF_("-noDisplayStats", T, display, "Do not print statistics on the console")
+#define OPT_RUN_TICK_(T, run_time, tick_rate)                                                      \
+    OPT_INT_("-runTime", T, run_time, 0, INT_MAX, "<sec>", "Run time"),                            \
+        OPT_INT_("-tickRate", T, tick_rate, 1, INT_MAX, "<ticks/sec>", "Ticks per second")
 
 /* Why two connection types of the original are refused in every tool that names them (the
  * text of the refusal; see the README). */

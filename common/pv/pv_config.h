@@ -61,6 +61,44 @@ typedef struct pv_config {
     bool display_stats;              /* false with -noDisplayStats */
 } pv_config;
 
+/*
+ * Option table entries both providers have alike, for a configuration type T that embeds
+ * pv_config as `pv`: PV_SOCKET_OPTIONS, the socket's sizes (OPT_SOCKET_SIZES_), -tcpDelay and
+ * -directWrite; PV_UPDATE_RATE_OPTIONS, -updateRate, -latencyUpdateRate; PV_PACK_OPTIONS,
+ * -refreshBurstSize, -maxPackCount, -packBufSize; PV_ENCODE_OPTIONS, -preEnc, -nanoTime,
+ * -measureEncode; PV_FILE_OPTIONS, -msgFile, -summaryFile and -statsFile.
+ */
+#define PV_SOCKET_OPTIONS(T)                                                                       \
+    OPT_SOCKET_SIZES_(T, pv.send_buf_size, pv.recv_buf_size, pv.high_water_mark),                  \
+        OPT_FLAG_OFF_("-tcpDelay", T, pv.tcp_nodelay,                                              \
+                      "Leave Nagle's algorithm on (no TCP_NODELAY)"),                              \
+        OPT_FLAG_("-directWrite", T, pv.direct_write,                                              \
+                  "Write to the socket at once when nothing is queued")
+#define PV_UPDATE_RATE_OPTIONS(T)                                                                  \
+    OPT_INT_("-updateRate", T, pv.update_rate, 0, INT_MAX, "<updates/sec>",                        \
+             "Updates per second per connection"),                                                 \
+        OPT_RATE_("-latencyUpdateRate", T, pv.latency_update_rate, "<updates/sec|all>",            \
+                  "Updates per second that carry a latency stamp (all: every update)")
+#define PV_PACK_OPTIONS(T)                                                                         \
+    OPT_INT_("-refreshBurstSize", T, pv.refresh_burst_size, 1, INT_MAX, "<count>",                 \
+             "Refreshes sent between two looks at the clock"),                                     \
+        OPT_INT_("-maxPackCount", T, pv.max_pack_count, 1, INT_MAX, "<count>",                     \
+                 "Messages packed into one buffer (1: no packing)"),                               \
+        OPT_INT_("-packBufSize", T, pv.pack_buf_size, 0, INT_MAX, "<bytes>",                       \
+                 "Size of a packed buffer")
+#define PV_ENCODE_OPTIONS(T)                                                                       \
+    OPT_FLAG_("-preEnc", T, pv.pre_enc,                                                            \
+              "Send pre-encoded updates (latency updates still encoded)"),                         \
+        OPT_FLAG_("-nanoTime", T, pv.nano_time,                                                    \
+                  "Latency stamps in nanoseconds instead of microseconds"),                        \
+        OPT_FLAG_("-measureEncode", T, pv.measure_encode,                                          \
+                  "Measure the time spent encoding updates")
+#define PV_FILE_OPTIONS(T)                                                                         \
+    OPT_STR_("-msgFile", T, pv.msg_file, "<file>", "Message content"),                             \
+        OPT_STR_("-summaryFile", T, pv.summary_file, "<file>", "Summary file"),                    \
+        OPT_STR_("-statsFile", T, pv.stats_file, "<base>",                                         \
+                 "Statistics file base name (<base><thread>.csv)")
+
 /* Fills c with the defaults both providers have; port, summary_file and stats_file are the
  * tool's own. */
 void pv_config_defaults(pv_config *c, const char *port, const char *summary_file,

@@ -3,6 +3,8 @@
 #include "clk.h"
 #include "err.h"
 #include "opt.h"
+#include "run_fail.h"
+#include "sig.h"
 
 #include <errno.h>
 #include <string.h>
@@ -91,4 +93,27 @@ int run_json_summary(const char *summary_file, json_object *doc)
         fprintf(stderr, "Error: JSON summary: %s\n", err_msg());
     json_object_put(doc);
     return rc;
+}
+
+int run_start(void *app, run_load_fn load, run_print_fn print, const char *summary_file,
+              out_report *rep, FILE **summary)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (sig_install() != 0) {
+        fprintf(stderr, "Error: %s\n", err_msg());
+        return RUN_EXIT_FAILED;
+    }
+    out_extra extra = run_extra_inputs();
+    /* Inputs first: a bad file is an invalid input, reported before anything runs. */
+    if (load(app) != 0) {
+        fprintf(stderr, "%s\n", err_msg());
+        return RUN_EXIT_INVALID;
+    }
+    *summary = run_summary_open(summary_file);
+    if (!*summary)
+        return RUN_EXIT_INVALID;
+    out_report_init(rep, stdout, *summary);
+    print(app, &extra, rep);
+    out_report_flush(rep);
+    return RUN_EXIT_OK;
 }

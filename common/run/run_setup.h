@@ -48,6 +48,22 @@ int run_file_latency(out_csv *csv, const char *base, int thread, int pid, bool w
  * '<path>': <reason>" on stdout. */
 FILE *run_summary_open(const char *path);
 
+/* What run_start() asks of a tool: load(app) reads its input files (0, or -1 with err_msg()
+ * set); print(app, extra, r) writes its TEST INPUTS block. */
+typedef int (*run_load_fn)(void *app);
+typedef void (*run_print_fn)(const void *app, const out_extra *extra, out_report *r);
+
+/*
+ * The start of a provider's main thread, in this order: stdout line-buffered, the signal
+ * handlers installed (sig_install; else "Error: <why>" on stderr and RUN_EXIT_FAILED), the
+ * clock calibrated (run_extra_inputs), the inputs loaded by load (else its message on stderr
+ * and RUN_EXIT_INVALID), the summary file created (run_summary_open; else RUN_EXIT_INVALID),
+ * and the TEST INPUTS block written by print through *rep to the console and *summary.
+ * Returns RUN_EXIT_OK with *summary open and *rep set up, or the exit status to end with.
+ */
+int run_start(void *app, run_load_fn load, run_print_fn print, const char *summary_file,
+              out_report *rep, FILE **summary);
+
 /* Writes the JSON summary doc beside summary_file (out_json_path) and releases doc (which may
  * be NULL: json-c ran out of memory). Returns 0, or -1 after printing why on stderr. */
 int run_json_summary(const char *summary_file, json_object *doc);
