@@ -17,10 +17,7 @@ typedef struct cons_derived {
     double image_rate;   /* images / image_secs */
     double update_rate;  /* all updates / (first update .. now) */
     double post_rate;    /* posts / (last image .. now) */
-    double genmsg_send_rate;
-    double genmsg_recv_rate;
-    double genmsg_lat_send_rate;
-    double genmsg_lat_recv_rate;
+    out_genmsg genmsg;   /* generic messages */
 } cons_derived;
 
 static cons_derived derive(const cons_stats *s, uint64_t now, double images)
@@ -38,12 +35,9 @@ static cons_derived derive(const cons_stats *s, uint64_t now, double images)
     d.update_rate = out_rate((double)(s->startup_updates + s->steady_updates),
                              out_secs(s->first_update_ns, now, now));
     d.post_rate = out_rate((double)s->posts_sent, out_secs(s->image_end_ns, now, now));
-    double sent_secs = out_secs(s->first_genmsg_sent_ns, now, now);
-    double recv_secs = out_secs(s->first_genmsg_recv_ns, now, now);
-    d.genmsg_send_rate = out_rate((double)s->genmsgs_sent, sent_secs);
-    d.genmsg_recv_rate = out_rate((double)s->genmsgs_recv, recv_secs);
-    d.genmsg_lat_send_rate = out_rate((double)s->genmsg_lat_sent, sent_secs);
-    d.genmsg_lat_recv_rate = out_rate((double)s->genmsg_lat.count, recv_secs);
+    d.genmsg =
+        out_genmsg_of(s->genmsgs_sent, s->genmsgs_recv, s->genmsg_lat_sent, s->genmsg_lat.count,
+                      s->first_genmsg_sent_ns, s->first_genmsg_recv_ns, now);
     return d;
 }
 
@@ -87,14 +81,8 @@ static void test_statistics(out_report *r, const cons_config *cfg, const cons_st
     wsb_lines(r, cfg, s);
     if (cfg->posting_rate)
         out_printf(r, "  Posts sent: %" PRIu64 "\n", s->posts_sent);
-    if (cfg->generic_msg_rate)
-        out_printf(r, "  GenMsgs sent: %" PRIu64 "\n", s->genmsgs_sent);
-    if (s->genmsgs_recv)
-        out_printf(r, "  GenMsgs received: %" PRIu64 "\n", s->genmsgs_recv);
-    if (cfg->generic_msg_latency_rate)
-        out_printf(r, "  GenMsg latencies sent: %" PRIu64 "\n", s->genmsg_lat_sent);
-    if (s->genmsg_lat.count)
-        out_printf(r, "  GenMsg latencies received: %" PRIu64 "\n", s->genmsg_lat.count);
+    out_genmsg_counts(r, &d->genmsg, cfg->generic_msg_rate != 0,
+                      cfg->generic_msg_latency_rate != 0);
     if (s->image_end_ns)
         out_printf(r,
                    "  Image retrieval time (sec): %.3f\n"
@@ -104,19 +92,12 @@ static void test_statistics(out_report *r, const cons_config *cfg, const cons_st
     /* The per-connection block tests the option, the overall block the count. */
     if (overall ? s->posts_sent != 0 : cfg->posting_rate != 0)
         out_printf(r, "  Avg posting rate: %.0f\n", d->post_rate);
-    if (cfg->generic_msg_rate)
-        out_printf(r, "  Avg GenMsg send rate: %.0f\n", d->genmsg_send_rate);
-    if (s->genmsgs_recv)
-        out_printf(r, "  Avg GenMsg receive rate: %.0f\n", d->genmsg_recv_rate);
-    if (cfg->generic_msg_latency_rate)
-        out_printf(r, "  Avg GenMsg latency send rate: %.0f\n", d->genmsg_lat_send_rate);
-    if (s->genmsg_lat.count)
-        out_printf(r, "  Avg GenMsg latency receive rate: %.0f\n", d->genmsg_lat_recv_rate);
+    out_genmsg_rates(r, &d->genmsg, cfg->generic_msg_rate != 0, cfg->generic_msg_latency_rate != 0);
 
     /* Ours: what was asked for against what was achieved, per connection. */
     out_rate_check(r, "update", cfg->expected_update_rate, d->steady_rate / conns);
     out_rate_check(r, "post", cfg->posting_rate, d->post_rate / conns);
-    out_rate_check(r, "GenMsg", cfg->generic_msg_rate, d->genmsg_send_rate / conns);
+    out_rate_check(r, "GenMsg", cfg->generic_msg_rate, d->genmsg.send_rate / conns);
 }
 
 static void steady_block(out_report *r, const cons_config *cfg, const cons_stats *s,
@@ -351,8 +332,8 @@ static json_object *stats_json(const cons_config *cfg, const cons_stats *s, uint
     out_json_add(o, "steady_update_rate", out_json_double(d.steady_rate));
     out_json_add(o, "update_rate", out_json_double(d.update_rate));
     out_json_add(o, "posting_rate", out_json_double(d.post_rate));
-    out_json_add(o, "genmsg_send_rate", out_json_double(d.genmsg_send_rate));
-    out_json_add(o, "genmsg_receive_rate", out_json_double(d.genmsg_recv_rate));
+    out_json_add(o, "genmsg_send_rate", out_json_double(d.genmsg.send_rate));
+    out_json_add(o, "genmsg_receive_rate", out_json_double(d.genmsg.recv_rate));
     if (cfg->expected_update_rate) {
         out_json_add(o, "expected_update_rate", json_object_new_int(cfg->expected_update_rate));
         out_json_add(o, "achieved_update_rate", out_json_double(d.steady_rate / conns));
@@ -363,7 +344,7 @@ static json_object *stats_json(const cons_config *cfg, const cons_stats *s, uint
     }
     if (cfg->generic_msg_rate) {
         out_json_add(o, "offered_genmsg_rate", json_object_new_int(cfg->generic_msg_rate));
-        out_json_add(o, "achieved_genmsg_rate", out_json_double(d.genmsg_send_rate / conns));
+        out_json_add(o, "achieved_genmsg_rate", out_json_double(d.genmsg.send_rate / conns));
     }
     add_lat(o, "startup_latency", &s->startup_lat);
     add_lat(o, "steady_latency", &s->steady_lat);

@@ -14,10 +14,7 @@ static uint64_t stats_end(const prov_stats *s, uint64_t now)
 }
 
 typedef struct prov_derived {
-    double genmsg_send_rate;
-    double genmsg_recv_rate;
-    double genmsg_lat_send_rate;
-    double genmsg_lat_recv_rate;
+    out_genmsg genmsg;  /* generic messages */
     double update_rate; /* achieved updates per second per connection; 0 = unknown */
     double genmsg_rate; /* achieved generic messages per second per connection */
 } prov_derived;
@@ -26,12 +23,9 @@ static prov_derived derive(const prov_stats *s, uint64_t now)
 {
     prov_derived d;
     uint64_t end = stats_end(s, now);
-    double sent_secs = out_secs(s->first_genmsg_sent_ns, end, end);
-    double recv_secs = out_secs(s->first_genmsg_recv_ns, end, end);
-    d.genmsg_send_rate = out_rate((double)s->genmsgs_sent, sent_secs);
-    d.genmsg_recv_rate = out_rate((double)s->genmsgs_recv, recv_secs);
-    d.genmsg_lat_send_rate = out_rate((double)s->genmsg_lat_sent, sent_secs);
-    d.genmsg_lat_recv_rate = out_rate((double)s->genmsg_lat.count, recv_secs);
+    d.genmsg =
+        out_genmsg_of(s->genmsgs_sent, s->genmsgs_recv, s->genmsg_lat_sent, s->genmsg_lat.count,
+                      s->first_genmsg_sent_ns, s->first_genmsg_recv_ns, end);
     d.update_rate = out_rate((double)s->updates, s->conn_secs);
     d.genmsg_rate = out_rate((double)s->genmsgs_sent, s->conn_secs);
     return d;
@@ -48,22 +42,9 @@ static void stats_block(out_report *r, const prov_config *cfg, const prov_stats 
     } else {
         out_printf(r, "  No GenMsg latency information was received.\n");
     }
-    if (cfg->generic_msg_rate)
-        out_printf(r, "  GenMsgs sent: %" PRIu64 "\n", s->genmsgs_sent);
-    if (s->genmsgs_recv)
-        out_printf(r, "  GenMsgs received: %" PRIu64 "\n", s->genmsgs_recv);
-    if (cfg->generic_msg_latency_rate)
-        out_printf(r, "  GenMsg latencies sent: %" PRIu64 "\n", s->genmsg_lat_sent);
-    if (s->genmsg_lat.count)
-        out_printf(r, "  GenMsg latencies received: %" PRIu64 "\n", s->genmsg_lat.count);
-    if (cfg->generic_msg_rate)
-        out_printf(r, "  Avg GenMsg send rate: %.0f\n", d->genmsg_send_rate);
-    if (s->genmsgs_recv)
-        out_printf(r, "  Avg GenMsg receive rate: %.0f\n", d->genmsg_recv_rate);
-    if (cfg->generic_msg_latency_rate)
-        out_printf(r, "  Avg GenMsg latency send rate: %.0f\n", d->genmsg_lat_send_rate);
-    if (s->genmsg_lat.count)
-        out_printf(r, "  Avg GenMsg latency receive rate: %.0f\n", d->genmsg_lat_recv_rate);
+    out_genmsg_counts(r, &d->genmsg, cfg->generic_msg_rate != 0,
+                      cfg->generic_msg_latency_rate != 0);
+    out_genmsg_rates(r, &d->genmsg, cfg->generic_msg_rate != 0, cfg->generic_msg_latency_rate != 0);
     out_printf(r, "  Image requests received: %" PRIu64 "\n", s->requests);
     if (cfg->pv.update_rate)
         out_printf(r, "  Updates sent: %" PRIu64 "\n", s->updates);
@@ -183,8 +164,8 @@ static json_object *stats_json(const prov_config *cfg, const prov_stats *s, uint
     out_json_add(o, "genmsgs_sent", json_object_new_uint64(s->genmsgs_sent));
     out_json_add(o, "genmsgs_received", json_object_new_uint64(s->genmsgs_recv));
     out_json_add(o, "genmsg_latencies_sent", json_object_new_uint64(s->genmsg_lat_sent));
-    out_json_add(o, "genmsg_send_rate", out_json_double(d.genmsg_send_rate));
-    out_json_add(o, "genmsg_receive_rate", out_json_double(d.genmsg_recv_rate));
+    out_json_add(o, "genmsg_send_rate", out_json_double(d.genmsg.send_rate));
+    out_json_add(o, "genmsg_receive_rate", out_json_double(d.genmsg.recv_rate));
     pv_report_json_rate(o, s->conn_secs, cfg->pv.update_rate, s->updates);
     if (s->conn_secs > 0) {
         out_json_add(o, "offered_genmsg_rate", json_object_new_int(cfg->generic_msg_rate));

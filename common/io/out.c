@@ -248,6 +248,43 @@ double out_secs(uint64_t start_ns, uint64_t end_ns, uint64_t now_ns)
     return ((double)end - (double)start_ns) / 1e9;
 }
 
+out_genmsg out_genmsg_of(uint64_t sent, uint64_t recv, uint64_t lat_sent, uint64_t lat_recv,
+                         uint64_t first_sent_ns, uint64_t first_recv_ns, uint64_t end_ns)
+{
+    double sent_secs = out_secs(first_sent_ns, end_ns, end_ns);
+    double recv_secs = out_secs(first_recv_ns, end_ns, end_ns);
+    out_genmsg g = {sent, recv, lat_sent, lat_recv, 0, 0, 0, 0};
+    g.send_rate = out_rate((double)sent, sent_secs);
+    g.recv_rate = out_rate((double)recv, recv_secs);
+    g.lat_send_rate = out_rate((double)lat_sent, sent_secs);
+    g.lat_recv_rate = out_rate((double)lat_recv, recv_secs);
+    return g;
+}
+
+void out_genmsg_counts(out_report *r, const out_genmsg *g, bool rate_on, bool lat_rate_on)
+{
+    if (rate_on)
+        out_printf(r, "  GenMsgs sent: %" PRIu64 "\n", g->sent);
+    if (g->recv)
+        out_printf(r, "  GenMsgs received: %" PRIu64 "\n", g->recv);
+    if (lat_rate_on)
+        out_printf(r, "  GenMsg latencies sent: %" PRIu64 "\n", g->lat_sent);
+    if (g->lat_recv)
+        out_printf(r, "  GenMsg latencies received: %" PRIu64 "\n", g->lat_recv);
+}
+
+void out_genmsg_rates(out_report *r, const out_genmsg *g, bool rate_on, bool lat_rate_on)
+{
+    if (rate_on)
+        out_printf(r, "  Avg GenMsg send rate: %.0f\n", g->send_rate);
+    if (g->recv)
+        out_printf(r, "  Avg GenMsg receive rate: %.0f\n", g->recv_rate);
+    if (lat_rate_on)
+        out_printf(r, "  Avg GenMsg latency send rate: %.0f\n", g->lat_send_rate);
+    if (g->lat_recv)
+        out_printf(r, "  Avg GenMsg latency receive rate: %.0f\n", g->lat_recv_rate);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Console                                                                                    */
 

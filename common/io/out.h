@@ -178,6 +178,26 @@ double out_rate(double count, double secs);
  * now_ns. */
 double out_secs(uint64_t start_ns, uint64_t end_ns, uint64_t now_ns);
 
+/* What a summary block says of generic messages (ConsPerf, ProvPerf): the counts, and the
+ * rates per second from the first one sent or received to the block's end. */
+typedef struct out_genmsg {
+    uint64_t sent, recv, lat_sent, lat_recv;
+    double send_rate, recv_rate, lat_send_rate, lat_recv_rate;
+} out_genmsg;
+
+/* The figures of a block: the counts, the sending rates from first_sent_ns, the receiving
+ * rates from first_recv_ns (0 = none: rate 0), each to end_ns. */
+out_genmsg out_genmsg_of(uint64_t sent, uint64_t recv, uint64_t lat_sent, uint64_t lat_recv,
+                         uint64_t first_sent_ns, uint64_t first_recv_ns, uint64_t end_ns);
+
+/* The block's generic-message count lines, as the ETA tools print them: "GenMsgs sent" when
+ * rate_on (-genericMsgRate), "GenMsgs received" when any, "GenMsg latencies sent" when
+ * lat_rate_on (-genericMsgLatencyRate), "GenMsg latencies received" when any. */
+void out_genmsg_counts(out_report *r, const out_genmsg *g, bool rate_on, bool lat_rate_on);
+
+/* The block's average rate lines, under the same conditions as out_genmsg_counts. */
+void out_genmsg_rates(out_report *r, const out_genmsg *g, bool rate_on, bool lat_rate_on);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Console interval lines                                                                     */
 

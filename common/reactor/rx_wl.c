@@ -113,14 +113,7 @@ void wl_stream_free(rx_wl *wl, wl_stream *s)
         rx_map_del(&wl->app, r->app_id);
         free(r);
     }
-    if (s->aprev)
-        s->aprev->anext = s->anext;
-    else
-        wl->all = s->anext;
-    if (s->anext)
-        s->anext->aprev = s->aprev;
-    else
-        wl->atail = s->aprev;
+    WL_UNLINK(s, wl->all, wl->atail, aprev, anext);
     wl->nstreams--;
     free(s);
 }
@@ -419,13 +412,8 @@ static int services_changed(rx_chan *ch)
     for (wl_stream *s = wl->all; s; s = s->anext) {
         if (!s->wire_id || !service_gone(ch, s))
             continue;
-        rwf_msg c;
-        memset(&c, 0, sizeof(c));
-        c.msg_class = RWF_MC_CLOSE;
-        c.domain = s->domain;
-        c.stream_id = s->wire_id;
-        c.container_type = RWF_DT_NO_DATA;
-        rx_out_msg(ch, &c); /* best effort: a full ring only leaves the provider's stream open */
+        /* best effort: a full ring only leaves the provider's stream open */
+        wl_close_wire(ch, s->domain, s->wire_id);
     }
     int rc = suspend_all(ch, "Service is down; the item will be requested again.", service_gone);
     if (rc < 0 || ch->a.closed_by_app)

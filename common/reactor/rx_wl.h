@@ -152,6 +152,23 @@ int wl_send_pending(rx_chan *ch);
  * ring had no room (s stays pending), or -1. */
 int wl_request(rx_chan *ch, wl_stream *s, bool no_refresh);
 
+/* Sends a close of the wire stream wire_id in domain. Returns rx_out_msg's status. */
+int wl_close_wire(rx_chan *ch, uint8_t domain, int32_t wire_id);
+
+/* Unlinks s from the doubly-linked list whose ends are head and tail, through its link fields
+ * prev and next (the all-streams, pending and timer lists). */
+#define WL_UNLINK(s, head, tail, prev, next)                                                       \
+    do {                                                                                           \
+        if ((s)->prev)                                                                             \
+            (s)->prev->next = (s)->next;                                                           \
+        else                                                                                       \
+            (head) = (s)->next;                                                                    \
+        if ((s)->next)                                                                             \
+            (s)->next->prev = (s)->prev;                                                           \
+        else                                                                                       \
+            (tail) = (s)->prev;                                                                    \
+    } while (0)
+
 /* Pending list and timers. */
 void wl_pending_add(rx_wl *wl, wl_stream *s);
 void wl_pending_remove(rx_wl *wl, wl_stream *s);

@@ -35,18 +35,22 @@ void wl_pending_add(rx_wl *wl, wl_stream *s)
     wl->npending++;
 }
 
+int wl_close_wire(rx_chan *ch, uint8_t domain, int32_t wire_id)
+{
+    rwf_msg c;
+    memset(&c, 0, sizeof(c));
+    c.msg_class = RWF_MC_CLOSE;
+    c.domain = domain;
+    c.stream_id = wire_id;
+    c.container_type = RWF_DT_NO_DATA;
+    return rx_out_msg(ch, &c);
+}
+
 void wl_pending_remove(rx_wl *wl, wl_stream *s)
 {
     if (!s->in_pending)
         return;
-    if (s->pprev)
-        s->pprev->pnext = s->pnext;
-    else
-        wl->pending = s->pnext;
-    if (s->pnext)
-        s->pnext->pprev = s->pprev;
-    else
-        wl->ptail = s->pprev;
+    WL_UNLINK(s, wl->pending, wl->ptail, pprev, pnext);
     s->in_pending = false;
     s->pprev = s->pnext = NULL;
     wl->npending--;
@@ -72,14 +76,7 @@ void wl_timer_remove(rx_wl *wl, wl_stream *s)
 {
     if (!s->in_timers)
         return;
-    if (s->tprev)
-        s->tprev->tnext = s->tnext;
-    else
-        wl->thead = s->tnext;
-    if (s->tnext)
-        s->tnext->tprev = s->tprev;
-    else
-        wl->ttail = s->tprev;
+    WL_UNLINK(s, wl->thead, wl->ttail, tprev, tnext);
     s->in_timers = false;
     s->tprev = s->tnext = NULL;
 }
@@ -430,13 +427,7 @@ static int submit_close(rx_chan *ch, rx_buf *b)
                TP_EINVAL;
     wl_stream *s = r->s;
     if (s->nreqs == 1 && s->wire_id && ch->a.state == RXA_UP) {
-        rwf_msg c;
-        memset(&c, 0, sizeof(c));
-        c.msg_class = RWF_MC_CLOSE;
-        c.domain = domain;
-        c.stream_id = s->wire_id;
-        c.container_type = RWF_DT_NO_DATA;
-        int rc = rx_out_msg(ch, &c);
+        int rc = wl_close_wire(ch, domain, s->wire_id);
         if (rc < 0)
             return rc; /* nothing changed: the tool may close again */
     }
@@ -612,13 +603,7 @@ static int timed_out(rx_chan *ch, wl_stream *s)
     rx_wl *wl = ch->a.wl;
     ch->a.req_timeouts++;
     if (s->wire_id && ch->a.state == RXA_UP) {
-        rwf_msg c;
-        memset(&c, 0, sizeof(c));
-        c.msg_class = RWF_MC_CLOSE;
-        c.domain = s->domain;
-        c.stream_id = s->wire_id;
-        c.container_type = RWF_DT_NO_DATA;
-        rx_out_msg(ch, &c); /* best effort */
+        wl_close_wire(ch, s->domain, s->wire_id); /* best effort */
     }
     wl_stream_unwire(wl, s);
     return wl_status_all(ch, s, RWF_STREAM_OPEN, RWF_DATA_SUSPECT, RWF_SC_TIMEOUT,
