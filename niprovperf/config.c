@@ -81,10 +81,6 @@ int niprov_config_check(const niprov_config *c)
 {
     if (run_tls_check(&c->pv.tls, c->pv.conn_type, false) < 0)
         return -1;
-    if (c->pv.conn_type == RUN_CONN_ENCRYPTED &&
-        c->pv.tls.encrypted_protocol == TP_CONN_WEBSOCKET && c->pv.reactor)
-        return err_set("Config Error: -encryptedConnType websocket with -reactor is not available "
-                       "in this build (its reactor layer carries RIPC connections only).");
     if (pv_config_check_workers(&c->pv) != 0)
         return -1;
     if (items_check_common(c->item_count, c->common_item_count, pv_config_threads(&c->pv)) != 0)

@@ -178,6 +178,10 @@ static int open_channel(niprov_thread *th, rx_reactor **r, rx_chan **ch)
     co.tp.rcvbuf = cfg->pv.recv_buf_size;
     co.tp.compression = (tp_comp)cfg->pv.compression_type;
     run_tls_opts(&cfg->pv.tls, cfg->pv.conn_type, &co.tp);
+    if (co.tp.conn_type == TP_CONN_ENCRYPTED && co.tp.encrypted_protocol == TP_CONN_WEBSOCKET) {
+        co.tp.protocol_type = TP_PROTOCOL_RWF;
+        co.tp.ws_protocols = "rssl.rwf"; /* the ETA NIProvPerf has no -pl: it speaks RWF */
+    }
     co.high_water_mark = cfg->pv.high_water_mark > 0 ? (uint32_t)cfg->pv.high_water_mark : 0;
     printf("\nAttempting unified connect to server %s:%s...\n", cfg->host, cfg->pv.port);
     fflush(stdout);

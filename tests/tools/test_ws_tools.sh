@@ -249,6 +249,16 @@ if [ "$what" = ours ]; then
     else
         bad "NIProvPerf over encrypted WebSocket"; tail -20 ni.out
     fi
+    p=$(free_port)
+    prov "$bin" "$p" prov_nirx.out "${TLS_SRV[@]}" -runTime 6 -reactor
+    "$bin/NIProvPerf" -h localhost -p "$p" "${TLS_CLI[@]}" -reactor -runTime 2 -itemCount 5 \
+        -tickRate 10 -updateRate 50 > nirx.out 2>&1 || true
+    wait
+    if grep -q "Channel Info:" nirx.out && ! grep -qi "error" nirx.out; then
+        ok "NIProvPerf -reactor over encrypted WebSocket (rssl.rwf)"
+    else
+        bad "NIProvPerf -reactor over encrypted WebSocket"; tail -20 nirx.out prov_nirx.out
+    fi
 else
     o=$RWFPERF_ORIG_BIN
     for pl in rssl.rwf rssl.json.v2; do
