@@ -42,19 +42,24 @@ several runs. Up to ATTEMPTS rounds are run to get P99_ROUNDS even ones; with fe
 p50 are still judged (a failure fails the case) and the case then ends skipped (77), saying
 that p99 got no verdict on a machine that busy.
 
-The reference path is not 0 us but BASE_US = 200 us: a relay forwarding with no delay writes
+The reference path is not 0 us but BASE_US = 600 us: a relay forwarding with no delay writes
 on the same wake-up as its read, while a delayed write needs a timer's wake-up too, which on a
 busy virtual machine comes up to ~100 us late at p99 (the relay measures and prints how late
 each of its writes came). With both paths delayed, both take the same steps and the difference
-between them is exactly the D added.
+between them is exactly the D added. The same steps means more than 400 us: the relay sets its
+timer `early` before the due time and waits out the rest on the clock, `early` learning the
+wake-up latency up to 400 us (delay_relay.c, EARLY_MAX). A 200 us reference was often shorter
+than `early`, so that relay waited on the clock without sleeping, always in time, while the
+delayed one slept and woke late: its own p99 lateness came out 2 to 8 times the reference's
+(one-way, six rounds: 193..1,143 us against 104..199 us, no round even); at 600 us both sleep,
+and on the same loaded machine the rounds came out even (70 / 95, 140 / 139, 111 / 91 us).
 
-The senders tick 700 times per second (not 1000, whose 1 ms period equals D: every delayed
-message would then arrive just as the next tick's burst goes out, and compete with it for the
-cores), one latency stamp per tick. The round trip's sender ticks 250 times per second: its
-delayed path takes 2 x 1,200 us and more, longer than a 700/s period, so each reply would
-arrive while the next tick's burst goes out through the same relay and client, and the p99 of
-that path alone would carry the collisions (measured at 700/s: p99 moved by 2,070..2,150 us
-for 2 D = 2,000 in three rounds whose delay lines were even, while avg and p50 moved by 2,000).
+The senders tick 400 times per second, one latency stamp per tick: the messages arrive some
+730 us (reference) and 1,730 us (delayed) after their tick, both well inside the 2.5 ms period,
+so that neither path's messages arrive as the next tick's burst goes out and compete with it
+for the cores. The round trip's sender ticks 200 times per second for the same reason (its
+paths take some 1.5 and 3.5 ms; at 700/s the delayed one's p99 carried the collisions:
++2,070..2,150 us for 2 D = 2,000 in three even rounds, while avg and p50 moved by 2,000).
 
 On a machine busy with other work a process that sleeps waits for a core when it wakes, for
 milliseconds at times: that noise is the machine's, not the tools'. So the processes of these
@@ -91,7 +96,7 @@ RT_PRIO = 10
 RELAY_PRIO = 20
 
 DELAY_US = 1000   # the delay added: D
-BASE_US = 200     # the reference path's delay (see above)
+BASE_US = 600     # the reference path's delay: more than the relay's EARLY_MAX (see above)
 ROUNDS = 3        # rounds of a latency case; the median difference of each figure is checked
 ATTEMPTS = 6      # rounds tried at most to get P99_ROUNDS that count (see EVEN)
 P99_ROUNDS = 2    # even rounds p99 needs; each path's best (lowest) p99 over them is compared
@@ -99,8 +104,8 @@ EVEN = 0.025      # a round counts when the two delay lines' own p99 lateness di
                   # this fraction of the delay added (half the tolerance)
 STEADY = 7        # seconds of steady state per round
 TOLERANCE = 0.05  # a difference must lie within 5% of the delay added
-TICK_RATE = 700   # the senders' ticks per second, one latency stamp each (see above)
-RTT_TICK_RATE = 250  # the round trip's: a period (4 ms) longer than the delayed round trip
+TICK_RATE = 400   # the senders' ticks per second, one latency stamp each (see above)
+RTT_TICK_RATE = 200  # the round trip's: a period (5 ms) longer than the delayed round trip
 RATE_TOL = 0.001  # an achieved rate within 0.1% of the configured one
 
 
