@@ -56,6 +56,12 @@ static int load_inputs(void *p)
     return 0;
 }
 
+/* run_print_fn: the TEST INPUTS block. */
+static void print_inputs(const void *a, const out_extra *extra, out_report *r)
+{
+    niprov_config_print(&((const niprov_app *)a)->cfg, extra, r);
+}
+
 /* The threads and the statistics, then the threads' start. Returns 0, or -1 (err_msg()). */
 static int start_threads(niprov_app *a)
 {
@@ -67,11 +73,8 @@ static int start_threads(niprov_app *a)
     for (int i = 0; i < a->n_threads; i++) {
         if (niprov_thread_init(&a->threads[i], a, i) != 0)
             return -1;
-        a->threads[i].cpu = cpus.entry[i < cpus.count ? i : 0];
-        if (workers.given && i < workers.count) {
-            a->threads[i].worker_cpu = workers.entry[i];
-            a->threads[i].worker_bound = true;
-        }
+        pv_thread_cpus(&cpus, &workers, i, &a->threads[i].cpu, &a->threads[i].worker_cpu,
+                       &a->threads[i].worker_bound);
     }
     for (int i = 0; i < a->n_threads; i++) {
         if (niprov_thread_start(&a->threads[i]) != 0) {
@@ -84,23 +87,16 @@ static int start_threads(niprov_app *a)
     return 0;
 }
 
-/* run_print_fn: the TEST INPUTS block. */
-static void print_inputs(const void *a, const out_extra *extra, out_report *r)
-{
-    niprov_config_print(&((const niprov_app *)a)->cfg, extra, r);
-}
-
 int main(int argc, char **argv)
 {
     int rc = niprov_config_init(&app.cfg, argc, argv, stdout, stderr);
     if (rc != OPT_CONTINUE)
         return rc;
     const niprov_config *cfg = &app.cfg;
-    run_fail_init(&app.fail);
-    run_tls_seen_init(&app.tls_seen);
     out_report rep;
     FILE *summary = NULL;
-    rc = run_start(&app, load_inputs, print_inputs, app.cfg.pv.summary_file, &rep, &summary);
+    rc = run_start(&app, load_inputs, print_inputs, app.cfg.pv.summary_file, &app.fail,
+                   &app.tls_seen, &rep, &summary);
     if (rc != RUN_EXIT_OK)
         return rc;
     if (start_threads(&app) != 0) {

@@ -72,6 +72,12 @@ static int load_inputs(void *p)
     return 0;
 }
 
+/* run_print_fn: the TEST INPUTS block. */
+static void print_inputs(const void *a, const out_extra *extra, out_report *r)
+{
+    prov_config_print(&((const prov_app *)a)->cfg, extra, r);
+}
+
 static int bind_server(prov_app *a)
 {
     const prov_config *cfg = &a->cfg;
@@ -112,20 +118,11 @@ static int init_threads(prov_app *a, run_handoff ***to)
     for (int i = 0; i < a->n_threads; i++) {
         if (prov_thread_init(&a->threads[i], a, i) != 0)
             return -1;
-        a->threads[i].cpu = cpus.entry[i < cpus.count ? i : 0];
-        if (workers.given && i < workers.count) {
-            a->threads[i].worker_cpu = workers.entry[i];
-            a->threads[i].worker_bound = true;
-        }
+        pv_thread_cpus(&cpus, &workers, i, &a->threads[i].cpu, &a->threads[i].worker_cpu,
+                       &a->threads[i].worker_bound);
         (*to)[i] = &a->threads[i].hand;
     }
     return 0;
-}
-
-/* run_print_fn: the TEST INPUTS block. */
-static void print_inputs(const void *a, const out_extra *extra, out_report *r)
-{
-    prov_config_print(&((const prov_app *)a)->cfg, extra, r);
 }
 
 int main(int argc, char **argv)
@@ -133,11 +130,10 @@ int main(int argc, char **argv)
     int rc = prov_config_init(&app.cfg, argc, argv, stdout, stderr);
     if (rc != OPT_CONTINUE)
         return rc;
-    run_fail_init(&app.fail);
-    run_tls_seen_init(&app.tls_seen);
     out_report rep;
     FILE *summary = NULL;
-    rc = run_start(&app, load_inputs, print_inputs, app.cfg.pv.summary_file, &rep, &summary);
+    rc = run_start(&app, load_inputs, print_inputs, app.cfg.pv.summary_file, &app.fail,
+                   &app.tls_seen, &rep, &summary);
     if (rc != RUN_EXIT_OK)
         return rc;
 

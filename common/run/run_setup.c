@@ -96,8 +96,10 @@ int run_json_summary(const char *summary_file, json_object *doc)
 }
 
 int run_start(void *app, run_load_fn load, run_print_fn print, const char *summary_file,
-              out_report *rep, FILE **summary)
+              run_fail *fail, run_tls_seen *seen, out_report *rep, FILE **summary)
 {
+    run_fail_init(fail);
+    run_tls_seen_init(seen);
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (sig_install() != 0) {
         fprintf(stderr, "Error: %s\n", err_msg());

@@ -8,6 +8,8 @@
 
 #include "lra.h"
 #include "out.h"
+#include "run_fail.h"
+#include "run_tls.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -54,7 +56,8 @@ typedef int (*run_load_fn)(void *app);
 typedef void (*run_print_fn)(const void *app, const out_extra *extra, out_report *r);
 
 /*
- * The start of a provider's main thread, in this order: stdout line-buffered, the signal
+ * The start of a provider's main thread, in this order: the failure slot and the record of
+ * encrypted sessions set up (run_fail_init, run_tls_seen_init), stdout line-buffered, the signal
  * handlers installed (sig_install; else "Error: <why>" on stderr and RUN_EXIT_FAILED), the
  * clock calibrated (run_extra_inputs), the inputs loaded by load (else its message on stderr
  * and RUN_EXIT_INVALID), the summary file created (run_summary_open; else RUN_EXIT_INVALID),
@@ -62,7 +65,7 @@ typedef void (*run_print_fn)(const void *app, const out_extra *extra, out_report
  * Returns RUN_EXIT_OK with *summary open and *rep set up, or the exit status to end with.
  */
 int run_start(void *app, run_load_fn load, run_print_fn print, const char *summary_file,
-              out_report *rep, FILE **summary);
+              run_fail *fail, run_tls_seen *seen, out_report *rep, FILE **summary);
 
 /* Writes the JSON summary doc beside summary_file (out_json_path) and releases doc (which may
  * be NULL: json-c ran out of memory). Returns 0, or -1 after printing why on stderr. */
