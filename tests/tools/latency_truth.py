@@ -392,10 +392,10 @@ def case_latency(work, grp, delay_us=DELAY_US, rounds=ROUNDS):
         bad += judge_best(even_moves, delay_us)
     check(not bad, "; ".join(bad))
     if valid < P99_ROUNDS:
-        print(f"SKIPPED (p99): only {valid} of {tried} rounds had delay lines that held their "
-              f"delays evenly (own p99 lateness within {even:.0f} us of each other), {P99_ROUNDS} "
-              "are needed: on a machine this busy the delays really added were not D apart at "
-              "p99, so there is no verdict on p99 (avg and p50 passed)")
+        print(f"SKIP: no verdict on p99 (avg and p50 passed): only {valid} of {tried} rounds "
+              f"had delay lines that held their delays evenly (own p99 lateness within "
+              f"{even:.0f} us of each other), {P99_ROUNDS} are needed: the delays really added "
+              "were not D apart at p99")
         return SKIP
     return 0
 
@@ -411,7 +411,7 @@ def case_netem(work):
                             "ip link set lo up && tc qdisc add dev lo root netem delay 1ms"],
                            capture_output=True, text=True)
     if probe.returncode != 0:
-        print("SKIPPED: this kernel has no netem qdisc (tc qdisc add dev lo root netem: "
+        print("SKIP: this kernel has no netem qdisc (tc qdisc add dev lo root netem: "
               f"{(probe.stderr or probe.stdout).strip()}); the relay cases (truth_latency) "
               "measure the same with delay_relay")
         return SKIP
@@ -543,11 +543,11 @@ def main():
         return 0
     sanitizer = os.environ.get("RWFPERF_SANITIZE", "")
     if sanitizer:
-        print(f"SKIPPED: {sys.argv[1]} measures time, which does not hold in a build with "
+        print(f"SKIP: {sys.argv[1]} measures time, which does not hold in a build with "
               f"sanitizers ({sanitizer}): it runs only in the release pass of scripts/test.sh")
         return SKIP
     if os.environ.get("RWFPERF_TIMING_TESTS") != "1":
-        print(f"SKIPPED: {sys.argv[1]} measures time and takes the machine for ~35 s; it runs "
+        print(f"SKIP: {sys.argv[1]} measures time and takes the machine for ~35 s; it runs "
               "with RWFPERF_TIMING_TESTS=1 in a release build (scripts/test.sh sets it)")
         return SKIP
     work = tempfile.mkdtemp(prefix=f"truth_{sys.argv[1]}_")
