@@ -3,60 +3,15 @@
  * service went down, items closed by the provider, messages for streams it never opened, login
  * reject, snapshots, posts (on and off stream, acks and their timeout), generic messages and the
  * request timeout. */
-#include "rx_testutil.h"
+#include "wl_fixture.h"
 
 /* The original watchlist consumer's directory request (watchlist/decoded.txt, C>S #3). */
 static const char *DIR3F_HEX = "00 0f 01 04 00 00 00 02 04 00 80 05 08 00 00 00 3f";
 /* Its request for RDT1 on wire stream 4 (C>S #5). */
 static const char *RDT1_HEX = "00 12 01 06 00 00 00 04 44 00 22 80 07 03 01 04 52 44 54 31";
 
-typedef struct fixture {
-    rx_reactor *r;
-    tx_log log;
-    tx_peer peer;
-    rx_chan *ch;
-    rwf_login login;
-    rx_role role;
-} fixture;
-
-static int setup(void **state)
-{
-    fixture *f = calloc(1, sizeof(*f));
-    if (rx_create(NULL, &f->r) != 0)
-        fail_msg("rx_create: %s", err_msg());
-    tx_peer_listen(&f->peer, f->r);
-    rx_role_init(&f->role, RX_ROLE_CONSUMER);
-    tx_callbacks(&f->role.cb);
-    tx_login(&f->login);
-    f->role.login = &f->login;
-    f->role.watchlist = true;
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    rx_destroy(f->r);
-    tx_peer_free(&f->peer);
-    free(f);
-    return 0;
-}
-
-static void open_channel(fixture *f)
-{
-    rx_conn_opts co;
-    rx_conn_opts_init(&co);
-    co.tp.host = "127.0.0.1";
-    co.tp.port = f->peer.port;
-    co.reconnect_min_ms = 20;
-    co.reconnect_max_ms = 100;
-    if (rx_connect(f->r, &co, &f->role, &f->log, &f->ch) != 0)
-        fail_msg("rx_connect: %s", err_msg());
-}
-
 /* Accepts the channel and answers login and directory (service up). */
-static void serve_admin(fixture *f, bool check_bytes)
+static void serve_admin(wl_fixture *f, bool check_bytes)
 {
     rwf_msg m;
     tx_peer_accept(&f->peer, 5000);
@@ -72,7 +27,7 @@ static void serve_admin(fixture *f, bool check_bytes)
 }
 
 /* Submits requests for RDT1.. on the tool's streams first.. (streaming, QoS realtime). */
-static void request_items(fixture *f, int32_t first, int n)
+static void request_items(wl_fixture *f, int32_t first, int n)
 {
     for (int i = 0; i < n; i++) {
         char name[16];
@@ -83,7 +38,7 @@ static void request_items(fixture *f, int32_t first, int n)
 }
 
 /* Reads n item requests and returns their wire ids in ids[]. */
-static void read_requests(fixture *f, int32_t *ids, int n)
+static void read_requests(wl_fixture *f, int32_t *ids, int n)
 {
     rwf_msg m;
     for (int i = 0; i < n; i++) {
@@ -94,7 +49,7 @@ static void read_requests(fixture *f, int32_t *ids, int n)
     }
 }
 
-static void refresh_all(fixture *f, const int32_t *ids, int n)
+static void refresh_all(wl_fixture *f, const int32_t *ids, int n)
 {
     for (int i = 0; i < n; i++)
         tx_peer_item(&f->peer, RWF_MC_REFRESH, ids[i], RWF_DMT_MARKET_PRICE, true, RWF_STREAM_OPEN,
@@ -102,7 +57,7 @@ static void refresh_all(fixture *f, const int32_t *ids, int n)
 }
 
 /* Waits for n refreshes from index from; returns the index after the last. */
-static int wait_refreshes(fixture *f, int from, int n)
+static int wait_refreshes(wl_fixture *f, int from, int n)
 {
     int i = from;
     for (int k = 0; k < n; k++)
@@ -114,8 +69,8 @@ static int wait_refreshes(fixture *f, int from, int n)
  * bytes of the original; replies come back on the tool's ids. */
 static void test_ids_and_pending(void **state)
 {
-    fixture *f = *state;
-    open_channel(f);
+    wl_fixture *f = *state;
+    wl_open_channel(f);
     tx_peer_accept(&f->peer, 5000);
     int ready = tx_wait_for(f->r, &f->log, 0, TX_CHANNEL, RX_CHANNEL_READY, 3000);
     assert_true(tx_find(&f->log, 0, TX_LOGIN, 0) < 0 || tx_find(&f->log, 0, TX_LOGIN, 0) > ready);
@@ -139,8 +94,8 @@ static void test_ids_and_pending(void **state)
 
 static void test_wire_bytes(void **state)
 {
-    fixture *f = *state;
-    open_channel(f);
+    wl_fixture *f = *state;
+    wl_open_channel(f);
     serve_admin(f, true);
     tx_wait_for(f->r, &f->log, 0, TX_DIRECTORY, RWF_MC_REFRESH, 3000);
     request_items(f, 5, 5);
@@ -171,8 +126,8 @@ static void test_wire_bytes(void **state)
  * of its own; updates fan out; the wire stream closes with the last request. */
 static void test_aggregation(void **state)
 {
-    fixture *f = *state;
-    open_channel(f);
+    wl_fixture *f = *state;
+    wl_open_channel(f);
     serve_admin(f, false);
     tx_wait_for(f->r, &f->log, 0, TX_DIRECTORY, RWF_MC_REFRESH, 3000);
     assert_int_equal(tx_request(f->ch, 10, "AGG", true, true), 0);
@@ -235,8 +190,8 @@ static void test_aggregation(void **state)
  * run again and the items are requested on new wire ids (9.. after 4..8), and refreshed. */
 static void test_recovery(void **state)
 {
-    fixture *f = *state;
-    open_channel(f);
+    wl_fixture *f = *state;
+    wl_open_channel(f);
     serve_admin(f, false);
     tx_wait_for(f->r, &f->log, 0, TX_DIRECTORY, RWF_MC_REFRESH, 3000);
     request_items(f, 5, 5);
@@ -273,8 +228,8 @@ static void test_recovery(void **state)
 /* The service goes down: statuses, the wire streams closed; it comes back: requested again. */
 static void test_service_down_up(void **state)
 {
-    fixture *f = *state;
-    open_channel(f);
+    wl_fixture *f = *state;
+    wl_open_channel(f);
     serve_admin(f, false);
     tx_wait_for(f->r, &f->log, 0, TX_DIRECTORY, RWF_MC_REFRESH, 3000);
     request_items(f, 5, 2);
@@ -303,8 +258,8 @@ static void test_service_down_up(void **state)
  * message on that wire id is a message for an unknown stream (dropped, counted, warned). */
 static void test_closed_by_provider(void **state)
 {
-    fixture *f = *state;
-    open_channel(f);
+    wl_fixture *f = *state;
+    wl_open_channel(f);
     serve_admin(f, false);
     tx_wait_for(f->r, &f->log, 0, TX_DIRECTORY, RWF_MC_REFRESH, 3000);
     request_items(f, 5, 1);
@@ -337,8 +292,8 @@ static void test_closed_by_provider(void **state)
 /* A login reject: the tool sees it, waiting requests are closed, no directory request. */
 static void test_login_reject(void **state)
 {
-    fixture *f = *state;
-    open_channel(f);
+    wl_fixture *f = *state;
+    wl_open_channel(f);
     tx_peer_accept(&f->peer, 5000);
     tx_wait_for(f->r, &f->log, 0, TX_CHANNEL, RX_CHANNEL_READY, 3000);
     request_items(f, 5, 3);
@@ -362,8 +317,8 @@ static void test_login_reject(void **state)
 /* A snapshot: one refresh, then the stream is gone. */
 static void test_snapshot(void **state)
 {
-    fixture *f = *state;
-    open_channel(f);
+    wl_fixture *f = *state;
+    wl_open_channel(f);
     serve_admin(f, false);
     tx_wait_for(f->r, &f->log, 0, TX_DIRECTORY, RWF_MC_REFRESH, 3000);
     assert_int_equal(tx_request(f->ch, 5, "SNAP", false, true), 0);
@@ -383,7 +338,7 @@ static void test_snapshot(void **state)
     assert_int_equal(st.wl_requests, 1);
 }
 
-static void post(fixture *f, int32_t stream, bool ack, uint32_t post_id)
+static void post(wl_fixture *f, int32_t stream, bool ack, uint32_t post_id)
 {
     rwf_msg p;
     memset(&p, 0, sizeof(p));
@@ -409,9 +364,9 @@ static void post(fixture *f, int32_t stream, bool ack, uint32_t post_id)
  * ack never comes gets a NAK after the timeout; generic messages both ways. */
 static void test_posts_and_generics(void **state)
 {
-    fixture *f = *state;
+    wl_fixture *f = *state;
     f->role.post_ack_timeout_ms = 150;
-    open_channel(f);
+    wl_open_channel(f);
     serve_admin(f, false);
     tx_wait_for(f->r, &f->log, 0, TX_DIRECTORY, RWF_MC_REFRESH, 3000);
     request_items(f, 5, 1);
@@ -473,9 +428,9 @@ static void test_posts_and_generics(void **state)
  * tool is told. */
 static void test_request_timeout(void **state)
 {
-    fixture *f = *state;
+    wl_fixture *f = *state;
     f->role.request_timeout_ms = 150;
-    open_channel(f);
+    wl_open_channel(f);
     serve_admin(f, false);
     tx_wait_for(f->r, &f->log, 0, TX_DIRECTORY, RWF_MC_REFRESH, 3000);
     request_items(f, 5, 1);
@@ -496,16 +451,16 @@ static void test_request_timeout(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_ids_and_pending, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_wire_bytes, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_aggregation, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_recovery, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_service_down_up, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_closed_by_provider, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_login_reject, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_snapshot, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_posts_and_generics, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_request_timeout, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ids_and_pending, wl_setup, wl_teardown),
+        cmocka_unit_test_setup_teardown(test_wire_bytes, wl_setup, wl_teardown),
+        cmocka_unit_test_setup_teardown(test_aggregation, wl_setup, wl_teardown),
+        cmocka_unit_test_setup_teardown(test_recovery, wl_setup, wl_teardown),
+        cmocka_unit_test_setup_teardown(test_service_down_up, wl_setup, wl_teardown),
+        cmocka_unit_test_setup_teardown(test_closed_by_provider, wl_setup, wl_teardown),
+        cmocka_unit_test_setup_teardown(test_login_reject, wl_setup, wl_teardown),
+        cmocka_unit_test_setup_teardown(test_snapshot, wl_setup, wl_teardown),
+        cmocka_unit_test_setup_teardown(test_posts_and_generics, wl_setup, wl_teardown),
+        cmocka_unit_test_setup_teardown(test_request_timeout, wl_setup, wl_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,55 +4,10 @@
  * service after the directory refresh, none on the login stream), their bytes (the codec's,
  * checked there against the original's), a role change sent at once, and the refusals (a
  * warm-standby role without the watchlist, a role change on a channel without warm standby). */
-#include "rx_testutil.h"
-
-typedef struct fixture {
-    rx_reactor *r;
-    tx_log log;
-    tx_peer peer;
-    rx_chan *ch;
-    rwf_login login;
-    rx_role role;
-} fixture;
-
-static int setup(void **state)
-{
-    fixture *f = calloc(1, sizeof(*f));
-    if (rx_create(NULL, &f->r) != 0)
-        fail_msg("rx_create: %s", err_msg());
-    tx_peer_listen(&f->peer, f->r);
-    rx_role_init(&f->role, RX_ROLE_CONSUMER);
-    tx_callbacks(&f->role.cb);
-    tx_login(&f->login);
-    f->role.login = &f->login;
-    f->role.watchlist = true;
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    rx_destroy(f->r);
-    tx_peer_free(&f->peer);
-    free(f);
-    return 0;
-}
-
-static void open_channel(fixture *f)
-{
-    rx_conn_opts co;
-    rx_conn_opts_init(&co);
-    co.tp.host = "127.0.0.1";
-    co.tp.port = f->peer.port;
-    co.reconnect_min_ms = 20;
-    co.reconnect_max_ms = 100;
-    if (rx_connect(f->r, &co, &f->role, &f->log, &f->ch) != 0)
-        fail_msg("rx_connect: %s", err_msg());
-}
+#include "wl_fixture.h"
 
 /* The message the peer just read must be the login-based role message with this mode. */
-static void assert_conn_status(fixture *f, uint64_t mode)
+static void assert_conn_status(wl_fixture *f, uint64_t mode)
 {
     uint8_t want[128];
     rwf_enc e;
@@ -63,7 +18,7 @@ static void assert_conn_status(fixture *f, uint64_t mode)
     ts_assert_bytes_equal(f->peer.buf, f->peer.len, want, n);
 }
 
-static void assert_consumer_status(fixture *f, uint16_t service, uint64_t mode)
+static void assert_consumer_status(wl_fixture *f, uint16_t service, uint64_t mode)
 {
     uint8_t want[128];
     rwf_enc e;
@@ -79,11 +34,11 @@ static void assert_consumer_status(fixture *f, uint16_t service, uint64_t mode)
  * session tells the server its current role (0) at the same place. */
 static void test_login_based(void **state)
 {
-    fixture *f = *state;
+    wl_fixture *f = *state;
     rwf_msg m;
     f->role.wsb_mode = RX_WSB_LOGIN;
     f->role.wsb_standby = true;
-    open_channel(f);
+    wl_open_channel(f);
     assert_true(rx_wsb_is_standby(f->ch));
     for (int session = 0; session < 2; session++) {
         tx_peer_accept(&f->peer, 5000);
@@ -111,10 +66,10 @@ static void test_login_based(void **state)
  * refresh one ConsumerStatus for its service (1) with mode 0; made standby: mode 1 at once. */
 static void test_service_based(void **state)
 {
-    fixture *f = *state;
+    wl_fixture *f = *state;
     rwf_msg m;
     f->role.wsb_mode = RX_WSB_SERVICE;
-    open_channel(f);
+    wl_open_channel(f);
     tx_peer_accept(&f->peer, 5000);
     tx_peer_expect(&f->peer, &m, RWF_MC_REQUEST, 1);
     tx_peer_login_refresh(&f->peer, RWF_STREAM_OPEN, "");
@@ -132,7 +87,7 @@ static void test_service_based(void **state)
 /* Refusals: warm standby without the watchlist; a role change on a plain channel. */
 static void test_refused(void **state)
 {
-    fixture *f = *state;
+    wl_fixture *f = *state;
     f->role.watchlist = false;
     f->role.wsb_mode = RX_WSB_LOGIN;
     rx_conn_opts co;
@@ -144,7 +99,7 @@ static void test_refused(void **state)
     assert_non_null(strstr(err_msg(), "warm standby needs a consumer channel with the watchlist"));
     f->role.watchlist = true;
     f->role.wsb_mode = 0;
-    open_channel(f);
+    wl_open_channel(f);
     assert_int_equal(rx_wsb_set_role(f->ch, true), -1);
     assert_non_null(strstr(err_msg(), "not a warm-standby channel"));
 }
@@ -152,9 +107,9 @@ static void test_refused(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_login_based, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_service_based, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_login_based, wl_setup, wl_teardown),
+        cmocka_unit_test_setup_teardown(test_service_based, wl_setup, wl_teardown),
+        cmocka_unit_test_setup_teardown(test_refused, wl_setup, wl_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
