@@ -424,6 +424,35 @@ static int read_file(rwf_dict *d, const char *path, const char **text, size_t *l
     return RWF_OK;
 }
 
+/* A parser of a whole dictionary text (field or enum file) named name for errors. */
+typedef int (*text_parser)(rwf_dict *d, const char *name, const char *text, size_t len);
+
+/* Parses a copy of the caller's text kept by the dictionary (its views point into it). Returns
+ * RWF_OK or what parse returned; RWF_E_INVALID for a text of 4 GiB or more, RWF_E_NOMEM. */
+static int parse_copy(rwf_dict *d, const char *name, const char *text, size_t len,
+                      text_parser parse)
+{
+    if (len >= UINT32_MAX) { /* a view's length is 32 bits: the copy would be cut short */
+        err_set("%s: %zu bytes is too large for a dictionary", name, len);
+        return RWF_E_INVALID;
+    }
+    rwf_buf copy = rwf_dict_strdup(d, rwf_buf_make(text, len));
+    if (len && !copy.data) {
+        err_set("%s: out of memory", name);
+        return RWF_E_NOMEM;
+    }
+    return parse(d, name, copy.data ? copy.data : "", len);
+}
+
+/* Reads the file at path into the dictionary and parses it; errors name the path. */
+static int load_file(rwf_dict *d, const char *path, text_parser parse)
+{
+    const char *text;
+    size_t len;
+    int rc = read_file(d, path, &text, &len);
+    return rc < 0 ? rc : parse(d, path, text, len);
+}
+
 static int parse_fields(rwf_dict *d, const char *name, const char *text, size_t len)
 {
     line_reader r = {name, text, text + len, NULL, NULL, 0};
@@ -451,24 +480,12 @@ static int parse_fields(rwf_dict *d, const char *name, const char *text, size_t 
 
 int rwf_dict_parse_fields(rwf_dict *d, const char *name, const char *text, size_t len)
 {
-    if (len >= UINT32_MAX) { /* a view's length is 32 bits: the copy would be cut short */
-        err_set("%s: %zu bytes is too large for a dictionary", name, len);
-        return RWF_E_INVALID;
-    }
-    rwf_buf copy = rwf_dict_strdup(d, rwf_buf_make(text, len));
-    if (len && !copy.data) {
-        err_set("%s: out of memory", name);
-        return RWF_E_NOMEM;
-    }
-    return parse_fields(d, name, copy.data ? copy.data : "", len);
+    return parse_copy(d, name, text, len, parse_fields);
 }
 
 int rwf_dict_load_fields(rwf_dict *d, const char *path)
 {
-    const char *text;
-    size_t len;
-    int rc = read_file(d, path, &text, &len);
-    return rc < 0 ? rc : parse_fields(d, path, text, len);
+    return load_file(d, path, parse_fields);
 }
 
 /* Growable scratch arrays used while reading one enum table. */
@@ -615,22 +632,10 @@ static int parse_enums(rwf_dict *d, const char *name, const char *text, size_t l
 
 int rwf_dict_parse_enums(rwf_dict *d, const char *name, const char *text, size_t len)
 {
-    if (len >= UINT32_MAX) { /* a view's length is 32 bits: the copy would be cut short */
-        err_set("%s: %zu bytes is too large for a dictionary", name, len);
-        return RWF_E_INVALID;
-    }
-    rwf_buf copy = rwf_dict_strdup(d, rwf_buf_make(text, len));
-    if (len && !copy.data) {
-        err_set("%s: out of memory", name);
-        return RWF_E_NOMEM;
-    }
-    return parse_enums(d, name, copy.data ? copy.data : "", len);
+    return parse_copy(d, name, text, len, parse_enums);
 }
 
 int rwf_dict_load_enums(rwf_dict *d, const char *path)
 {
-    const char *text;
-    size_t len;
-    int rc = read_file(d, path, &text, &len);
-    return rc < 0 ? rc : parse_enums(d, path, text, len);
+    return load_file(d, path, parse_enums);
 }
