@@ -90,6 +90,31 @@ static int check_ctype(rwf_enc *e, int ctype)
     return RWF_OK;
 }
 
+/* Opens a container frame of type with entries of ctype: checks ctype, pushes the frame, makes
+ * room for a header of size bytes (what names it in errors), keeps flags and ctype in the frame
+ * and writes them as the header's first two bytes. Returns RWF_OK with *fp set, or the
+ * encoder's error. */
+static int begin_frame(rwf_enc *e, int type, uint8_t flags, int ctype, size_t size,
+                       const char *what, rwf_enc_frame **fp)
+{
+    rwf_enc_frame *f;
+    int r;
+    if (e->err)
+        return e->err;
+    if ((r = check_ctype(e, ctype)) < 0)
+        return r;
+    if ((r = rwf_enc_push(e, type, &f)) < 0)
+        return r;
+    if (!rwf_enc_room(e, size, what))
+        return e->err;
+    f->flags = flags;
+    f->ctype = (uint8_t)ctype;
+    *e->pos++ = flags;
+    *e->pos++ = (uint8_t)(ctype - RWF_DT_CONTAINER_MIN);
+    *fp = f;
+    return RWF_OK;
+}
+
 int rwf_enc_map_begin(rwf_enc *e, const rwf_map_hdr *h)
 {
     rwf_enc_frame *f;
@@ -183,20 +208,10 @@ int rwf_enc_map_entry_buf(rwf_enc *e, int action, rwf_buf key)
 int rwf_enc_vector_begin(rwf_enc *e, const rwf_vector_hdr *h)
 {
     rwf_enc_frame *f;
-    int r;
-    if (e->err)
-        return e->err;
-    if ((r = check_ctype(e, h->ctype)) < 0)
+    int r = begin_frame(e, RWF_DT_VECTOR, h->flags, h->ctype, 2, "a Vector header", &f);
+    if (r < 0)
         return r;
-    if ((r = rwf_enc_push(e, RWF_DT_VECTOR, &f)) < 0)
-        return r;
-    if (!rwf_enc_room(e, 2, "a Vector header"))
-        return e->err;
-    f->flags = h->flags;
-    f->ctype = h->ctype;
     f->hint = h->total_count_hint;
-    *e->pos++ = h->flags;
-    *e->pos++ = (uint8_t)(h->ctype - RWF_DT_CONTAINER_MIN);
     return dict_setdefs(e, f, h->set_defs, h->summary);
 }
 
@@ -229,20 +244,10 @@ int rwf_enc_vector_entry(rwf_enc *e, int action, uint32_t index, const rwf_buf *
 int rwf_enc_series_begin(rwf_enc *e, const rwf_series_hdr *h)
 {
     rwf_enc_frame *f;
-    int r;
-    if (e->err)
-        return e->err;
-    if ((r = check_ctype(e, h->ctype)) < 0)
+    int r = begin_frame(e, RWF_DT_SERIES, h->flags, h->ctype, 2, "a Series header", &f);
+    if (r < 0)
         return r;
-    if ((r = rwf_enc_push(e, RWF_DT_SERIES, &f)) < 0)
-        return r;
-    if (!rwf_enc_room(e, 2, "a Series header"))
-        return e->err;
-    f->flags = h->flags;
-    f->ctype = h->ctype;
     f->hint = h->total_count_hint;
-    *e->pos++ = h->flags;
-    *e->pos++ = (uint8_t)(h->ctype - RWF_DT_CONTAINER_MIN);
     return dict_setdefs(e, f, h->set_defs, h->summary);
 }
 
@@ -266,19 +271,9 @@ int rwf_enc_series_entry(rwf_enc *e)
 int rwf_enc_filter_begin(rwf_enc *e, const rwf_filter_hdr *h)
 {
     rwf_enc_frame *f;
-    int r;
-    if (e->err)
-        return e->err;
-    if ((r = check_ctype(e, h->ctype)) < 0)
+    int r = begin_frame(e, RWF_DT_FILTER_LIST, h->flags, h->ctype, 4, "a FilterList header", &f);
+    if (r < 0)
         return r;
-    if ((r = rwf_enc_push(e, RWF_DT_FILTER_LIST, &f)) < 0)
-        return r;
-    if (!rwf_enc_room(e, 4, "a FilterList header"))
-        return e->err;
-    f->flags = h->flags;
-    f->ctype = h->ctype;
-    *e->pos++ = h->flags;
-    *e->pos++ = (uint8_t)(h->ctype - RWF_DT_CONTAINER_MIN);
     if (h->flags & RWF_FTF_HAS_TOTAL_COUNT_HINT)
         *e->pos++ = h->total_count_hint;
     f->count_at = e->pos++;
