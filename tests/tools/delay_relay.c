@@ -15,7 +15,8 @@
  *
  * The relay measures itself: for every chunk, how late its write came after its due time.
  * When a connection pair ends, and at exit (SIGTERM, SIGINT), it prints per direction
- *     "pair <n> listen <i> <a->b|b->a>: chunks <c> bytes <b> late_us avg <a> p99 <p> max <m>"
+ *     "pair <n> listen <i> <a->b|b->a>: chunks <c> bytes <b> late_us avg <a> p50 <q> p99 <p>
+ *      max <m>" (one line)
  * so that a test can tell a late delay line from a wrong measurement.
  *
  * With -r it asks for SCHED_FIFO at that priority (it sleeps between due times, so it takes
@@ -180,21 +181,28 @@ static int dir_init(dir *d, int from, int to)
     return d->ring && d->ch && d->late ? 0 : -1;
 }
 
+/* The lateness (us) below which at least `permille`/1000 of direction d's chunks were written:
+ * the histogram's percentile, 0 when nothing was written. */
+static uint64_t late_pct(const dir *d, unsigned permille)
+{
+    uint64_t seen = 0, rank = d->chunks - d->chunks * (1000 - permille) / 1000;
+    for (uint32_t i = 0; i < LATE_BUCKETS && d->chunks; i++) {
+        seen += d->late[i];
+        if (seen >= rank)
+            return i;
+    }
+    return 0;
+}
+
 static void dir_report(const pair *p, int k)
 {
     const dir *d = &p->d[k];
-    uint64_t p99 = 0, seen = 0, rank = d->chunks - d->chunks / 100;
-    for (uint32_t i = 0; i < LATE_BUCKETS && d->chunks; i++) {
-        seen += d->late[i];
-        if (seen >= rank) {
-            p99 = i;
-            break;
-        }
-    }
-    printf("pair %d listen %d %s: chunks %llu bytes %llu late_us avg %.1f p99 %llu max %.1f\n",
+    printf("pair %d listen %d %s: chunks %llu bytes %llu late_us avg %.1f p50 %llu p99 %llu "
+           "max %.1f\n",
            p->n, p->listen, k ? "b->a" : "a->b", (unsigned long long)d->chunks,
            (unsigned long long)d->bytes, d->chunks ? d->late_sum / (double)d->chunks / 1000.0 : 0,
-           (unsigned long long)p99, (double)d->late_max / 1000.0);
+           (unsigned long long)late_pct(d, 500), (unsigned long long)late_pct(d, 990),
+           (double)d->late_max / 1000.0);
 }
 
 static void pair_end(pair *p)
