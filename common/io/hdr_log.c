@@ -107,18 +107,24 @@ int hdr_log_close(hdr_log_writer *w)
 /* ------------------------------------------------------------------------------------------ */
 /* Reading                                                                                    */
 
-int hdr_log_reader_open(hdr_log_reader *r, const char *path)
+void hdr_log_reader_open_stream(hdr_log_reader *r, const char *name, FILE *f)
 {
     memset(r, 0, sizeof(*r));
-    snprintf(r->path, sizeof(r->path), "%s", path);
+    snprintf(r->path, sizeof(r->path), "%s", name);
     r->info.pid = -1;
     r->info.thread = -1;
     r->info.start = -1;
     r->info.base = -1;
     r->info.format_major = -1;
     r->info.format_minor = -1;
-    r->f = fopen(path, "r");
-    if (!r->f)
+    r->f = f;
+}
+
+int hdr_log_reader_open(hdr_log_reader *r, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    hdr_log_reader_open_stream(r, path, f);
+    if (!f)
         return err_set_errno(errno, "cannot open %s", path);
     return 0;
 }

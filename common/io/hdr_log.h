@@ -119,6 +119,10 @@ typedef struct hdr_log_reader {
 /* Opens path for reading. Returns 0, or -1 (err_set naming the file). */
 int hdr_log_reader_open(hdr_log_reader *r, const char *path);
 
+/* Reads the log from f (a file, or a buffer opened with fmemopen) from where it stands; name
+ * stands for it in error text. The reader owns f from here on: hdr_log_reader_close closes it. */
+void hdr_log_reader_open_stream(hdr_log_reader *r, const char *name, FILE *f);
+
 /*
  * Reads lines up to the next interval line, taking in the header lines on the way (r->info).
  * Returns 1 with the interval in e, 0 at the end of the file, or -1 with err text

@@ -88,6 +88,10 @@ typedef struct merge {
  * when out of memory. */
 int merge_read_file(merge *m, const char *path);
 
+/* The same from f, a file or a buffer opened with fmemopen, read from its start and closed
+ * here; path names it in what m records. */
+int merge_read_stream(merge *m, const char *path, FILE *f);
+
 /* Sums the processes into m->combined. Returns 0, or -1 (err_set) when out of memory. */
 int merge_combine(merge *m);
 

@@ -238,11 +238,11 @@ static int log_intervals(merge *m, const char *path, hdr_log_reader *r, merge_pr
     return 0;
 }
 
-static int read_log(merge *m, const char *path)
+/* Reads the histogram log f (named path; closed here) into m. */
+static int read_log(merge *m, const char *path, FILE *f)
 {
     hdr_log_reader r;
-    if (hdr_log_reader_open(&r, path) != 0)
-        return bad(m, path, 0, "%s", err_msg());
+    hdr_log_reader_open_stream(&r, path, f);
     merge_proc *tmp = calloc(1, sizeof(*tmp));
     if (!tmp) {
         hdr_log_reader_close(&r);
@@ -425,6 +425,11 @@ int merge_read_file(merge *m, const char *path)
     FILE *f = fopen(path, "rb");
     if (!f)
         return bad(m, path, 0, "cannot open: %s", strerror(errno));
+    return merge_read_stream(m, path, f);
+}
+
+int merge_read_stream(merge *m, const char *path, FILE *f)
+{
     /* Sniff: a JSON summary starts with '{'; anything else is read as a histogram log. */
     int c;
     while ((c = fgetc(f)) != EOF && isspace(c))
@@ -434,8 +439,8 @@ int merge_read_file(merge *m, const char *path)
         return bad(m, path, 0, "the file is empty");
     }
     if (c != '{') {
-        fclose(f);
-        return read_log(m, path);
+        rewind(f);
+        return read_log(m, path, f);
     }
     char *text = NULL;
     size_t len = 0, cap = 0;
