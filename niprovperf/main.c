@@ -25,6 +25,17 @@
 
 static niprov_app app;
 
+/* Histogram logs (-histogramLog): a non-interactive provider measures no message latency, only
+ * the encoding time of its updates (-measureEncode). */
+static const char *const hlog_tags[PV_LAT_KINDS] = {[PV_LAT_ENCODE] = "encode"};
+
+/* NIProvPerf's statistics: its files and lines; no latency log. */
+static const pv_collect_spec collect_spec = {.tool = "NIProvPerf",
+                                             .hlog_tags = hlog_tags,
+                                             .stats_open = niprov_stats_open,
+                                             .stats_row = niprov_report_stats_row,
+                                             .console = niprov_report_interval};
+
 /* Dictionary, content, item list, rates. Returns 0, or -1 (err_msg() set). */
 static int load_inputs(void *p)
 {
@@ -68,11 +79,13 @@ static int start_threads(niprov_app *a)
     cpu_list cpus, workers;
     a->threads = calloc((size_t)a->n_threads, sizeof(*a->threads));
     if (!a->threads || cpu_parse(&cpus, a->cfg.pv.threads.list) != 0 ||
-        cpu_parse(&workers, a->cfg.pv.worker_threads.list) != 0 || niprov_collect_init(a) != 0)
+        cpu_parse(&workers, a->cfg.pv.worker_threads.list) != 0 ||
+        pv_collect_init(&a->col, &collect_spec, &a->cfg.pv, a->n_threads) != 0)
         return -1;
     for (int i = 0; i < a->n_threads; i++) {
         if (niprov_thread_init(&a->threads[i], a, i) != 0)
             return -1;
+        pv_collect_thread(&a->col, i, &a->threads[i].stats);
         pv_thread_cpus(&cpus, &workers, i, &a->threads[i].cpu, &a->threads[i].worker_cpu,
                        &a->threads[i].worker_bound);
     }
@@ -82,7 +95,7 @@ static int start_threads(niprov_app *a)
             run_fail_stop(&a->fail, NULL);
             break;
         }
-        run_col_watch(&a->col, i, &a->threads[i].stats.lat, NULL);
+        pv_collect_watch(&a->col, i);
     }
     return 0;
 }
@@ -109,9 +122,9 @@ int main(int argc, char **argv)
     int ev;
     while ((ev = run_loop_next(&loop)) > 0)
         if (ev == RUN_LOOP_INTERVAL)
-            niprov_collect_interval(&app, loop.sec);
+            pv_collect_interval(&app.col, loop.sec, (unsigned)cfg->pv.write_stats_interval);
         else
-            run_col_drain_all(&app.col);
+            run_col_drain_all(&app.col.col);
     if (ev == RUN_LOOP_END)
         printf("\nRun time of %d seconds has expired.\n\n", cfg->pv.run_time);
     sig_request_stop();
@@ -119,8 +132,9 @@ int main(int argc, char **argv)
         if (app.threads[i].started)
             pthread_join(app.threads[i].tid, NULL);
 
-    niprov_result result;
-    niprov_collect_result(&app, &result);
+    pv_result result;
+    pv_collect_final(&app.col, &result);
+    result.failed = run_fail_status(&app.fail) != RUN_EXIT_OK;
     niprov_report_summary(&rep, cfg, &result);
     out_report_flush(&rep);
     fclose(summary);
@@ -129,7 +143,7 @@ int main(int argc, char **argv)
     run_json_summary(cfg->pv.summary_file, doc);
     printf("Exiting.\n");
 
-    niprov_collect_free(&app);
+    pv_collect_free(&app.col);
     for (int i = 0; i < app.n_threads; i++)
         niprov_thread_free(&app.threads[i]);
     free(app.threads);

@@ -16,6 +16,7 @@
 #include "items.h"
 #include "lra.h"
 #include "pv_burst.h"
+#include "pv_collect.h"
 #include "pv_feed.h"
 #include "pv_stats.h"
 #include "run_col.h"
@@ -61,12 +62,9 @@ struct niprov_app {
     niprov_thread *threads;
     int n_threads;
 
-    run_fail fail;            /* the error that ended the test (any thread) */
-    run_col col;              /* the main thread's side of the statistics */
-    pv_counts *sum;           /* each thread's counts so far */
-    niprov_stats *totals;     /* each thread's figures for the summary */
-    uint64_t refreshes_total; /* images sent by every thread so far */
-    run_tls_seen tls_seen;    /* TLS versions and ciphers of the encrypted connections */
+    run_fail fail;         /* the error that ended the test (any thread) */
+    pv_collect col;        /* the main thread's side of the statistics */
+    run_tls_seen tls_seen; /* TLS versions and ciphers of the encrypted connections */
 };
 
 /* Prepares thread i. Returns 0, or -1 with err_msg() set. */
@@ -90,22 +88,5 @@ int niprov_publish_items(niprov_thread *th);
 /* Connects through a reactor (NI provider role: login, then the directory refresh), publishes
  * once it is ready, and runs the ticks until the run stops or the channel is lost. */
 void niprov_rx_thread(niprov_thread *th);
-
-/* ---- collect.c: the main thread's statistics ---- */
-
-/* Prepares the statistics of every thread and creates their statistics files. Returns 0, or
- * -1 with err_msg() set. */
-int niprov_collect_init(niprov_app *app);
-
-/* Frees them and closes the files. */
-void niprov_collect_free(niprov_app *app);
-
-/* One interval ending `sec` seconds into the run: a resource sample, each thread's statistics
- * row and console lines. */
-void niprov_collect_interval(niprov_app *app, unsigned sec);
-
-/* After the threads were joined: takes what remains and fills out (whose thread array stays
- * valid until niprov_collect_free). */
-void niprov_collect_result(niprov_app *app, niprov_result *out);
 
 #endif

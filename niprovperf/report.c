@@ -7,11 +7,11 @@
 #include <inttypes.h>
 #include <string.h>
 
-void niprov_report_summary(out_report *r, const niprov_config *cfg, const niprov_result *res)
+void niprov_report_summary(out_report *r, const niprov_config *cfg, const pv_result *res)
 {
     if (res->thread_count > 1) {
         for (int i = 0; i < res->thread_count; i++) {
-            const niprov_stats *t = &res->thread[i];
+            const pv_totals *t = &res->thread[i];
             out_printf(r, "\n--- THREAD %d SUMMARY ---\n\n", i + 1);
             out_printf(r,
                        "Overall Statistics: \n"
@@ -37,7 +37,7 @@ void niprov_report_summary(out_report *r, const niprov_config *cfg, const niprov
 }
 
 void niprov_report_interval(FILE *f, unsigned sec, int thread, int threads, unsigned interval_secs,
-                            const niprov_interval *iv)
+                            const pv_interval *iv)
 {
     pv_report_interval_head(f, sec, thread, threads, interval_secs, iv->updates, iv->cpu,
                             iv->mem_mb);
@@ -53,7 +53,7 @@ const char *niprov_stats_header(void)
     return "UTC, Images sent, Updates sent, CPU usage (%), Memory (MB)";
 }
 
-int niprov_report_stats_row(out_csv *csv, time_t t, const niprov_interval *iv)
+int niprov_report_stats_row(out_csv *csv, time_t t, const pv_interval *iv)
 {
     char utc[32];
     out_utc(utc, sizeof(utc), t);
@@ -61,12 +61,12 @@ int niprov_report_stats_row(out_csv *csv, time_t t, const niprov_interval *iv)
                        iv->updates, iv->cpu, iv->mem_mb);
 }
 
-int niprov_stats_open(out_csv *csv, const niprov_config *cfg, int thread)
+int niprov_stats_open(out_csv *csv, const pv_config *pv, int thread)
 {
-    return run_file_stats(csv, cfg->pv.stats_file, thread, 0, niprov_stats_header());
+    return run_file_stats(csv, pv->stats_file, thread, 0, niprov_stats_header());
 }
 
-static json_object *stats_json(const niprov_config *cfg, const niprov_stats *s)
+static json_object *stats_json(const niprov_config *cfg, const pv_totals *s)
 {
     json_object *o = json_object_new_object();
     out_json_add(o, "images_sent", json_object_new_uint64(s->refreshes));
@@ -82,18 +82,18 @@ static json_object *stats_json(const niprov_config *cfg, const niprov_stats *s)
 /* What thread_json needs. */
 typedef struct json_ctx {
     const niprov_config *cfg;
-    const niprov_result *res;
+    const pv_result *res;
 } json_ctx;
 
 /* out_json_stats_fn: thread i's figures (with one thread, the totals), or the totals (-1). */
 static json_object *thread_json(const void *ctx, int i)
 {
     const json_ctx *x = ctx;
-    const niprov_result *res = x->res;
+    const pv_result *res = x->res;
     return stats_json(x->cfg, i >= 0 && res->thread_count > 1 ? &res->thread[i] : &res->total);
 }
 
-json_object *niprov_report_json(const niprov_config *cfg, const niprov_result *res,
+json_object *niprov_report_json(const niprov_config *cfg, const pv_result *res,
                                 const out_host *host, int pid, time_t now)
 {
     json_ctx x = {cfg, res};

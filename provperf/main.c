@@ -9,8 +9,8 @@
 #include "err.h"
 #include "out.h"
 #include "prov.h"
-#include "prov_collect.h"
 #include "pv_admin.h"
+#include "pv_collect.h"
 #include "pv_feed.h"
 #include "run_host.h"
 #include "report.h"
@@ -24,6 +24,19 @@
 #include <unistd.h>
 
 static prov_app app;
+
+/* Histogram logs (-histogramLog): generic-message latency first, the encoding time with
+ * -measureEncode. */
+static const char *const hlog_tags[PV_LAT_KINDS] = {
+    [PV_LAT_GENMSG] = "genmsg", [PV_LAT_GENMSG_SCHED] = "sched-genmsg", [PV_LAT_ENCODE] = "encode"};
+
+/* ProvPerf's statistics: its files and lines, and the generic messages' latency log. */
+static const pv_collect_spec collect_spec = {.tool = "ProvPerf",
+                                             .hlog_tags = hlog_tags,
+                                             .latency_file = app.cfg.latency_file,
+                                             .stats_open = prov_stats_open,
+                                             .stats_row = prov_report_stats_row,
+                                             .console = prov_report_interval};
 
 /* What ProvPerf prints around an accepted connection, bare and with -reactor. */
 static const run_accept_text accept_text = {.failed = "rsslAccept: failed <%s>\n"};
@@ -78,6 +91,8 @@ static void print_inputs(const void *a, const out_extra *extra, out_report *r)
     prov_config_print(&((const prov_app *)a)->cfg, extra, r);
 }
 
+/* Binds the server socket with the options of the command line and prints its port. Returns 0,
+ * or -1 (err_msg()). */
 static int bind_server(prov_app *a)
 {
     const prov_config *cfg = &a->cfg;
@@ -103,7 +118,9 @@ static int bind_server(prov_app *a)
     return 0;
 }
 
-static int init_threads(prov_app *a, run_handoff ***to)
+/* The threads (not started yet), their hand-over queues in *to and their statistics in col.
+ * Returns 0, or -1 (err_msg()). */
+static int init_threads(prov_app *a, run_handoff ***to, pv_collect *col)
 {
     cpu_list cpus, workers;
     if (cpu_parse(&cpus, a->cfg.pv.threads.list) != 0)
@@ -115,9 +132,12 @@ static int init_threads(prov_app *a, run_handoff ***to)
     *to = calloc((size_t)a->n_threads, sizeof(**to));
     if (!a->threads || !*to)
         return err_set("out of memory for %d threads", a->n_threads);
+    if (pv_collect_init(col, &collect_spec, &a->cfg.pv, a->n_threads) != 0)
+        return -1;
     for (int i = 0; i < a->n_threads; i++) {
         if (prov_thread_init(&a->threads[i], a, i) != 0)
             return -1;
+        pv_collect_thread(col, i, &a->threads[i].stats);
         pv_thread_cpus(&cpus, &workers, i, &a->threads[i].cpu, &a->threads[i].worker_cpu,
                        &a->threads[i].worker_bound);
         (*to)[i] = &a->threads[i].hand;
@@ -137,9 +157,9 @@ int main(int argc, char **argv)
     if (rc != RUN_EXIT_OK)
         return rc;
 
-    prov_collect col;
+    pv_collect col;
     run_handoff **to = NULL;
-    if (init_threads(&app, &to) != 0 || prov_collect_init(&col, &app) != 0) {
+    if (init_threads(&app, &to, &col) != 0) {
         fprintf(stderr, "Error: %s\n", err_msg());
         return RUN_EXIT_FAILED;
     }
@@ -150,7 +170,7 @@ int main(int argc, char **argv)
         if (prov_thread_start(&app.threads[i]) != 0)
             prov_app_fail(&app, "%s", err_msg());
         else
-            run_col_watch(&col.col, i, &app.threads[i].stats.lat, &app.threads[i].stats.ring);
+            pv_collect_watch(&col, i);
     }
     /* A failure so far (bind, a thread's start) has requested the stop: the loop does not run. */
     run_loop loop;
@@ -161,7 +181,7 @@ int main(int argc, char **argv)
     int ev;
     while ((ev = run_loop_next(&loop)) > 0)
         if (ev == RUN_LOOP_INTERVAL)
-            prov_collect_interval(&col, loop.sec, (unsigned)app.cfg.pv.write_stats_interval);
+            pv_collect_interval(&col, loop.sec, (unsigned)app.cfg.pv.write_stats_interval);
         else
             run_col_drain_all(&col.col);
     if (ev == RUN_LOOP_END)
@@ -172,8 +192,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < app.n_threads; i++)
         if (app.threads[i].started)
             pthread_join(app.threads[i].tid, NULL);
-    prov_result result;
-    prov_collect_final(&col, &result);
+    pv_result result;
+    pv_collect_final(&col, &result);
     prov_report_summary(&rep, &app.cfg, &result);
     if (run_fail_status(&app.fail))
         out_printf(&rep, "ERROR: TEST FAILED: %s\n", run_fail_text(&app.fail));
@@ -184,7 +204,7 @@ int main(int argc, char **argv)
     run_json_summary(app.cfg.pv.summary_file, doc);
     printf("Exiting.\n");
 
-    prov_collect_free(&col);
+    pv_collect_free(&col);
     for (int i = 0; i < app.n_threads; i++)
         prov_thread_free(&app.threads[i]);
     free(app.threads);

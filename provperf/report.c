@@ -8,7 +8,7 @@
 #include <string.h>
 
 /* The end of a thread's time spans: when its last connection closed, else now. */
-static uint64_t stats_end(const prov_stats *s, uint64_t now)
+static uint64_t stats_end(const pv_totals *s, uint64_t now)
 {
     return s->inactive_ns && s->inactive_ns < now ? s->inactive_ns : now;
 }
@@ -19,7 +19,7 @@ typedef struct prov_derived {
     double genmsg_rate; /* achieved generic messages per second per connection */
 } prov_derived;
 
-static prov_derived derive(const prov_stats *s, uint64_t now)
+static prov_derived derive(const pv_totals *s, uint64_t now)
 {
     prov_derived d;
     uint64_t end = stats_end(s, now);
@@ -32,7 +32,7 @@ static prov_derived derive(const prov_stats *s, uint64_t now)
 }
 
 /* The lines of an "Overall Statistics" block, THREAD or OVERALL, before the CPU block. */
-static void stats_block(out_report *r, const prov_config *cfg, const prov_stats *s,
+static void stats_block(out_report *r, const prov_config *cfg, const pv_totals *s,
                         const prov_derived *d)
 {
     out_printf(r, "Overall Statistics: \n");
@@ -55,7 +55,7 @@ static void stats_block(out_report *r, const prov_config *cfg, const prov_stats 
 }
 
 /* Ours, after a block's original lines. */
-static void our_lines(out_report *r, const prov_config *cfg, const prov_stats *s,
+static void our_lines(out_report *r, const prov_config *cfg, const pv_totals *s,
                       const prov_derived *d)
 {
     pv_report_our_lines(r, s->out_of_bufs, s->conn_secs, cfg->pv.update_rate, s->updates);
@@ -63,11 +63,11 @@ static void our_lines(out_report *r, const prov_config *cfg, const prov_stats *s
         out_rate_check(r, "GenMsg", cfg->generic_msg_rate, d->genmsg_rate);
 }
 
-void prov_report_summary(out_report *r, const prov_config *cfg, const prov_result *res)
+void prov_report_summary(out_report *r, const prov_config *cfg, const pv_result *res)
 {
     if (res->thread_count > 1) {
         for (int i = 0; i < res->thread_count; i++) {
-            const prov_stats *t = &res->thread[i];
+            const pv_totals *t = &res->thread[i];
             prov_derived d = derive(t, res->now_ns);
             out_printf(r, "\n--- THREAD %d SUMMARY ---\n\n", i + 1);
             stats_block(r, cfg, t, &d);
@@ -86,7 +86,7 @@ void prov_report_summary(out_report *r, const prov_config *cfg, const prov_resul
 /* Interval outputs                                                                           */
 
 void prov_report_interval(FILE *f, unsigned sec, int thread, int threads, unsigned interval_secs,
-                          const prov_interval *iv)
+                          const pv_interval *iv)
 {
     pv_report_interval_head(f, sec, thread, threads, interval_secs, iv->updates, iv->cpu,
                             iv->mem_mb);
@@ -126,7 +126,7 @@ int prov_stats_header(char *buf, size_t size)
     return out_csv_lat_header(buf, size, "GenMsg Latency");
 }
 
-int prov_report_stats_row(out_csv *csv, time_t t, const prov_interval *iv)
+int prov_report_stats_row(out_csv *csv, time_t t, const pv_interval *iv)
 {
     char utc[32], extra[512] = "";
     out_utc(utc, sizeof(utc), t);
@@ -142,15 +142,15 @@ int prov_report_stats_row(out_csv *csv, time_t t, const prov_interval *iv)
                        extra);
 }
 
-int prov_stats_open(out_csv *csv, const prov_config *cfg, int thread)
+int prov_stats_open(out_csv *csv, const pv_config *pv, int thread)
 {
-    return run_file_stats_built(csv, cfg->pv.stats_file, thread, 0, prov_stats_header);
+    return run_file_stats_built(csv, pv->stats_file, thread, 0, prov_stats_header);
 }
 
 /* ------------------------------------------------------------------------------------------ */
 /* JSON                                                                                       */
 
-static json_object *stats_json(const prov_config *cfg, const prov_stats *s, uint64_t now)
+static json_object *stats_json(const prov_config *cfg, const pv_totals *s, uint64_t now)
 {
     prov_derived d = derive(s, now);
     json_object *o = json_object_new_object();
@@ -183,19 +183,19 @@ static json_object *stats_json(const prov_config *cfg, const prov_stats *s, uint
 /* What thread_json needs. */
 typedef struct json_ctx {
     const prov_config *cfg;
-    const prov_result *res;
+    const pv_result *res;
 } json_ctx;
 
 /* out_json_stats_fn: thread i's figures (with one thread, the totals), or the totals (-1). */
 static json_object *thread_json(const void *ctx, int i)
 {
     const json_ctx *x = ctx;
-    const prov_result *res = x->res;
-    const prov_stats *s = i >= 0 && res->thread_count > 1 ? &res->thread[i] : &res->total;
+    const pv_result *res = x->res;
+    const pv_totals *s = i >= 0 && res->thread_count > 1 ? &res->thread[i] : &res->total;
     return stats_json(x->cfg, s, res->now_ns);
 }
 
-json_object *prov_report_json(const prov_config *cfg, const prov_result *res, const out_host *host,
+json_object *prov_report_json(const prov_config *cfg, const pv_result *res, const out_host *host,
                               int pid, time_t now)
 {
     json_ctx x = {cfg, res};

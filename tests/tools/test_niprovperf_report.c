@@ -29,8 +29,8 @@ static void test_summary_one_thread(void **state)
     (void)state;
     niprov_config cfg;
     config_from(&cfg, (const char *const[]){NULL});
-    niprov_stats s = {.refreshes = 100000, .updates = 6100000};
-    niprov_result res = {.thread_count = 1, .thread = &s, .total = s};
+    pv_totals s = {.refreshes = 100000, .updates = 6100000};
+    pv_result res = {.thread_count = 1, .thread = &s, .total = s};
     res.res = (stat_res){.samples = 12,
                          .cpu_max = 12.94,
                          .cpu_min = 0.0,
@@ -70,11 +70,11 @@ static void test_summary_threads_failed(void **state)
     (void)state;
     niprov_config cfg;
     config_from(&cfg, (const char *const[]){"-threads", "0,0", "-updateRate", "1000", NULL});
-    niprov_stats t[2] = {{.refreshes = 50, .updates = 10000, .conn_secs = 10.0},
-                         {.refreshes = 50, .updates = 5000, .conn_secs = 10.0, .out_of_bufs = 3}};
-    niprov_result res = {.thread_count = 2, .thread = t, .failed = true};
+    pv_totals t[2] = {{.refreshes = 50, .updates = 10000, .conn_secs = 10.0},
+                      {.refreshes = 50, .updates = 5000, .conn_secs = 10.0, .out_of_bufs = 3}};
+    pv_result res = {.thread_count = 2, .thread = t, .failed = true};
     res.total =
-        (niprov_stats){.refreshes = 100, .updates = 15000, .conn_secs = 20.0, .out_of_bufs = 3};
+        (pv_totals){.refreshes = 100, .updates = 15000, .conn_secs = 20.0, .out_of_bufs = 3};
     tt_capture con, file;
     tt_capture_open(&con);
     tt_capture_open(&file);
@@ -118,18 +118,18 @@ static void test_summary_threads_failed(void **state)
 static void test_console(void **state)
 {
     (void)state;
-    niprov_interval a = {.refreshes = 100000,
-                         .refreshes_total = 100000,
-                         .updates = 500000,
-                         .cpu = 12.94,
-                         .mem_mb = 69.46};
-    niprov_interval b = {.updates = 500000,
-                         .closes = 2,
-                         .out_of_bufs = 5,
-                         .msgs_packed = 300,
-                         .buffers_sent = 100,
-                         .cpu = 0.5,
-                         .mem_mb = 69.44};
+    pv_interval a = {.refreshes = 100000,
+                     .refreshes_total = 100000,
+                     .updates = 500000,
+                     .cpu = 12.94,
+                     .mem_mb = 69.46};
+    pv_interval b = {.updates = 500000,
+                     .closes = 2,
+                     .out_of_bufs = 5,
+                     .msgs_packed = 300,
+                     .buffers_sent = 100,
+                     .cpu = 0.5,
+                     .mem_mb = 69.44};
     b.encode = (stat_lat){.count = 5, .avg = 1.25, .stddev = 0.5, .max = 2.0, .min = 1.0};
     tt_capture con;
     tt_capture_open(&con);
@@ -155,8 +155,8 @@ static void test_stats_file(void **state)
     const char *base = tt_tmp("NIProvStats");
     config_from(&cfg, (const char *const[]){"-statsFile", base, NULL});
     out_csv csv;
-    assert_int_equal(niprov_stats_open(&csv, &cfg, 1), 0);
-    niprov_interval iv = {.refreshes = 100000, .updates = 500000, .cpu = 12.94, .mem_mb = 69.46};
+    assert_int_equal(niprov_stats_open(&csv, &cfg.pv, 1), 0);
+    pv_interval iv = {.refreshes = 100000, .updates = 500000, .cpu = 12.94, .mem_mb = 69.46};
     assert_int_equal(niprov_report_stats_row(&csv, (time_t)1352770485, &iv), 0);
     assert_int_equal(out_csv_close(&csv), 0);
     char path[600];
@@ -173,8 +173,8 @@ static void test_json(void **state)
     (void)state;
     niprov_config cfg;
     config_from(&cfg, (const char *const[]){NULL});
-    niprov_stats s = {.refreshes = 5, .updates = 900000, .conn_secs = 10.0};
-    niprov_result res = {.thread_count = 1, .thread = &s, .total = s, .failed = true};
+    pv_totals s = {.refreshes = 5, .updates = 900000, .conn_secs = 10.0};
+    pv_result res = {.thread_count = 1, .thread = &s, .total = s, .failed = true};
     json_object *doc = niprov_report_json(&cfg, &res, NULL, 7, time(NULL));
     const char *path = tt_tmp("NIProvSummary.json");
     assert_int_equal(out_json_write(path, doc), 0);

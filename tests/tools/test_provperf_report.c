@@ -78,11 +78,11 @@ static void test_summaries_match_vectors(void **state)
                  vectors[v].name);
         char *want = tt_vector(rel);
         char *overall = tt_section(want, "--- OVERALL SUMMARY ---", NULL);
-        prov_stats s = {0};
+        pv_totals s = {0};
         s.requests = (uint64_t)tt_num(overall, "  Image requests received: ");
         s.refreshes = s.requests;
         s.updates = (uint64_t)tt_num(overall, "  Updates sent: ");
-        prov_result res = {.thread_count = 1, .thread = &s, .total = s, .now_ns = 20 * SEC};
+        pv_result res = {.thread_count = 1, .thread = &s, .total = s, .now_ns = 20 * SEC};
         res.res = res_from(overall);
 
         tt_capture con, file;
@@ -123,7 +123,7 @@ static void test_threads_genmsgs_posts(void **state)
     config_from(&cfg, (const char *const[]){"-threads", "0,0", "-tickRate", "10", "-updateRate",
                                             "100", "-genericMsgRate", "20",
                                             "-genericMsgLatencyRate", "all", NULL});
-    prov_stats t[2];
+    pv_totals t[2];
     memset(t, 0, sizeof(t));
     for (int i = 0; i < 2; i++) {
         t[i].requests = 5;
@@ -141,7 +141,7 @@ static void test_threads_genmsgs_posts(void **state)
     t[1].inactive_ns = 15 * SEC; /* its connection closed 5 s after the first generic message */
     t[1].out_of_bufs = 12;
     t[1].updates = 500;
-    prov_result res = {.thread_count = 2, .thread = t, .now_ns = 20 * SEC};
+    pv_result res = {.thread_count = 2, .thread = t, .now_ns = 20 * SEC};
     res.total = t[0];
     res.total.requests = 10;
     res.total.refreshes = 10;
@@ -235,7 +235,7 @@ static void test_threads_genmsgs_posts(void **state)
 static void test_console_matches_vector(void **state)
 {
     (void)state;
-    prov_interval a = {0}, b = {0};
+    pv_interval a = {0}, b = {0};
     a.updates = 34;
     a.requests = a.refreshes = 5;
     a.requests_total = a.refreshes_total = 5;
@@ -265,7 +265,7 @@ static void test_console_matches_vector(void **state)
 static void test_console_optional_lines(void **state)
 {
     (void)state;
-    prov_interval iv = {0};
+    pv_interval iv = {0};
     iv.updates = 500000;
     iv.posts = 7;
     iv.genmsgs_sent = 10;
@@ -308,9 +308,9 @@ static void test_stats_and_latency_files(void **state)
     snprintf(lbase, sizeof(lbase), "%s-lat", base);
     config_from(&cfg, (const char *const[]){"-statsFile", base, "-latencyFile", lbase, NULL});
     out_csv csv, log;
-    assert_int_equal(prov_stats_open(&csv, &cfg, 2), 0);
+    assert_int_equal(prov_stats_open(&csv, &cfg.pv, 2), 0);
     assert_int_equal(run_file_latency(&log, cfg.latency_file, 2, 0, true), 0);
-    prov_interval iv = {0};
+    pv_interval iv = {0};
     iv.requests = 49664;
     iv.refreshes = 49664;
     iv.updates = 185670;
@@ -356,9 +356,9 @@ static void test_json_summary(void **state)
     (void)state;
     prov_config cfg;
     config_from(&cfg, (const char *const[]){"-updateRate", "10000", NULL});
-    prov_stats s = {.requests = 5, .refreshes = 5, .updates = 99000, .conn_secs = 10.0};
+    pv_totals s = {.requests = 5, .refreshes = 5, .updates = 99000, .conn_secs = 10.0};
     s.genmsg_lat = lat(4, 80, 8, 120, 60);
-    prov_result res = {.thread_count = 1, .thread = &s, .total = s, .now_ns = 20 * SEC};
+    pv_result res = {.thread_count = 1, .thread = &s, .total = s, .now_ns = 20 * SEC};
     res.res.samples = 2;
     out_host h = {.name = "vm", .cores = 2};
     json_object *doc = prov_report_json(&cfg, &res, &h, 42, (time_t)1352770485);
