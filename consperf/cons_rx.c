@@ -38,6 +38,7 @@ static int on_channel(rx_chan *ch, rx_event ev, const char *text)
     const cons_config *cfg = w->cfg;
     if (w->wsb)
         return cons_wsb_channel(w, ch, ev, text);
+    rx_print_event(stdout, ch, ev, text);
     switch (ev) {
     case RX_CHANNEL_UP: {
         const tp_info *in = rx_info(ch);
@@ -54,21 +55,14 @@ static int on_channel(rx_chan *ch, rx_event ev, const char *text)
                    cfg->service_name);
         break;
     case RX_CHANNEL_WARNING:
-        printf("Received warning for Channel fd=%d.\n\tError text: %s\n\n", rx_chan_fd(ch), text);
         break;
     case RX_CHANNEL_DOWN_RECONNECTING:
-        printf("Connection down, reconnecting.  Channel fd=%d\n", rx_chan_fd(ch));
-        if (text && text[0])
-            printf("\tError text: %s\n\n", text);
         fflush(stdout);
         if (!w->have_service)
             return 0; /* not started yet: the layer keeps trying */
         err_set("connection to %s:%s lost: %s", cfg->host, cfg->port, text ? text : "");
         return cons_fail(w, NULL);
     case RX_CHANNEL_DOWN:
-        printf("Connection down: Channel fd=%d.\n", rx_chan_fd(ch));
-        if (text && text[0])
-            printf("\tError text: %s\n\n", text);
         fflush(stdout);
         err_set("connection to %s:%s lost: %s", cfg->host, cfg->port, text ? text : "");
         return cons_fail(w, NULL);

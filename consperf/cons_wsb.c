@@ -75,6 +75,7 @@ static int promote(cons_worker *w, const char *text)
 int cons_wsb_channel(cons_worker *w, rx_chan *ch, rx_event ev, const char *text)
 {
     bool active = ch == w->rch;
+    rx_print_event(stdout, ch, ev, text);
     switch (ev) {
     case RX_CHANNEL_UP:
         printf("Connected ");
@@ -85,20 +86,13 @@ int cons_wsb_channel(cons_worker *w, rx_chan *ch, rx_event ev, const char *text)
             cons_print_msg_sizes(w);
         break;
     case RX_CHANNEL_WARNING:
-        printf("Received warning for Channel fd=%d.\n\tError text: %s\n\n", rx_chan_fd(ch), text);
         break;
     case RX_CHANNEL_DOWN_RECONNECTING:
-        printf("Connection down, reconnecting.  Channel fd=%d\n", rx_chan_fd(ch));
-        if (text && text[0])
-            printf("\tError text: %s\n\n", text);
         fflush(stdout);
         if (active && w->have_service)
             return promote(w, text) < 0 ? -1 : 0;
         break; /* the standby, or before the start: the layer keeps trying */
     case RX_CHANNEL_DOWN:
-        printf("Connection down: Channel fd=%d.\n", rx_chan_fd(ch));
-        if (text && text[0])
-            printf("\tError text: %s\n\n", text);
         fflush(stdout);
         if (!active) {
             w->sby = NULL;

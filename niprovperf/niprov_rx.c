@@ -55,17 +55,11 @@ static int fail(niprov_thread *th)
     return run_fail_stop(&th->app->fail, NULL);
 }
 
-/* The reason of a channel-down line, when there is one. */
-static void error_text(const char *text)
-{
-    if (text && text[0])
-        printf("\tError text: %s\n\n", text);
-}
-
 static int on_channel(rx_chan *ch, rx_event ev, const char *text)
 {
     niprov_thread *th = rx_user(ch);
     int rc = 0;
+    rx_print_event(stdout, ch, ev, text);
     switch (ev) {
     case RX_CHANNEL_UP:
         if (on_up(th, ch) != 0) {
@@ -81,19 +75,14 @@ static int on_channel(rx_chan *ch, rx_event ev, const char *text)
         }
         break;
     case RX_CHANNEL_WARNING:
-        printf("Received warning for Channel fd=%d.\n\tError text: %s\n\n", rx_chan_fd(ch), text);
         break;
     case RX_CHANNEL_DOWN_RECONNECTING:
-        printf("Connection down, reconnecting.  Channel fd=%d\n", rx_chan_fd(ch));
-        error_text(text);
         if (th->active) { /* only one connection, as the original */
             err_set("connection lost: %s", text ? text : "");
             rc = fail(th);
         }
         break;
     case RX_CHANNEL_DOWN:
-        printf("Connection down: Channel fd=%d.\n", rx_chan_fd(ch));
-        error_text(text);
         err_set("connection lost: %s", text ? text : "");
         rc = fail(th);
         break;

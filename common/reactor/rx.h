@@ -60,6 +60,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 typedef struct rx_reactor rx_reactor;
 typedef struct rx_chan rx_chan;
@@ -218,6 +219,13 @@ const tp_info *rx_info(const rx_chan *ch);
 
 /* The channel's descriptor when it came up (for the tools' "Channel N active" lines). */
 int rx_chan_fd(const rx_chan *ch);
+
+/* Writes to f the lines the ETA tools print for a channel's trouble: on RX_CHANNEL_WARNING
+ * "Received warning for Channel fd=<fd>.", then "\tError text: <text>" and a blank line; on
+ * RX_CHANNEL_DOWN_RECONNECTING "Connection down, reconnecting.  Channel fd=<fd>", on
+ * RX_CHANNEL_DOWN "Connection down: Channel fd=<fd>.", each followed by the error text and a
+ * blank line when text is not empty. Other events write nothing; f is not flushed. */
+void rx_print_event(FILE *f, const rx_chan *ch, rx_event ev, const char *text);
 
 /* True between RX_CHANNEL_UP and the next RX_CHANNEL_DOWN*. */
 bool rx_is_up(const rx_chan *ch);
