@@ -41,10 +41,9 @@ static int load_inputs(void *p)
 {
     niprov_app *a = p;
     const niprov_config *cfg = &a->cfg;
-    a->content = pv_content_open(&a->dict, cfg->pv.msg_file, cfg->pv.pre_enc, &a->feed);
+    a->content = pv_content_start(&a->dict, &a->feed, &cfg->pv);
     if (!a->content)
         return -1;
-    pv_content_print_loaded(a->content, stdout);
     a->n_threads = pv_config_threads(&cfg->pv);
     size_t need =
         items_needed((size_t)cfg->item_count, (size_t)cfg->common_item_count, (size_t)a->n_threads);
@@ -52,14 +51,8 @@ static int load_inputs(void *p)
     char path[1024];
     if (need > 0 && items_load(&a->list, data_find(cfg->item_file, path, sizeof(path)), need) != 0)
         return err_push("Failed to load item file");
-    pv_feed_options(&a->feed, cfg->pv.refresh_burst_size, cfg->pv.nano_time, cfg->pv.sched_stamp,
-                    cfg->pv.measure_encode, cfg->pv.pre_enc);
-    a->rates.updates = (uint64_t)cfg->pv.update_rate;
-    bool on;
-    if (run_stamps(&a->upd_lra, &on, cfg->pv.update_rate, cfg->pv.latency_update_rate,
-                   cfg->pv.tick_rate, lra_time_seed()) != 0)
-        return err_push("Config Error: -latencyUpdateRate");
-    a->rates.upd_lat = on ? &a->upd_lra : NULL;
+    if (pv_rates_updates(&a->rates, &a->upd_lra, &cfg->pv, lra_time_seed()) != 0)
+        return -1;
     /* NIProvPerf advertises no OpenLimit. */
     pv_admin_service(&a->service, cfg->pv.service_name, (uint16_t)cfg->pv.service_id, &a->feed, 0);
     run_host_position(a->position, sizeof(a->position), "localhost");

@@ -49,27 +49,21 @@ static int load_inputs(void *p)
 {
     prov_app *a = p;
     const prov_config *cfg = &a->cfg;
-    a->content = pv_content_open(&a->dict, cfg->pv.msg_file, cfg->pv.pre_enc, &a->feed);
+    a->content = pv_content_start(&a->dict, &a->feed, &cfg->pv);
     if (!a->content)
         return -1;
-    pv_content_print_loaded(a->content, stdout);
-    pv_feed *f = &a->feed;
-    pv_feed_options(f, cfg->pv.refresh_burst_size, cfg->pv.nano_time, cfg->pv.sched_stamp,
-                    cfg->pv.measure_encode, cfg->pv.pre_enc);
+    const pv_feed *f = &a->feed;
     if (cfg->generic_msg_rate > 0)
         for (int d = 0; d < PV_DOMS; d++)
             if (f->dom[d].present && !f->dom[d].n_generics)
                 return err_set("%s: -genericMsgRate needs generic messages (genMsg) for %s",
                                cfg->pv.msg_file, d == PV_DOM_MP ? "MarketPrice" : "MarketByOrder");
     pv_rates *r = &a->rates;
-    r->updates = (uint64_t)cfg->pv.update_rate;
     r->generics = (uint64_t)cfg->generic_msg_rate;
     uint64_t seed = lra_time_seed();
-    bool upd, gen;
-    if (run_stamps(&a->upd_lra, &upd, cfg->pv.update_rate, cfg->pv.latency_update_rate,
-                   cfg->pv.tick_rate, seed) != 0)
-        return err_push("Config Error: -latencyUpdateRate");
-    r->upd_lat = upd ? &a->upd_lra : NULL;
+    if (pv_rates_updates(r, &a->upd_lra, &cfg->pv, seed) != 0)
+        return -1;
+    bool gen;
     if (run_stamps(&a->gen_lra, &gen, cfg->generic_msg_rate, cfg->generic_msg_latency_rate,
                    cfg->pv.tick_rate, seed + 1) != 0)
         return err_push("Config Error: -genericMsgLatencyRate");

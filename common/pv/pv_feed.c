@@ -4,6 +4,7 @@
 #include "err.h"
 #include "msgdata.h"
 #include "opt.h"
+#include "run_setup.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -198,4 +199,25 @@ void pv_feed_options(pv_feed *f, int refresh_burst, bool nano_time, bool sched_s
     f->sched_stamp = sched_stamp;
     f->measure_encode = measure_encode;
     f->pre_enc = pre_enc;
+}
+
+pv_content *pv_content_start(rwf_dict **dict, pv_feed *f, const pv_config *pv)
+{
+    pv_content *c = pv_content_open(dict, pv->msg_file, pv->pre_enc, f);
+    if (!c)
+        return NULL;
+    pv_content_print_loaded(c, stdout);
+    pv_feed_options(f, pv->refresh_burst_size, pv->nano_time, pv->sched_stamp, pv->measure_encode,
+                    pv->pre_enc);
+    return c;
+}
+
+int pv_rates_updates(pv_rates *rates, lra *upd, const pv_config *pv, uint64_t seed)
+{
+    rates->updates = (uint64_t)pv->update_rate;
+    bool on;
+    if (run_stamps(upd, &on, pv->update_rate, pv->latency_update_rate, pv->tick_rate, seed) != 0)
+        return err_push("Config Error: -latencyUpdateRate");
+    rates->upd_lat = on ? upd : NULL;
+    return 0;
 }

@@ -11,6 +11,7 @@
 #define RWFPERF_PV_FEED_H
 
 #include "pv_burst.h"
+#include "pv_config.h"
 #include "rwf_dict.h"
 
 #include <stdbool.h>
@@ -34,6 +35,18 @@ pv_content *pv_content_open(rwf_dict **dict, const char *path, bool pre_enc, pv_
  * -noScheduledStamp, -measureEncode, -preEnc). */
 void pv_feed_options(pv_feed *f, int refresh_burst, bool nano_time, bool sched_stamp,
                      bool measure_encode, bool pre_enc);
+
+/* A provider's content from its options: pv_content_open of pv->msg_file (-msgFile; the
+ * dictionary into *dict, freed by the caller whatever the result), the "Data loaded" line on
+ * stdout, then f's publishing options (pv_feed_options). Returns the content, or NULL with
+ * err_msg() set. */
+pv_content *pv_content_start(rwf_dict **dict, pv_feed *f, const pv_config *pv);
+
+/* The update rate of pv into rates, with the schedule of the updates that carry a latency stamp
+ * in *upd (run_stamps, drawn from seed): rates->upd_lat is upd, or NULL when none does (then
+ * *upd is not to be freed). Returns 0, or -1 with "Config Error: -latencyUpdateRate" pushed on
+ * err_msg(). */
+int pv_rates_updates(pv_rates *rates, lra *upd, const pv_config *pv, uint64_t seed);
 
 /* Frees the content (f's templates become invalid). NULL is allowed. */
 void pv_content_free(pv_content *c);
