@@ -5,31 +5,7 @@
 #include "config.h"
 #include "err.h"
 
-typedef struct run {
-    int status;
-    cons_config cfg;
-    tt_capture out, err;
-} run;
-
-/* Runs cons_config_init on the NULL-terminated arguments. */
-static void parse_args(run *r, const char *const *args)
-{
-    char *argv[128];
-    int argc = tt_argv(argv, 128, "ConsPerf", args);
-    tt_capture_open(&r->out);
-    tt_capture_open(&r->err);
-    r->status = cons_config_init(&r->cfg, argc, argv, r->out.f, r->err.f);
-    tt_capture_close(&r->out);
-    tt_capture_close(&r->err);
-}
-
-static void run_free(run *r)
-{
-    tt_capture_free(&r->out);
-    tt_capture_free(&r->err);
-}
-
-#define PARSE(r, ...) parse_args((r), (const char *const[]){__VA_ARGS__, NULL})
+TT_CONFIG_FIXTURE(cons_config, cons_config_init, "ConsPerf")
 
 static void test_defaults(void **state)
 {
@@ -634,17 +610,9 @@ static void test_json_inputs(void **state)
     assert_true(json_object_object_get_ex(o, "noDisplayStats", &v));
     assert_false(json_object_get_boolean(v));
     /* Every accepted option is present. */
-    for (const opt_def *d = cons_options; d->name || d->kind == OPT_SECTION; d++)
-        if (d->name && d->kind != OPT_REFUSED && !json_object_object_get_ex(o, d->name + 1, &v))
-            fail_msg("JSON inputs lack %s", d->name);
+    tt_json_has_options(o, cons_options, false);
     json_object_put(o);
     run_free(&r);
-}
-
-static int init_any(int argc, char **argv, FILE *out, FILE *err)
-{
-    cons_config cfg;
-    return cons_config_init(&cfg, argc, argv, out, err);
 }
 
 static void test_random_command_lines(void **state)
@@ -672,14 +640,7 @@ static void test_histogram_log(void **state)
     for (const opt_def *d = cons_options; d->name || d->kind == OPT_SECTION; d++) {
         if (!d->name || d->kind == OPT_REFUSED || strcmp(d->name, "-histogramLog") == 0)
             continue;
-        /* "  -name <arg>" or "  -name, -alias" */
-        char line[64];
-        snprintf(line, sizeof(line), "  %s", d->name);
-        const char *at = r.out.text;
-        size_t n = strlen(line);
-        while ((at = strstr(at, line)) && at[n] != ' ' && at[n] != ',')
-            at += n;
-        if (!at || at > ours)
+        if (!tt_listed_before(r.out.text, d->name, ours))
             fail_msg("%s is not listed before -histogramLog", d->name);
     }
     run_free(&r);

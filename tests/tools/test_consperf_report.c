@@ -12,21 +12,7 @@
 #define MS 1000000ull
 #define US 1000ull
 
-static void config_from(cons_config *cfg, const char *const *args)
-{
-    char *argv[64];
-    int argc = tt_argv(argv, 64, "ConsPerf", args);
-    tt_capture out, err;
-    tt_capture_open(&out);
-    tt_capture_open(&err);
-    int status = cons_config_init(cfg, argc, argv, out.f, err.f);
-    tt_capture_close(&out);
-    tt_capture_close(&err);
-    if (status != OPT_CONTINUE)
-        fail_msg("config refused: %s", err.text);
-    tt_capture_free(&out);
-    tt_capture_free(&err);
-}
+TT_CONFIG_FROM(cons_config, cons_config_init, "ConsPerf")
 
 static stat_lat lat(uint64_t count, double avg, double sd, double max, double min)
 {

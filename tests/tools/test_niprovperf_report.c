@@ -8,21 +8,7 @@
 #include "err.h"
 #include "report.h"
 
-static void config_from(niprov_config *cfg, const char *const *args)
-{
-    char *argv[64];
-    int argc = tt_argv(argv, 64, "NIProvPerf", args);
-    tt_capture out, err;
-    tt_capture_open(&out);
-    tt_capture_open(&err);
-    int status = niprov_config_init(cfg, argc, argv, out.f, err.f);
-    tt_capture_close(&out);
-    tt_capture_close(&err);
-    if (status != OPT_CONTINUE)
-        fail_msg("config refused: %s", err.text);
-    tt_capture_free(&out);
-    tt_capture_free(&err);
-}
+TT_CONFIG_FROM(niprov_config, niprov_config_init, "NIProvPerf")
 
 static void test_summary_one_thread(void **state)
 {

@@ -5,30 +5,7 @@
 #include "config.h"
 #include "err.h"
 
-typedef struct run {
-    int status;
-    prov_config cfg;
-    tt_capture out, err;
-} run;
-
-static void parse_args(run *r, const char *const *args)
-{
-    char *argv[128];
-    int argc = tt_argv(argv, 128, "ProvPerf", args);
-    tt_capture_open(&r->out);
-    tt_capture_open(&r->err);
-    r->status = prov_config_init(&r->cfg, argc, argv, r->out.f, r->err.f);
-    tt_capture_close(&r->out);
-    tt_capture_close(&r->err);
-}
-
-static void run_free(run *r)
-{
-    tt_capture_free(&r->out);
-    tt_capture_free(&r->err);
-}
-
-#define PARSE(r, ...) parse_args((r), (const char *const[]){__VA_ARGS__, NULL})
+TT_CONFIG_FIXTURE(prov_config, prov_config_init, "ProvPerf")
 
 static void test_defaults(void **state)
 {
@@ -420,17 +397,9 @@ static void test_json_inputs(void **state)
     assert_int_equal(json_object_get_int(v), 9);
     assert_true(json_object_object_get_ex(o, "threadCount", &v));
     assert_int_equal(json_object_get_int(v), 1);
-    for (const opt_def *d = prov_options; d->name || d->kind == OPT_SECTION; d++)
-        if (d->name && d->kind != OPT_REFUSED && !json_object_object_get_ex(o, d->name + 1, &v))
-            fail_msg("JSON inputs lack %s", d->name);
+    tt_json_has_options(o, prov_options, false);
     json_object_put(o);
     run_free(&r);
-}
-
-static int init_any(int argc, char **argv, FILE *out, FILE *err)
-{
-    prov_config cfg;
-    return prov_config_init(&cfg, argc, argv, out, err);
 }
 
 static void test_random_command_lines(void **state)
@@ -461,14 +430,7 @@ static void test_histogram_log(void **state)
             break; /* ours from here on */
         if (!d->name || d->kind == OPT_REFUSED)
             continue;
-        /* "  -name <arg>" or "  -name, -alias" */
-        char line[64];
-        snprintf(line, sizeof(line), "  %s", d->name);
-        const char *at = r.out.text;
-        size_t n = strlen(line);
-        while ((at = strstr(at, line)) && at[n] != ' ' && at[n] != ',')
-            at += n;
-        if (!at || at > ours)
+        if (!tt_listed_before(r.out.text, d->name, ours))
             fail_msg("%s is not listed before -histogramLog", d->name);
     }
     assert_true(strstr(r.out.text, "  -supportStandby ") > ours);

@@ -11,21 +11,7 @@
 
 #define SEC 1000000000ull
 
-static void config_from(prov_config *cfg, const char *const *args)
-{
-    char *argv[64];
-    int argc = tt_argv(argv, 64, "ProvPerf", args);
-    tt_capture out, err;
-    tt_capture_open(&out);
-    tt_capture_open(&err);
-    int status = prov_config_init(cfg, argc, argv, out.f, err.f);
-    tt_capture_close(&out);
-    tt_capture_close(&err);
-    if (status != OPT_CONTINUE)
-        fail_msg("config refused: %s", err.text);
-    tt_capture_free(&out);
-    tt_capture_free(&err);
-}
+TT_CONFIG_FROM(prov_config, prov_config_init, "ProvPerf")
 
 static stat_lat lat(uint64_t count, double avg, double sd, double max, double min)
 {

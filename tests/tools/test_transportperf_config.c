@@ -6,30 +6,7 @@
 #include "config.h"
 #include "err.h"
 
-typedef struct run {
-    int status;
-    tperf_config cfg;
-    tt_capture out, err;
-} run;
-
-static void parse_args(run *r, const char *const *args)
-{
-    char *argv[128];
-    int argc = tt_argv(argv, 128, "TransportPerf", args);
-    tt_capture_open(&r->out);
-    tt_capture_open(&r->err);
-    r->status = tperf_config_init(&r->cfg, argc, argv, r->out.f, r->err.f);
-    tt_capture_close(&r->out);
-    tt_capture_close(&r->err);
-}
-
-static void run_free(run *r)
-{
-    tt_capture_free(&r->out);
-    tt_capture_free(&r->err);
-}
-
-#define PARSE(r, ...) parse_args((r), (const char *const[]){__VA_ARGS__, NULL})
+TT_CONFIG_FIXTURE(tperf_config, tperf_config_init, "TransportPerf")
 
 static void test_defaults(void **state)
 {
@@ -249,7 +226,8 @@ static void test_refused(void **state)
 {
     (void)state;
     const char *const cases[][3] = {
-        {"-connType", "http"}, {"-connType", "reliableMCast"},
+        {"-connType", "http"},
+        {"-connType", "reliableMCast"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         run r;
@@ -438,18 +416,9 @@ static void test_json_inputs(void **state)
     assert_true(json_object_object_get_ex(o, "statsFile", &v));
     assert_string_equal(json_object_get_string(v), "x");
     assert_true(json_object_object_get_ex(o, "summaryFile", &v));
-    for (const opt_def *d = tperf_options; d->name || d->kind == OPT_SECTION; d++)
-        if (d->name && d->kind != OPT_REFUSED && d->kind != OPT_CUSTOM &&
-            !json_object_object_get_ex(o, d->name + 1, &v))
-            fail_msg("JSON inputs lack %s", d->name);
+    tt_json_has_options(o, tperf_options, true);
     json_object_put(o);
     run_free(&r);
-}
-
-static int init_any(int argc, char **argv, FILE *out, FILE *err)
-{
-    tperf_config cfg;
-    return tperf_config_init(&cfg, argc, argv, out, err);
 }
 
 static void test_random_command_lines(void **state)
@@ -481,14 +450,7 @@ static void test_histogram_log(void **state)
             is_mine |= strcmp(d->name, mine[k]) == 0;
         if (!d->name || d->kind == OPT_REFUSED || is_mine)
             continue;
-        /* "  -name <arg>" or "  -name, -alias" */
-        char line[64];
-        snprintf(line, sizeof(line), "  %s", d->name);
-        const char *at = r.out.text;
-        size_t n = strlen(line);
-        while ((at = strstr(at, line)) && at[n] != ' ' && at[n] != ',')
-            at += n;
-        if (!at || at > ours)
+        if (!tt_listed_before(r.out.text, d->name, ours))
             fail_msg("%s is not listed before -histogramLog", d->name);
     }
     run_free(&r);

@@ -12,21 +12,7 @@
 #define SEC 1000000000ull
 #define MB 1048576.0
 
-static void config_from(tperf_config *cfg, const char *const *args)
-{
-    char *argv[64];
-    int argc = tt_argv(argv, 64, "TransportPerf", args);
-    tt_capture out, err;
-    tt_capture_open(&out);
-    tt_capture_open(&err);
-    int status = tperf_config_init(cfg, argc, argv, out.f, err.f);
-    tt_capture_close(&out);
-    tt_capture_close(&err);
-    if (status != OPT_CONTINUE)
-        fail_msg("config refused: %s", err.text);
-    tt_capture_free(&out);
-    tt_capture_free(&err);
-}
+TT_CONFIG_FROM(tperf_config, tperf_config_init, "TransportPerf")
 
 static const char *const vectors[] = {
     "transportperf_socket",  "transportperf_socket_pack", "transportperf_zlib",

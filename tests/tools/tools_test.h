@@ -10,6 +10,8 @@
 
 #include "opt.h"
 
+#include <json-c/json.h>
+
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,6 +259,88 @@ static inline const char *tt_tmp(const char *name)
     static char path[512];
     snprintf(path, sizeof(path), "%s/rwfperf-tools-%d-%s", P_tmpdir, (int)getpid(), name);
     return path;
+}
+
+/*
+ * The fixture of a tool's configuration test, for its configuration type CFG filled by INIT
+ * (CFG *, argc, argv, out, err) as the program NAME: the type `run` (INIT's status, the
+ * configuration and what INIT printed), parse_args(r, args) that runs INIT on the
+ * NULL-terminated args, run_free(r) that frees the captured text, and init_any (INIT on a
+ * configuration of its own, for tt_random_command_lines). PARSE(r, ...) lists the arguments.
+ */
+#define TT_CONFIG_FIXTURE(CFG, INIT, NAME)                                                         \
+    typedef struct run {                                                                           \
+        int status;                                                                                \
+        CFG cfg;                                                                                   \
+        tt_capture out, err;                                                                       \
+    } run;                                                                                         \
+                                                                                                   \
+    static void parse_args(run *r, const char *const *args)                                        \
+    {                                                                                              \
+        char *argv[128];                                                                           \
+        int argc = tt_argv(argv, 128, NAME, args);                                                 \
+        tt_capture_open(&r->out);                                                                  \
+        tt_capture_open(&r->err);                                                                  \
+        r->status = INIT(&r->cfg, argc, argv, r->out.f, r->err.f);                                 \
+        tt_capture_close(&r->out);                                                                 \
+        tt_capture_close(&r->err);                                                                 \
+    }                                                                                              \
+                                                                                                   \
+    static void run_free(run *r)                                                                   \
+    {                                                                                              \
+        tt_capture_free(&r->out);                                                                  \
+        tt_capture_free(&r->err);                                                                  \
+    }                                                                                              \
+                                                                                                   \
+    static int init_any(int argc, char **argv, FILE *out, FILE *err)                               \
+    {                                                                                              \
+        CFG cfg;                                                                                   \
+        return INIT(&cfg, argc, argv, out, err);                                                   \
+    }
+
+#define PARSE(r, ...) parse_args((r), (const char *const[]){__VA_ARGS__, NULL})
+
+/* Defines config_from(cfg, args) for a tool's report test: fills *cfg (of type CFG) by INIT as
+ * the program NAME from the NULL-terminated args, failing the test when INIT refuses them. */
+#define TT_CONFIG_FROM(CFG, INIT, NAME)                                                            \
+    static void config_from(CFG *cfg, const char *const *args)                                     \
+    {                                                                                              \
+        char *argv[64];                                                                            \
+        int argc = tt_argv(argv, 64, NAME, args);                                                  \
+        tt_capture out, err;                                                                       \
+        tt_capture_open(&out);                                                                     \
+        tt_capture_open(&err);                                                                     \
+        int status = INIT(cfg, argc, argv, out.f, err.f);                                          \
+        tt_capture_close(&out);                                                                    \
+        tt_capture_close(&err);                                                                    \
+        if (status != OPT_CONTINUE)                                                                \
+            fail_msg("config refused: %s", err.text);                                              \
+        tt_capture_free(&out);                                                                     \
+        tt_capture_free(&err);                                                                     \
+    }
+
+/* True when the usage text lists option `name` ("  -name <arg>" or "  -name, -alias") before
+ * the place `ours` in it. */
+static inline bool tt_listed_before(const char *usage, const char *name, const char *ours)
+{
+    char line[64];
+    snprintf(line, sizeof(line), "  %s", name);
+    const char *at = usage;
+    size_t n = strlen(line);
+    while ((at = strstr(at, line)) && at[n] != ' ' && at[n] != ',')
+        at += n;
+    return at && at <= ours;
+}
+
+/* Fails unless the JSON inputs o have a member for every option of defs that is accepted (not
+ * OPT_REFUSED; nor OPT_CUSTOM with skip_custom), named as the option without its '-'. */
+static inline void tt_json_has_options(json_object *o, const opt_def *defs, bool skip_custom)
+{
+    json_object *v;
+    for (const opt_def *d = defs; d->name || d->kind == OPT_SECTION; d++)
+        if (d->name && d->kind != OPT_REFUSED && !(skip_custom && d->kind == OPT_CUSTOM) &&
+            !json_object_object_get_ex(o, d->name + 1, &v))
+            fail_msg("JSON inputs lack %s", d->name);
 }
 
 #endif
