@@ -52,7 +52,7 @@ typedef struct tp_frag {
     uint8_t used;
 } tp_frag;
 
-struct tp_shm_chan; /* tp_shm.c */
+struct tp_shm_chan; /* tp_shm_int.h */
 struct tp_mc_chan;  /* tp_mc_int.h */
 struct tp_shm_srv;
 struct tp_stream;  /* tp_stream.h */
@@ -250,7 +250,7 @@ int tp_sock_local_ip(int fd, char *ip, size_t cap);
 /* The peer's address as text and its port. 0, or -1 (ip "?"). */
 int tp_sock_peer(int fd, char *ip, size_t cap, uint16_t *port);
 
-/* tp_shm.c */
+/* tp_shm.c (the segment, server and client) and tp_shm_io.c (reading and writing) */
 int tp_shm_bind(tp_server *s);
 int tp_shm_accept(tp_server *s, tp_channel **out);
 void tp_shm_server_close(tp_server *s);
