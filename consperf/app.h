@@ -1,7 +1,8 @@
 /*
- * ConsPerf's run as the main thread holds it (main.c), and what it prepares before the
- * consumer threads start (setup.c): the item list, the dictionary when its files are found,
- * the message data, the latency stamp schedules, the threads and the statistics.
+ * ConsPerf's run as the main thread holds it (main.c), what it prepares before the consumer
+ * threads start (setup.c): the item list, the dictionary when its files are found, the message
+ * data, the latency stamp schedules, the threads and the statistics; and the summaries it
+ * writes at the end (summary.c).
  */
 #ifndef RWFPERF_CONS_APP_H
 #define RWFPERF_CONS_APP_H
@@ -32,6 +33,20 @@ typedef struct cons_app {
 /* Everything before the threads start (a->cfg parsed). Returns OPT_CONTINUE, or the exit
  * status after printing why. */
 int cons_app_prepare(cons_app *a);
+
+/* Why the run ended, as far as the exit status and the summary are concerned. */
+typedef enum cons_end {
+    CONS_END_EXPIRED = 1, /* the steady-state time passed */
+    CONS_END_SNAPSHOT,    /* snapshot mode: every image is in */
+    CONS_END_IMAGES_LATE, /* the images were not all in within the steady-state time */
+    CONS_END_STOPPED      /* SIGINT/SIGTERM or a thread's failure */
+} cons_end;
+
+/* After the threads were joined and the collector's final take (summary.c): writes the summary
+ * (console and file) and the JSON summary, with the error texts of why the run ended. Returns
+ * the exit status: RUN_EXIT_FAILED when the summary says the test failed, the images were late
+ * or the results could not be made, else RUN_EXIT_OK. */
+int cons_app_summary(cons_app *a, cons_end why);
 
 /* Releases what cons_app_prepare() made (after the threads were joined). */
 void cons_app_free(cons_app *a);

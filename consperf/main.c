@@ -29,17 +29,8 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Why the run ended, as far as the exit status is concerned. */
-typedef enum run_end {
-    RUN_RUNNING,
-    RUN_EXPIRED,
-    RUN_SNAPSHOT,
-    RUN_IMAGES_LATE,
-    RUN_STOPPED
-} run_end;
-
 /* The 1-second loop (tools.md §2.6). */
-static run_end main_loop(cons_collector *col, cons_run *run)
+static cons_end main_loop(cons_collector *col, cons_run *run)
 {
     const cons_config *cfg = run->cfg;
     const int64_t steady_ns = (int64_t)cfg->steady_state_time * CLK_NS_PER_SEC;
@@ -57,7 +48,7 @@ static run_end main_loop(cons_collector *col, cons_run *run)
         uint64_t images_end = cons_collect_images_end(run);
         if (images_end && cfg->snapshot) {
             printf("Received all images for snapshot test.\n");
-            return RUN_SNAPSHOT;
+            return CONS_END_SNAPSHOT;
         }
         if (images_end && !rearmed) {
             /* Every image is in: the steady state lasts steadyStateTime from then. */
@@ -68,81 +59,14 @@ static run_end main_loop(cons_collector *col, cons_run *run)
             if (!images_end) {
                 printf("Error: Failed to receive all images within %d seconds.\n",
                        cfg->steady_state_time);
-                return RUN_IMAGES_LATE;
+                return CONS_END_IMAGES_LATE;
             }
             printf("\nSteady state time of %d seconds has expired.\n", cfg->steady_state_time);
-            return RUN_EXPIRED;
+            return CONS_END_EXPIRED;
         }
         fflush(stdout);
     }
-    return RUN_STOPPED;
-}
-
-/* The error text of a thread that lacks images when the run ends for want of them, with the
- * reason its last connection attempt failed (a certificate the check refused, ...). */
-static void note_missing_images(cons_result *r, cons_stats *thread, const cons_run *run,
-                                const char *why)
-{
-    for (int i = 0; i < r->thread_count; i++) {
-        cons_stats *s = &thread[i];
-        if (s->error[0] || s->image_end_ns || s->item_count == 0)
-            continue;
-        const char *conn = i < run->thread_count ? run->threads[i].conn_error : "";
-        snprintf(s->error, sizeof(s->error), "%.128s (%" PRIu64 " of %d images received)%s%.300s%s",
-                 why, s->refreshes, s->item_count, conn[0] ? ": " : ".", conn, conn[0] ? "." : "");
-    }
-    if (r->thread_count == 1)
-        memcpy(r->total.error, thread[0].error, sizeof(r->total.error));
-}
-
-static int write_summary(cons_collector *col, cons_run *run, FILE *summary, run_end why)
-{
-    const cons_config *cfg = run->cfg;
-    cons_stats *thread = calloc((size_t)run->thread_count, sizeof(*thread));
-    cons_result result;
-    if (!thread || cons_collect_result(col, &result, thread, (uint64_t)clk_ns()) < 0) {
-        fprintf(stderr, "Error: %s\n", err_msg());
-        free(thread);
-        return RUN_EXIT_FAILED;
-    }
-    bool images = result.total.image_end_ns != 0 || cfg->item_count == 0;
-    char why_text[128];
-    if (why == RUN_IMAGES_LATE && cfg->item_count == 0) {
-        snprintf(thread[0].error, sizeof(thread[0].error),
-                 "No items were requested (-itemCount 0): there are no images to wait for and "
-                 "no steady state.");
-        memcpy(result.total.error, thread[0].error, sizeof(result.total.error));
-    } else if (why == RUN_IMAGES_LATE) {
-        snprintf(why_text, sizeof(why_text), "Failed to receive all images within %d seconds",
-                 cfg->steady_state_time);
-        note_missing_images(&result, thread, run, why_text);
-    } else if (why == RUN_STOPPED && !images && sig_caught()) {
-        snprintf(why_text, sizeof(why_text), "Stopped by %s before all images were received",
-                 sig_caught() == SIGINT ? "SIGINT" : "SIGTERM");
-        note_missing_images(&result, thread, run, why_text);
-    }
-
-    out_report rep;
-    out_report_init(&rep, stdout, summary);
-    bool failed = cons_report_summary(&rep, cfg, &result);
-    if (out_report_flush(&rep) < 0)
-        fprintf(stderr, "Error: writing the summary: %s\n", err_msg());
-
-    json_object *doc = cons_report_json(cfg, &result, NULL, (int)getpid(), time(NULL));
-    json_object *results = NULL;
-    if (doc && json_object_object_get_ex(doc, "results", &results)) {
-        run_tls_seen seen;
-        run_tls_seen_init(&seen);
-        for (int i = 0; i < run->thread_count; i++)
-            run_tls_seen_add(&seen, run->threads[i].tls_version, run->threads[i].tls_cipher);
-        json_object *tls = run_tls_seen_json(&seen);
-        if (tls)
-            out_json_add(results, "tls", tls);
-        pthread_mutex_destroy(&seen.lock);
-    }
-    run_json_summary(cfg->summary_file, doc);
-    free(thread);
-    return failed || why == RUN_IMAGES_LATE ? RUN_EXIT_FAILED : RUN_EXIT_OK;
+    return CONS_END_STOPPED;
 }
 
 int main(int argc, char **argv)
@@ -189,7 +113,7 @@ int main(int argc, char **argv)
         t->started = true;
     }
 
-    run_end why = main_loop(&a->col, &a->run);
+    cons_end why = main_loop(&a->col, &a->run);
     printf("\nShutting down.\n\n");
     fflush(stdout);
     sig_request_stop();
@@ -197,7 +121,7 @@ int main(int argc, char **argv)
         if (a->threads[i].started)
             pthread_join(a->threads[i].tid, NULL);
     cons_collect_final(&a->col);
-    status = write_summary(&a->col, &a->run, a->summary, why);
+    status = cons_app_summary(a, why);
     cons_app_free(a);
     return status;
 }
