@@ -149,17 +149,8 @@ static const bad_case bad_cases[] = {
 static void test_invalid(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
-        run r;
-        parse_args(&r, bad_cases[i].args);
-        if (r.status != OPT_EXIT_INVALID)
-            fail_msg("case %zu (%s): status %d", i, bad_cases[i].args[0], r.status);
-        if (!strstr(r.err.text, bad_cases[i].msg))
-            fail_msg("case %zu: message \"%s\" lacks \"%s\"", i, r.err.text, bad_cases[i].msg);
-        if (!strstr(r.err.text, "\nRun 'NIProvPerf -?' to see usage.\n"))
-            fail_msg("case %zu: no usage hint", i);
-        run_free(&r);
-    }
+    for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++)
+        expect_invalid(i, bad_cases[i].args, bad_cases[i].msg);
 }
 
 static void test_accepted(void **state)
@@ -172,13 +163,8 @@ static void test_accepted(void **state)
         {"-itemCount", "10", "-threads", "0,0", "-commonItemCount", "5"},
         {"-updateRate", "0", "-latencyUpdateRate", "all"},
     };
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        run r;
-        parse_args(&r, cases[i]);
-        if (r.status != OPT_CONTINUE)
-            fail_msg("case %zu refused: %s", i, r.err.text);
-        run_free(&r);
-    }
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        expect_accepted(i, cases[i]);
 }
 
 /* -connType encrypted: the CA store is read at start (exit 2 when it cannot be). */
@@ -212,13 +198,8 @@ static void test_refused(void **state)
         {"-u", "12345"},      {"-mcastStats"},
         {"-takeMCastStats"},  {"-connType", "reliableMCast"},
     };
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        run r;
-        parse_args(&r, cases[i]);
-        if (r.status != OPT_EXIT_INVALID || !strstr(r.err.text, "is not available in this build"))
-            fail_msg("case %zu (%s): status %d, \"%s\"", i, cases[i][0], r.status, r.err.text);
-        run_free(&r);
-    }
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        expect_not_built(i, cases[i]);
 }
 
 /* -reactor and -workerThreads: the worker list in braces after the thread list, "Use Reactor";

@@ -165,17 +165,8 @@ static const bad_case bad_cases[] = {
 static void test_invalid(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
-        run r;
-        parse_args(&r, bad_cases[i].args);
-        if (r.status != OPT_EXIT_INVALID)
-            fail_msg("case %zu (%s): status %d", i, bad_cases[i].args[0], r.status);
-        if (!strstr(r.err.text, bad_cases[i].msg))
-            fail_msg("case %zu: message \"%s\" lacks \"%s\"", i, r.err.text, bad_cases[i].msg);
-        if (!strstr(r.err.text, "\nRun 'ProvPerf -?' to see usage.\n"))
-            fail_msg("case %zu: no usage hint", i);
-        run_free(&r);
-    }
+    for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++)
+        expect_invalid(i, bad_cases[i].args, bad_cases[i].msg);
 }
 
 static void test_boundaries_accepted(void **state)
@@ -192,13 +183,8 @@ static void test_boundaries_accepted(void **state)
         {"-serviceId", "65535", "-openLimit", "0"},
         {"-runTime", "0"},
     };
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        run r;
-        parse_args(&r, cases[i]);
-        if (r.status != OPT_CONTINUE)
-            fail_msg("case %zu refused: %s", i, r.err.text);
-        run_free(&r);
-    }
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        expect_accepted(i, cases[i]);
 }
 
 /* -connType encrypted needs a readable key and certificate (exit 2 at start otherwise). */

@@ -265,8 +265,9 @@ static inline const char *tt_tmp(const char *name)
  * The fixture of a tool's configuration test, for its configuration type CFG filled by INIT
  * (CFG *, argc, argv, out, err) as the program NAME: the type `run` (INIT's status, the
  * configuration and what INIT printed), parse_args(r, args) that runs INIT on the
- * NULL-terminated args, run_free(r) that frees the captured text, and init_any (INIT on a
- * configuration of its own, for tt_random_command_lines). PARSE(r, ...) lists the arguments.
+ * NULL-terminated args, run_free(r) that frees the captured text, init_any (INIT on a
+ * configuration of its own, for tt_random_command_lines), and the checks of one command line:
+ * expect_accepted, expect_invalid, expect_not_built. PARSE(r, ...) lists the arguments.
  */
 #define TT_CONFIG_FIXTURE(CFG, INIT, NAME)                                                         \
     typedef struct run {                                                                           \
@@ -296,6 +297,43 @@ static inline const char *tt_tmp(const char *name)
     {                                                                                              \
         CFG cfg;                                                                                   \
         return INIT(&cfg, argc, argv, out, err);                                                   \
+    }                                                                                              \
+                                                                                                   \
+    /* Fails unless case i, args, is accepted. */                                                  \
+    __attribute__((unused)) static void expect_accepted(size_t i, const char *const *args)         \
+    {                                                                                              \
+        run r;                                                                                     \
+        parse_args(&r, args);                                                                      \
+        if (r.status != OPT_CONTINUE)                                                              \
+            fail_msg("case %zu refused: %s", i, r.err.text);                                       \
+        run_free(&r);                                                                              \
+    }                                                                                              \
+                                                                                                   \
+    /* Fails unless case i, args, ends with exit status 2, msg and the usage hint on stderr and    \
+     * nothing on stdout. */                                                                       \
+    __attribute__((unused)) static void expect_invalid(size_t i, const char *const *args,          \
+                                                       const char *msg)                            \
+    {                                                                                              \
+        run r;                                                                                     \
+        parse_args(&r, args);                                                                      \
+        if (r.status != OPT_EXIT_INVALID)                                                          \
+            fail_msg("case %zu (%s): status %d", i, args[0], r.status);                            \
+        if (!strstr(r.err.text, msg))                                                              \
+            fail_msg("case %zu: message \"%s\" lacks \"%s\"", i, r.err.text, msg);                 \
+        if (!strstr(r.err.text, "\nRun '" NAME " -?' to see usage.\n"))                            \
+            fail_msg("case %zu: no usage hint in \"%s\"", i, r.err.text);                          \
+        assert_string_equal(r.out.text, "");                                                       \
+        run_free(&r);                                                                              \
+    }                                                                                              \
+                                                                                                   \
+    /* Fails unless case i, args, is refused (exit status 2) as a feature this build lacks. */     \
+    __attribute__((unused)) static void expect_not_built(size_t i, const char *const *args)        \
+    {                                                                                              \
+        run r;                                                                                     \
+        parse_args(&r, args);                                                                      \
+        if (r.status != OPT_EXIT_INVALID || !strstr(r.err.text, "is not available in this build")) \
+            fail_msg("case %zu (%s): status %d, \"%s\"", i, args[0], r.status, r.err.text);        \
+        run_free(&r);                                                                              \
     }
 
 #define PARSE(r, ...) parse_args((r), (const char *const[]){__VA_ARGS__, NULL})
