@@ -53,14 +53,19 @@ static int encode_login(rwf_enc *e, const void *arg)
     return rwf_rdm_login_request(e, arg);
 }
 
+void cons_login_names(const cons_config *cfg, char user[256], char pos[64])
+{
+    if (cfg->uname[0])
+        snprintf(user, 256, "%s", cfg->uname);
+    else
+        run_host_user(user, 256);
+    run_host_position(pos, 64, "localhost/net");
+}
+
 int cons_send_login(cons_worker *w)
 {
     char user[256], pos[64];
-    if (w->cfg->uname[0])
-        snprintf(user, sizeof(user), "%s", w->cfg->uname);
-    else
-        run_host_user(user, sizeof(user));
-    run_host_position(pos, sizeof(pos), "localhost/net");
+    cons_login_names(w->cfg, user, pos);
     rwf_login l;
     memset(&l, 0, sizeof(l));
     l.stream_id = CONS_LOGIN_STREAM;

@@ -130,11 +130,7 @@ static int open_channel(cons_worker *w)
     if (rx_create(&ro, &w->rx) != 0)
         return cons_fail(w, "creating the reactor");
     char user[256], pos[64];
-    if (cfg->uname[0])
-        snprintf(user, sizeof(user), "%s", cfg->uname);
-    else
-        run_host_user(user, sizeof(user));
-    run_host_position(pos, sizeof(pos), "localhost/net");
+    cons_login_names(cfg, user, pos);
     rwf_login l;
     memset(&l, 0, sizeof(l));
     l.stream_id = CONS_LOGIN_STREAM;

@@ -173,6 +173,10 @@ void cons_print_msg_sizes(cons_worker *w);
 
 /* ---- admin.c ----------------------------------------------------------------------------- */
 
+/* The login request's user name (-uname, else the login name) into user and its Position
+ * ("<ip>/net") into pos. */
+void cons_login_names(const cons_config *cfg, char user[256], char pos[64]);
+
 /* Sends the login request (stream 1). Returns 0 or -1 (err_msg() set). */
 int cons_send_login(cons_worker *w);
 

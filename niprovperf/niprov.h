@@ -79,6 +79,11 @@ int niprov_thread_start(niprov_thread *th);
 /* The directory refresh every thread publishes on stream -1 (service id, Info/State/Group). */
 void niprov_directory(const niprov_app *app, rwf_directory *d);
 
+/* The login request of a provider thread into l, named app_name (ApplicationName): stream 1,
+ * the user of -uname or the login name, ApplicationId 256, the Position, Role provider. Its
+ * buffers point into app and app_name. */
+void niprov_login(const niprov_app *app, rwf_login *l, const char *app_name);
+
 /* Logged in and the directory sent: the thread's items on streams -6, -7, ... ("Created
  * publishing list.") and the first burst of their refreshes. Returns 0 or -1 (err_msg()). */
 int niprov_publish_items(niprov_thread *th);

@@ -138,15 +138,7 @@ static int open_channel(niprov_thread *th, rx_reactor **r, rx_chan **ch)
     if (rx_create(&ro, r) != 0)
         return err_push("creating the reactor"), fail(th);
     rwf_login l;
-    memset(&l, 0, sizeof(l));
-    l.stream_id = 1;
-    l.user = rwf_buf_cstr(cfg->uname[0] ? cfg->uname : app->user);
-    l.flags =
-        RWF_LOGIN_HAS_APP_ID | RWF_LOGIN_HAS_APP_NAME | RWF_LOGIN_HAS_POSITION | RWF_LOGIN_HAS_ROLE;
-    l.app_id = RWF_STR("256");
-    l.app_name = RWF_STR("eta");
-    l.position = rwf_buf_cstr(app->position);
-    l.role = 1; /* provider */
+    niprov_login(app, &l, "eta");
     rwf_directory d;
     niprov_directory(app, &d);
     rx_role role;

@@ -124,15 +124,7 @@ static int activate(niprov_thread *th)
     th->active = true;
 
     rwf_login l;
-    memset(&l, 0, sizeof(l));
-    l.stream_id = 1;
-    l.user = rwf_buf_cstr(cfg->uname[0] ? cfg->uname : app->user);
-    l.flags =
-        RWF_LOGIN_HAS_APP_ID | RWF_LOGIN_HAS_APP_NAME | RWF_LOGIN_HAS_POSITION | RWF_LOGIN_HAS_ROLE;
-    l.app_id = RWF_STR("256");
-    l.app_name = RWF_STR("NIProvPerf");
-    l.position = rwf_buf_cstr(app->position);
-    l.role = 1; /* provider */
+    niprov_login(app, &l, "NIProvPerf");
     int rc = pv_out_send(&s->out, 512 + l.user.len, enc_login, &l, false);
     if (rc < 0)
         return err_push("sending the login request");
@@ -346,4 +338,18 @@ int niprov_thread_start(niprov_thread *th)
         return err_set_errno(rc, "starting provider thread %d", th->index + 1);
     th->started = true;
     return 0;
+}
+
+void niprov_login(const niprov_app *app, rwf_login *l, const char *app_name)
+{
+    const niprov_config *cfg = &app->cfg;
+    memset(l, 0, sizeof(*l));
+    l->stream_id = 1;
+    l->user = rwf_buf_cstr(cfg->uname[0] ? cfg->uname : app->user);
+    l->flags =
+        RWF_LOGIN_HAS_APP_ID | RWF_LOGIN_HAS_APP_NAME | RWF_LOGIN_HAS_POSITION | RWF_LOGIN_HAS_ROLE;
+    l->app_id = RWF_STR("256");
+    l->app_name = rwf_buf_cstr(app_name);
+    l->position = rwf_buf_cstr(app->position);
+    l->role = 1; /* provider */
 }

@@ -106,6 +106,10 @@ int prov_handle(prov_thread *th, pv_sess *s, const uint8_t *data, uint32_t len);
 /* The same for a message already decoded (the reactor's). */
 int prov_handle_msg(prov_thread *th, pv_sess *s, const rwf_msg *m);
 
+/* Takes the closed session s out of th->sess, frees it and tells the main thread the thread
+ * has one channel less (run_handoff_closed: its load for the next accept). */
+void prov_remove_session(prov_thread *th, pv_sess *s);
+
 /* Makes room in th->sess for one more session. Returns 0, or -1 (no memory). */
 int prov_grow_sessions(prov_thread *th);
 

@@ -33,13 +33,7 @@ static void drop_session(prov_thread *th, pv_sess *s)
         pv_stats_closed(&th->stats, s->pub_ns, clk_ns());
     if (s->active_ns)
         pv_items_free(&s->items);
-    for (int i = 0; i < th->n_sess; i++)
-        if (th->sess[i] == s) {
-            th->sess[i] = th->sess[--th->n_sess];
-            break;
-        }
-    free(s);
-    run_handoff_closed(&th->hand);
+    prov_remove_session(th, s);
 }
 
 /* The channel is up: what the ETA provider prints, the packing check, then the session. */

@@ -84,6 +84,8 @@ static uint32_t poll_to_epoll(short e)
     return (e & POLLIN ? EPOLLIN : 0) | (e & POLLOUT ? EPOLLOUT : 0);
 }
 
+/* Closes session s: the Channel Closed line with why, its publishing time, its channel and
+ * items, then prov_remove_session. */
 static void close_session(prov_thread *th, pv_sess *s, const char *why)
 {
     int64_t now = clk_ns();
@@ -94,6 +96,11 @@ static void close_session(prov_thread *th, pv_sess *s, const char *why)
     epoll_ctl(th->epfd, EPOLL_CTL_DEL, tp_fd(s->ch), NULL);
     tp_close(s->ch);
     pv_items_free(&s->items);
+    prov_remove_session(th, s);
+}
+
+void prov_remove_session(prov_thread *th, pv_sess *s)
+{
     for (int i = 0; i < th->n_sess; i++)
         if (th->sess[i] == s) {
             th->sess[i] = th->sess[--th->n_sess];
