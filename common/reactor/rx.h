@@ -179,7 +179,11 @@ typedef struct rx_role {
      * login refresh (before the directory request) the layer sends ConsumerConnectionStatus
      * with the channel's role; service based: after each directory refresh, ConsumerStatus
      * for each service of the directory. wsb_standby: the role at the start (false: active);
-     * rx_wsb_set_role changes it. */
+     * rx_wsb_set_role changes it. When the connection is lost (reconnecting or for good),
+     * right after the RX_CHANNEL_DOWN* event every item request on the wire gets an
+     * Open/Suspect status (code none) whose text names the role the server had then
+     * ("...the active server was lost." / "...the standby server was lost."): the tool
+     * promotes the standby in the event, then counts the items' statuses. */
     int wsb_mode;
     bool wsb_standby;
     /* non-interactive provider: the directory refresh sent once logged in */
@@ -229,6 +233,12 @@ void rx_print_event(FILE *f, const rx_chan *ch, rx_event ev, const char *text);
 
 /* True between RX_CHANNEL_UP and the next RX_CHANNEL_DOWN*. */
 bool rx_is_up(const rx_chan *ch);
+
+/* When the worker saw the channel's last RX_CHANNEL_DOWN, RX_CHANNEL_DOWN_RECONNECTING or
+ * RX_CHANNEL_WARNING happen (clk_ns(), the same clock on every thread): the moment a loss or
+ * a failed connection attempt was detected, not the later moment the event was dispatched.
+ * 0 before the first such event. */
+int64_t rx_event_ns(const rx_chan *ch);
 
 /* Warm standby: gives the channel's server its role (standby false: active). Sent now when
  * the channel is logged in (login based) or knows services (service based), and after every

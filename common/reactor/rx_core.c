@@ -359,6 +359,9 @@ static int on_down(rx_chan *ch, bool reconnecting, const char *text)
             rx_close(ch);
         return rc;
     }
+    /* The tool hears of the loss first (a warm-standby tool promotes the standby at once),
+     * then the watchlist gives the channel's items their statuses. */
+    ch->a.wsb_lost_standby = ch->a.wsb_standby;
     rc = channel_event(ch, reconnecting ? RX_CHANNEL_DOWN_RECONNECTING : RX_CHANNEL_DOWN, text);
     if (rc >= 0 && !ch->a.closed_by_app)
         rc = rx_session_down(ch, reconnecting, text);
@@ -387,8 +390,13 @@ static int handle(rx_reactor *r, rx_rec *rec)
     } else if (rec->type == RX_IN_UP) {
         rc = on_up(ch, rec);
     } else {
+        /* the time the worker saw it, then the text */
         char text[RX_TEXT_MAX];
-        snprintf(text, sizeof(text), "%.*s", (int)rec->len, (const char *)(rec + 1));
+        const uint8_t *p = (const uint8_t *)(rec + 1);
+        uint32_t n = rec->len >= sizeof(int64_t) ? rec->len - (uint32_t)sizeof(int64_t) : 0;
+        if (rec->len >= sizeof(int64_t))
+            memcpy(&ch->a.ev_ns, p, sizeof(int64_t));
+        snprintf(text, sizeof(text), "%.*s", (int)n, (const char *)p + sizeof(int64_t));
         if (rec->type == RX_IN_WARNING)
             rc = channel_event(ch, RX_CHANNEL_WARNING, text);
         else
@@ -576,6 +584,11 @@ int rx_chan_fd(const rx_chan *ch)
 bool rx_is_up(const rx_chan *ch)
 {
     return ch->a.state == RXA_UP;
+}
+
+int64_t rx_event_ns(const rx_chan *ch)
+{
+    return ch->a.ev_ns;
 }
 
 void rx_get_stats(const rx_chan *ch, rx_stats *s)

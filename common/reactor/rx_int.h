@@ -83,7 +83,8 @@ typedef struct rx_wside {
     bool finished;  /* closed for good; RX_IN_CLOSED sent or waiting to be */
     int ev_pending; /* RX_IN_* event that could not be pushed yet (0: none) */
     char ev_text[RX_TEXT_MAX];
-    int slot; /* index in the worker's channel table */
+    int64_t ev_ns; /* when the event in ev_text happened (clk_ns) */
+    int slot;      /* index in the worker's channel table */
     /* rssl.json.v2 (rx_json.c) */
     bool json;     /* this session's sub-protocol is rssl.json.v2: converted at the edge */
     bool jr_open;  /* a received frame is being read (jr) */
@@ -114,7 +115,10 @@ typedef struct rx_aside {
     rx_wl *wl;
     rx_tun_set *tun; /* the channel's tunnel streams (rx_tun_int.h), NULL when none */
     uint64_t unknown_stream, req_timeouts, acks_untracked, ack_timeouts;
-    bool wsb_standby; /* warm standby: the role given to the server (rx_wsb.c) */
+    bool wsb_standby;      /* warm standby: the role given to the server (rx_wsb.c) */
+    int64_t ev_ns;         /* when the worker saw the last channel event with a text (clk_ns) */
+    bool wsb_lost_standby; /* warm standby: the role of the server when its connection was
+                            * lost (before the tool's channel callback may change it) */
 } rx_aside;
 
 struct rx_chan {

@@ -242,8 +242,10 @@ static int close_all(rx_chan *ch, const char *text)
     return rc;
 }
 
-/* Takes every stream on the wire off it, with an Open/Suspect status to its requests. */
-static int suspend_all(rx_chan *ch, const char *text, bool (*which)(rx_chan *, wl_stream *))
+/* Gives every request of every stream on the wire that `which` selects an Open/Suspect status
+ * (text), taking the stream off the wire first when unwire (it is requested again later). */
+static int status_wired(rx_chan *ch, const char *text, bool (*which)(rx_chan *, wl_stream *),
+                        bool unwire)
 {
     rx_wl *wl = ch->a.wl;
     uint32_t n;
@@ -255,7 +257,8 @@ static int suspend_all(rx_chan *ch, const char *text, bool (*which)(rx_chan *, w
         wl_stream *s = v[i];
         if (!alive(wl, s) || !s->wire_id || !which(ch, s))
             continue;
-        wl_stream_unwire(wl, s);
+        if (unwire)
+            wl_stream_unwire(wl, s);
         rc = wl_status_all(ch, s, RWF_STREAM_OPEN, RWF_DATA_SUSPECT, RWF_SC_NONE, text);
     }
     free(v);
@@ -294,6 +297,13 @@ static bool every_stream(rx_chan *ch, wl_stream *s)
     return true;
 }
 
+/* The per-item status of a warm-standby channel's loss, by the role its server had then. */
+static const char *wsb_loss_text(const rx_chan *ch)
+{
+    return ch->a.wsb_lost_standby ? "Warm standby: the connection to the standby server was lost."
+                                  : "Warm standby: the connection to the active server was lost.";
+}
+
 int rx_wl_down(rx_chan *ch, bool reconnecting, const char *why)
 {
     rx_wl *wl = ch->a.wl;
@@ -301,12 +311,15 @@ int rx_wl_down(rx_chan *ch, bool reconnecting, const char *why)
     wl->logged_in = false;
     wl->dir_sent = false;
     memset(wl->svc, 0, sizeof(wl->svc));
-    if (!reconnecting)
-        return 0;
+    if (!reconnecting) /* warm standby: the items go on at the other server */
+        return ch->role.wsb_mode ? status_wired(ch, wsb_loss_text(ch), every_stream, false) : 0;
     int rc = wl_acks_fail(ch, "Channel is down.");
     if (rc < 0)
         return rc;
-    return suspend_all(ch, "Channel is down; the item will be requested again.", every_stream);
+    return status_wired(ch,
+                        ch->role.wsb_mode ? wsb_loss_text(ch)
+                                          : "Channel is down; the item will be requested again.",
+                        every_stream, true);
 }
 
 /* ---- login and directory -----------------------------------------------------------------------
@@ -415,7 +428,8 @@ static int services_changed(rx_chan *ch)
         /* best effort: a full ring only leaves the provider's stream open */
         wl_close_wire(ch, s->domain, s->wire_id);
     }
-    int rc = suspend_all(ch, "Service is down; the item will be requested again.", service_gone);
+    int rc =
+        status_wired(ch, "Service is down; the item will be requested again.", service_gone, true);
     if (rc < 0 || ch->a.closed_by_app)
         return rc;
     return wl_send_pending(ch);

@@ -108,8 +108,11 @@ static void publish_in(rx_reactor *r)
 static void event(rx_reactor *r, rx_chan *ch, int type, const char *text)
 {
     rx_wside *w = &ch->w;
+    if (text != w->ev_text) { /* a new event, not one pushed again */
+        w->ev_ns = clk_ns();
+        snprintf(w->ev_text, sizeof(w->ev_text), "%s", text ? text : "");
+    }
     w->ev_pending = type;
-    snprintf(w->ev_text, sizeof(w->ev_text), "%s", text ? text : "");
     if (type == RX_IN_UP) {
         rx_up up;
         memset(&up, 0, sizeof(up));
@@ -119,7 +122,12 @@ static void event(rx_reactor *r, rx_chan *ch, int type, const char *text)
             w->ev_pending = 0;
         return;
     }
-    if (push(r, ch, (uint16_t)type, w->ev_text, (uint32_t)strlen(w->ev_text)))
+    /* text events: the time they happened, then the text */
+    uint8_t rec[sizeof(int64_t) + RX_TEXT_MAX];
+    size_t n = strlen(w->ev_text);
+    memcpy(rec, &w->ev_ns, sizeof(int64_t));
+    memcpy(rec + sizeof(int64_t), w->ev_text, n);
+    if (push(r, ch, (uint16_t)type, rec, (uint32_t)(sizeof(int64_t) + n)))
         w->ev_pending = 0;
 }
 
@@ -292,7 +300,12 @@ static int write_rec(rx_reactor *r, rx_chan *ch, const rx_rec *rec)
 
 void rx_push_warning(rx_reactor *r, rx_chan *ch, const char *text)
 {
-    if (!push(r, ch, RX_IN_WARNING, text, (uint32_t)strlen(text)))
+    uint8_t rec[sizeof(int64_t) + RX_TEXT_MAX];
+    int64_t now = clk_ns();
+    size_t n = strnlen(text, RX_TEXT_MAX);
+    memcpy(rec, &now, sizeof(now));
+    memcpy(rec + sizeof(now), text, n);
+    if (!push(r, ch, RX_IN_WARNING, rec, (uint32_t)(sizeof(now) + n)))
         cnt_add(&ch->warnings_lost, 1);
 }
 

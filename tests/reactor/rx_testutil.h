@@ -39,6 +39,7 @@ typedef struct tx_ev {
     uint32_t ack_id;
     uint8_t nak;
     int32_t enc_stream; /* the stream id in the encoded bytes */
+    int64_t ns;         /* channel events with a text: rx_event_ns() (when the worker saw it) */
     char text[160];
 } tx_ev;
 
@@ -92,6 +93,8 @@ static inline int tx_on_channel(rx_chan *ch, rx_event ev, const char *text)
     tx_log *l = rx_user(ch);
     tx_ev *e = tx_add(l, TX_CHANNEL);
     e->event = ev;
+    if (text)
+        e->ns = rx_event_ns(ch);
     snprintf(e->text, sizeof(e->text), "%s", text ? text : "");
     if (ev == RX_CHANNEL_UP)
         l->ch = ch;
