@@ -188,6 +188,8 @@ static void fill_thread(cons_collector *c, int i, cons_stats *s)
     run_col_summary(&c->col, i, CONS_LAT_GEN_SCH, &s->genmsg_sched);
     s->wsb_switches = atomic_load(&mt->wsb_switches);
     s->wsb_switch_ns = atomic_load(&mt->wsb_switch_ns);
+    s->wsb_promote_ns = atomic_load(&mt->wsb_promote_ns);
+    s->wsb_first_ns = atomic_load(&mt->wsb_first_ns);
     s->wsb_items_open = mt->wsb_items_open;
     if (run_fail_status(&mt->fail))
         snprintf(s->error, sizeof(s->error), "%s", run_fail_text(&mt->fail));
@@ -227,6 +229,12 @@ static int fill_total(cons_collector *c, const cons_stats *thread, cons_stats *s
             s->wsb_switch_ns = t->wsb_switch_ns < 0 || t->wsb_switch_ns > s->wsb_switch_ns
                                    ? t->wsb_switch_ns
                                    : s->wsb_switch_ns;
+        if (t->wsb_switches && t->wsb_promote_ns > s->wsb_promote_ns)
+            s->wsb_promote_ns = t->wsb_promote_ns;
+        if (t->wsb_switches && s->wsb_first_ns >= 0)
+            s->wsb_first_ns = t->wsb_first_ns < 0 || t->wsb_first_ns > s->wsb_first_ns
+                                  ? t->wsb_first_ns
+                                  : s->wsb_first_ns;
     }
     s->image_end_ns = cons_collect_images_end(c->run);
     static const struct {

@@ -138,6 +138,9 @@ typedef struct cons_thread {
      * open on the active server at the end. */
     _Atomic uint32_t wsb_switches;
     _Atomic int64_t wsb_switch_ns;
+    _Atomic int64_t wsb_promote_ns; /* last switch: loss detected -> standby made active */
+    _Atomic int64_t wsb_first_ns;   /* last switch: loss detected -> new active's first update
+                                     * (-1: none yet) */
     uint32_t wsb_items_open;
 } cons_thread;
 

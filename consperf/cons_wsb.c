@@ -13,7 +13,12 @@
  * are open already: nothing is requested again) and the lost one becomes the standby: the
  * layer reconnects it (1 s, 2 s, 4 s apart, then every 5 s), tells it "standby" and requests
  * the items again. The switch-over time is the lost server's last update to the new active
- * server's first. Both servers lost ends the test.
+ * server's first; the promotion time runs from the moment the layer detected the loss to the
+ * standby made active, and on to the new active server's first update. Right after the loss
+ * event the layer gives each of the lost server's items an Open/Suspect status: those of the
+ * server that was active count as status messages ("- Received N status messages."), those
+ * of a lost standby do not (they never reach the tool in the original either). Both servers
+ * lost ends the test, after the items' statuses are counted.
  */
 #include "worker.h"
 
@@ -45,15 +50,20 @@ int cons_wsb_open_standby(cons_worker *w, rx_conn_opts *co, rx_role *role)
     return 0;
 }
 
-/* Makes the standby active after the active server was lost. Returns 0 or -1. */
+/* Makes the standby active after the active server was lost. Returns 0, or -1 when the
+ * roles could not be sent. With no standby up the thread's failure is recorded (the test
+ * ends) and 0 returned, so that the lost server's items still get their statuses counted. */
 static int promote(cons_worker *w, const char *text)
 {
     char lost[320], now[320];
     server(w, w->rch, lost, sizeof(lost));
+    w->wsb_lost = w->rch;
+    w->wsb_loss_ns = rx_event_ns(w->rch);
     if (!w->sby || !rx_is_up(w->sby)) {
         err_set("connection to %s lost (%s) and the standby server is not up", lost,
                 text ? text : "");
-        return cons_fail(w, NULL);
+        cons_fail(w, NULL);
+        return 0;
     }
     rx_chan *old = w->rch;
     w->rch = w->sby;
@@ -62,12 +72,17 @@ static int promote(cons_worker *w, const char *text)
     if (rx_wsb_set_role(w->rch, false) != 0 || rx_wsb_set_role(old, true) != 0)
         return cons_fail(w, "telling the servers their roles");
     rx_flush(w->rch);
+    int64_t promoted = clk_ns();
+    int64_t took = w->wsb_loss_ns && promoted > w->wsb_loss_ns ? promoted - w->wsb_loss_ns : 0;
     w->wsb_lost_last_ns = w->wsb_last_ns;
     w->wsb_wait_first = true;
     atomic_fetch_add(&w->t->wsb_switches, 1);
     atomic_store(&w->t->wsb_switch_ns, -1);
+    atomic_store(&w->t->wsb_promote_ns, took);
+    atomic_store(&w->t->wsb_first_ns, -1);
     printf("Warm standby: connection to %s lost; %s is the active server now.\n", lost,
            server(w, w->rch, now, sizeof(now)));
+    printf("Warm standby: promoted %.3f ms after the loss was detected.\n", (double)took / 1e6);
     fflush(stdout);
     return 0;
 }
@@ -78,6 +93,8 @@ int cons_wsb_channel(cons_worker *w, rx_chan *ch, rx_event ev, const char *text)
     rx_print_event(stdout, ch, ev, text);
     switch (ev) {
     case RX_CHANNEL_UP:
+        if (ch == w->wsb_lost)
+            w->wsb_lost = NULL; /* back as the standby: its statuses were counted */
         printf("Connected ");
         run_channel_info_print(stdout, rx_chan_fd(ch), rx_info(ch));
         break;
@@ -164,13 +181,19 @@ int cons_wsb_requests(cons_worker *w)
 
 int cons_wsb_item(cons_worker *w, rx_chan *ch, const rwf_msg *m)
 {
-    if (ch != w->rch)
-        return 0;
+    if (ch != w->rch) /* the standby's, except the statuses of the active server just lost */
+        return ch == w->wsb_lost && m->msg_class == RWF_MC_STATUS;
     if (m->msg_class == RWF_MC_UPDATE) {
         int64_t now = clk_ns();
         if (__builtin_expect(w->wsb_wait_first, 0)) {
             w->wsb_wait_first = false;
             atomic_store(&w->t->wsb_switch_ns, w->wsb_lost_last_ns ? now - w->wsb_lost_last_ns : 0);
+            int64_t first = w->wsb_loss_ns && now > w->wsb_loss_ns ? now - w->wsb_loss_ns : 0;
+            atomic_store(&w->t->wsb_first_ns, first);
+            printf("Warm standby: first update from the new active server %.3f ms after the "
+                   "loss was detected.\n",
+                   (double)first / 1e6);
+            fflush(stdout);
         }
         w->wsb_last_ns = now;
     }

@@ -55,7 +55,9 @@ static void lat_or(out_report *r, const char *name, const char *sched_name, cons
 /* The lines of "Test Statistics" that depend on the configuration, shared by the CLIENT and
  * OVERALL blocks; `overall` selects the two places where ConsPerf's blocks differ. */
 /* Warm standby (ours: the original reports none of it): switches, the switch-over time (the
- * lost server's last update to the new active server's first), items open at the end. */
+ * lost server's last update to the new active server's first), the promotion time (the loss
+ * detected to the standby made active) and the loss detected to the new active server's first
+ * update, items open at the end. */
 static void wsb_lines(out_report *r, const cons_config *cfg, const cons_stats *s)
 {
     if (cons_wsb_mode(cfg) == CONS_WSB_NONE)
@@ -66,6 +68,12 @@ static void wsb_lines(out_report *r, const cons_config *cfg, const cons_stats *s
                    (double)s->wsb_switch_ns / 1e6);
     else if (s->wsb_switches)
         out_printf(r, "  Warm standby switch-over time (msec): no update after the switch\n");
+    if (s->wsb_switches)
+        out_printf(r, "  Warm standby promotion time (msec): %.3f\n",
+                   (double)s->wsb_promote_ns / 1e6);
+    if (s->wsb_switches && s->wsb_first_ns >= 0)
+        out_printf(r, "  Warm standby loss to first update (msec): %.3f\n",
+                   (double)s->wsb_first_ns / 1e6);
     out_printf(r, "  Items open on the active server: %" PRIu32 "\n", s->wsb_items_open);
 }
 
@@ -318,6 +326,12 @@ static json_object *stats_json(const cons_config *cfg, const cons_stats *s, uint
         out_json_add(o, "wsb_switch_over_ms",
                      s->wsb_switches && s->wsb_switch_ns >= 0
                          ? out_json_double((double)s->wsb_switch_ns / 1e6)
+                         : NULL);
+        out_json_add(o, "wsb_promotion_ms",
+                     s->wsb_switches ? out_json_double((double)s->wsb_promote_ns / 1e6) : NULL);
+        out_json_add(o, "wsb_loss_to_first_update_ms",
+                     s->wsb_switches && s->wsb_first_ns >= 0
+                         ? out_json_double((double)s->wsb_first_ns / 1e6)
                          : NULL);
         out_json_add(o, "wsb_items_open", json_object_new_int64(s->wsb_items_open));
     }

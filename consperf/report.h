@@ -63,6 +63,8 @@ typedef struct cons_stats {
      * open on the active server at the end. */
     uint32_t wsb_switches;
     int64_t wsb_switch_ns;
+    int64_t wsb_promote_ns; /* loss detected -> standby made active (the longest) */
+    int64_t wsb_first_ns;   /* loss detected -> first update from it (-1: none) */
     uint32_t wsb_items_open;
 
     char error[512]; /* why this connection failed, "" when it did not */

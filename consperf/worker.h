@@ -60,6 +60,8 @@ typedef struct cons_worker {
     int64_t wsb_last_ns;      /* when the last update from the active server came */
     int64_t wsb_lost_last_ns; /* at a switch: the lost server's last update */
     bool wsb_wait_first;      /* switched: waiting for the new active server's first update */
+    rx_chan *wsb_lost;        /* the last active server lost: its items' statuses count */
+    int64_t wsb_loss_ns;      /* when that loss was detected (the layer's worker, clk_ns) */
 
     /* Session */
     bool logged_in;    /* the first login response came */
@@ -220,7 +222,8 @@ int cons_wsb_login(cons_worker *w, rx_chan *ch, const rwf_msg *m, const rwf_logi
 int cons_wsb_requests(cons_worker *w);
 
 /* An item message of either channel: 1 when it is the active's (for cons_on_item; an update's
- * arrival is timed for the switch-over time), 0 when the standby's (dropped). */
+ * arrival is timed for the switch-over and promotion times) or a status of the active server
+ * just lost (counted), 0 when the standby's (dropped). */
 int cons_wsb_item(cons_worker *w, rx_chan *ch, const rwf_msg *m);
 
 /* At the end: what the thread publishes about the standby (items open on the active). */

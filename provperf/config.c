@@ -76,6 +76,10 @@ const opt_def prov_options[] = {
               "Advertise warm standby in the login refresh (SupportStandby 1, SupportStandbyMode "
               "3: login and service based), so that warm-standby consumers accept this server "
               "(ours)"),
+    OPT_FLAG_("-standbyIgnoreRole", C, standby_ignore_role,
+              "Keep sending updates when a warm-standby consumer makes this server its standby, "
+              "as a provider that ignores its role does: shows whether the consumer takes data "
+              "from its active server only (ours)"),
     OPT_END_,
 };
 

@@ -29,16 +29,18 @@ typedef struct prov_config {
                    * ("ProvSummary.out"), -statsFile ("ProvStats"), ... */
 
     /* Server */
-    run_ws ws;              /* -pl: WebSocket sub-protocols accepted */
-    int tunnel_output_bufs; /* -tunnelStreamOutputBufs, 15000 */
-    bool tunnel_bufs_used;  /* -tunnelStreamBuffersUsed */
-    int max_events_in_pool; /* -maxEventsInPool: accepted, -1 (the layer has no
-                             * event pool to size) */
-    int max_output_bufs;    /* -maxOutputBufs, 5000 */
-    int max_fragment_size;  /* -maxFragmentSize, 6144 */
-    int compression_level;  /* -compressionLevel, 0..9, 0 (as the original) */
-    bool support_standby;   /* -supportStandby (ours): warm standby advertised in the login
-                             * refresh (a consumer's role is honoured in any case) */
+    run_ws ws;                /* -pl: WebSocket sub-protocols accepted */
+    int tunnel_output_bufs;   /* -tunnelStreamOutputBufs, 15000 */
+    bool tunnel_bufs_used;    /* -tunnelStreamBuffersUsed */
+    int max_events_in_pool;   /* -maxEventsInPool: accepted, -1 (the layer has no
+                               * event pool to size) */
+    int max_output_bufs;      /* -maxOutputBufs, 5000 */
+    int max_fragment_size;    /* -maxFragmentSize, 6144 */
+    int compression_level;    /* -compressionLevel, 0..9, 0 (as the original) */
+    bool support_standby;     /* -supportStandby (ours): warm standby advertised in the login
+                               * refresh (a consumer's role is honoured in any case) */
+    bool standby_ignore_role; /* -standbyIgnoreRole (ours): updates go on when a warm-standby
+                               * consumer makes this server its standby */
 
     /* Test */
     int generic_msg_rate;         /* -genericMsgRate, per connection, 0 */

@@ -18,7 +18,8 @@ static int enc_login(rwf_enc *e, const void *arg)
 
 /* A warm-standby consumer's role message (ConsumerConnectionStatus on the login stream, or
  * ConsumerStatus for our service on the directory stream): as standby, the channel's items
- * get no updates until it is made active. Other generic messages are ignored. */
+ * get no updates until it is made active (unless -standbyIgnoreRole). Other generic messages
+ * are ignored. */
 static int wsb_role(prov_thread *th, pv_sess *s, const rwf_msg *m)
 {
     rwf_wsb w;
@@ -31,10 +32,12 @@ static int wsb_role(prov_thread *th, pv_sess *s, const rwf_msg *m)
         return 0;
     if (w.kind == RWF_WSB_CONSUMER_STATUS && w.service_id != th->app->service.id)
         return 0;
-    s->standby = w.mode == RWF_WSB_STANDBY;
-    printf("Received %s: this server is the %s (WarmStandbyMode %" PRIu64 ").\n",
+    bool standby = w.mode == RWF_WSB_STANDBY;
+    s->standby = standby && !th->app->cfg.standby_ignore_role;
+    printf("Received %s: this server is the %s (WarmStandbyMode %" PRIu64 ")%s.\n",
            w.kind == RWF_WSB_CONN_STATUS ? "ConsumerConnectionStatus" : "ConsumerStatus",
-           s->standby ? "standby" : "active", w.mode);
+           standby ? "standby" : "active", w.mode,
+           standby && !s->standby ? "; updates go on (-standbyIgnoreRole)" : "");
     fflush(stdout);
     return 0;
 }

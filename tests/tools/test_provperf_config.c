@@ -395,7 +395,7 @@ static void test_random_command_lines(void **state)
 }
 
 /* -histogramLog (ours): none by default, a base name, listed after the original's options;
- * -supportStandby (ours, off by default) after it. */
+ * -supportStandby and -standbyIgnoreRole (ours, off by default) after it. */
 static void test_histogram_log(void **state)
 {
     (void)state;
@@ -427,6 +427,11 @@ static void test_histogram_log(void **state)
     PARSE(&r, "-supportStandby");
     assert_int_equal(r.status, OPT_CONTINUE);
     assert_true(r.cfg.support_standby);
+    assert_false(r.cfg.standby_ignore_role);
+    run_free(&r);
+    PARSE(&r, "-standbyIgnoreRole");
+    assert_int_equal(r.status, OPT_CONTINUE);
+    assert_true(r.cfg.standby_ignore_role);
     run_free(&r);
 }
 

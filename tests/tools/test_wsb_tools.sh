@@ -5,7 +5,10 @@
 #          told its role (its console line), the standby sends no updates while standby; the
 #          active one is killed (SIGKILL, by PID) mid-run: ConsPerf ends with status 0, every
 #          image, updates after the switch from the other provider, every item open on it,
-#          one switch-over and its time in the summary and the JSON summary. A standby that
+#          one switch-over and its time in the summary and the JSON summary, the promotion
+#          time (loss detected to the standby made active) before the first update from it,
+#          one status per item of the lost server counted. Providers that keep sending as
+#          standby (-standbyIgnoreRole): only the active server's updates counted. A standby that
 #          never comes up: the run completes on the active one (no switch). Providers without
 #          -supportStandby: refused with the original's reason. Both providers
 #          lost: a clear error, non-zero status. The options need -watchlist (exit 2 with the
@@ -51,6 +54,8 @@ run() {
     [ "$1" != "$bin" ] || [ "${NO_SUPPORT:-0}" = 1 ] || PROV_WSB=-supportStandby
     pa=$(free_port)
     pb=$(free_port)
+    # IGNORE_ROLE=1: both keep sending updates as standby (-standbyIgnoreRole)
+    [ "${IGNORE_ROLE:-0}" != 1 ] || PROV_WSB="$PROV_WSB -standbyIgnoreRole"
     "$1/ProvPerf" $PROV_WSB -p "$pa" -runTime 40 -updateRate 1000 -writeStatsInterval 1 \
         -summaryFile "provA_$3.sum" -statsFile "provA_$3_" > "provA_$3.out" 2>&1 &
     ppa=$!
@@ -125,10 +130,55 @@ if [ "$what" = ours ]; then
 import json, sys
 o = json.load(open(sys.argv[1]))["results"]["overall"]
 assert o["wsb_switches"] == 1 and o["wsb_switch_over_ms"] >= 0 and o["wsb_items_open"] > 0, o
+# the promotion comes first, the new active server's first update after it
+assert 0 <= o["wsb_promotion_ms"] <= o["wsb_loss_to_first_update_ms"], o
 EOF
-            ok "$mode: switch-over in the JSON summary"
+            ok "$mode: switch-over and promotion times in the JSON summary"
         else
             bad "$mode: JSON summary"
+        fi
+        promo=$(num "cons_$l.sum" "Warm standby promotion time (msec)")
+        first=$(num "cons_$l.sum" "Warm standby loss to first update (msec)")
+        echo "$mode: promotion ${promo:-none} ms after the loss was detected, first update" \
+            "${first:-none} ms after it"
+        if [ -n "$promo" ] && [ -n "$first" ] &&
+            ! python3 -c "import sys; p, f = map(float, sys.argv[1:]); sys.exit(not 0 <= p <= f)" \
+                "$promo" "$first"; then
+            bad "$mode: promotion $promo ms, first update $first ms: not in order"
+        elif [ -n "$promo" ] && [ -n "$first" ] &&
+            has "cons_$l.out" "Warm standby: promoted " &&
+            has "cons_$l.out" "Warm standby: first update from the new active server "; then
+            ok "$mode: promotion time and first update after the loss, summary and console"
+        else
+            bad "$mode: promotion lines missing"; grep -i "warm standby" "cons_$l.out" || true
+        fi
+        # every item of the lost active server got a status (Open: the run went on), counted
+        # in the interval lines as the original counts them
+        st=$(sed -n 's/^  - Received \([0-9]*\) status messages\.$/\1/p' "cons_$l.out" |
+            awk '{ n += $1 } END { print n + 0 }')
+        if [ "$st" = $items ]; then
+            ok "$mode: $st item statuses counted after the loss"
+        else
+            bad "$mode: $st item statuses counted, $items expected"
+        fi
+    done
+
+    # Providers that keep sending as standby (as the stand-ins of the original's captures):
+    # ConsPerf counts the active server's updates only, per service in service mode.
+    for mode in login service; do
+        l=ignore_$mode
+        IGNORE_ROLE=1 run "$bin" "$bin" "$l" "$mode" ""
+        got=$(num "cons_$l.sum" "Updates received")
+        sa=$(num "provA_$l.sum" "Updates sent")
+        sb=$(num "provB_$l.sum" "Updates sent")
+        echo "$mode, standby ignoring its role: status $rc, received ${got:-none}," \
+            "sent by the active ${sa:-none}, by the standby ${sb:-none}"
+        # what the active sent, less what was in flight at the end (up to a second's worth)
+        if [ "$rc" = 0 ] && [ -n "$got" ] && [ -n "$sa" ] && [ -n "$sb" ] &&
+            [ "$sb" -ge 2000 ] && [ "$got" -le "$sa" ] && [ "$got" -ge $((sa - 1500)) ]; then
+            ok "$mode: only the active server's updates counted (the standby sent $sb)"
+        else
+            bad "$mode: standby ignoring its role: status $rc"; tail -20 "cons_$l.out"
         fi
     done
 

@@ -3,7 +3,7 @@
 # up; both lost; the option checks), and against the original tools when RWFPERF_ORIG_BIN
 # names them (test_wsb_tools.sh orig; skipped otherwise).
 rwfperf_integration_test(test_wsb_tools
-    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_wsb_tools.sh ours LABELS tools wsb TIMEOUT 240)
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_wsb_tools.sh ours LABELS tools wsb threads TIMEOUT 480)
 rwfperf_integration_test(test_wsb_tools_orig
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_wsb_tools.sh orig LABELS tools wsb interop orig
     TIMEOUT 240)
