@@ -191,6 +191,7 @@ static void fill_thread(cons_collector *c, int i, cons_stats *s)
     s->wsb_promote_ns = atomic_load(&mt->wsb_promote_ns);
     s->wsb_first_ns = atomic_load(&mt->wsb_first_ns);
     s->wsb_items_open = mt->wsb_items_open;
+    s->status_msgs = counter_total(&mt->c.status_msgs);
     if (run_fail_status(&mt->fail))
         snprintf(s->error, sizeof(s->error), "%s", run_fail_text(&mt->fail));
 }
@@ -224,6 +225,7 @@ static int fill_total(cons_collector *c, const cons_stats *thread, cons_stats *s
         s->genmsg_lat_sent += t->genmsg_lat_sent;
         s->wsb_switches += t->wsb_switches;
         s->wsb_items_open += t->wsb_items_open;
+        s->status_msgs += t->status_msgs;
         /* the longest switch-over; -1 (no update after a switch) wins */
         if (t->wsb_switches && s->wsb_switch_ns >= 0)
             s->wsb_switch_ns = t->wsb_switch_ns < 0 || t->wsb_switch_ns > s->wsb_switch_ns

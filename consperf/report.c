@@ -57,7 +57,8 @@ static void lat_or(out_report *r, const char *name, const char *sched_name, cons
 /* Warm standby (ours: the original reports none of it): switches, the switch-over time (the
  * lost server's last update to the new active server's first), the promotion time (the loss
  * detected to the standby made active) and the loss detected to the new active server's first
- * update, items open at the end. */
+ * update, items open at the end, and the item status messages of the run (a lost server's
+ * items get one each, counted even when the run then ends). */
 static void wsb_lines(out_report *r, const cons_config *cfg, const cons_stats *s)
 {
     if (cons_wsb_mode(cfg) == CONS_WSB_NONE)
@@ -75,6 +76,7 @@ static void wsb_lines(out_report *r, const cons_config *cfg, const cons_stats *s
         out_printf(r, "  Warm standby loss to first update (msec): %.3f\n",
                    (double)s->wsb_first_ns / 1e6);
     out_printf(r, "  Items open on the active server: %" PRIu32 "\n", s->wsb_items_open);
+    out_printf(r, "  Item status messages received: %" PRIu64 "\n", s->status_msgs);
 }
 
 static void test_statistics(out_report *r, const cons_config *cfg, const cons_stats *s,
@@ -334,6 +336,7 @@ static json_object *stats_json(const cons_config *cfg, const cons_stats *s, uint
                          ? out_json_double((double)s->wsb_first_ns / 1e6)
                          : NULL);
         out_json_add(o, "wsb_items_open", json_object_new_int64(s->wsb_items_open));
+        out_json_add(o, "status_msgs_received", json_object_new_uint64(s->status_msgs));
     }
     out_json_add(o, "startup_secs", out_json_double(d.startup_secs));
     out_json_add(o, "steady_secs", out_json_double(d.steady_secs));

@@ -66,6 +66,7 @@ typedef struct cons_stats {
     int64_t wsb_promote_ns; /* loss detected -> standby made active (the longest) */
     int64_t wsb_first_ns;   /* loss detected -> first update from it (-1: none) */
     uint32_t wsb_items_open;
+    uint64_t status_msgs; /* item status messages received (all the run) */
 
     char error[512]; /* why this connection failed, "" when it did not */
 } cons_stats;
