@@ -250,5 +250,9 @@ else
         bad "against the original ProvPerf: status $rc"; tail -20 cons_origprov.out
     fi
 fi
+# A sanitizer's report in any tool's output (the ASan and TSan builds run this test too).
+if grep -l 'Sanitizer' ./*.out 2>/dev/null; then
+    bad "a sanitizer reported in the files above"; grep -h -A30 'Sanitizer' ./*.out | head -80
+fi
 [ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "all passed"
