@@ -422,9 +422,10 @@ typedef struct tp_stats {
     uint64_t msgs_read;     /* messages returned by tp_read */
     uint64_t pings_sent;
     uint64_t pings_read;
-    uint64_t no_buffers; /* times TP_ENOBUFS or TP_ECALLAGAIN was returned */
-    uint64_t send_calls; /* send() system calls */
-    uint64_t recv_calls; /* recv() system calls */
+    uint64_t no_buffers;  /* times TP_ENOBUFS or TP_ECALLAGAIN was returned */
+    uint64_t send_calls;  /* send() system calls */
+    uint64_t recv_calls;  /* recv() system calls */
+    uint64_t bytes_moved; /* queued bytes moved to the front of the output area for room */
 } tp_stats;
 
 void tp_get_stats(const tp_channel *ch, tp_stats *out);

@@ -96,8 +96,14 @@ static int __attribute__((noinline)) flush_stream(tp_channel *ch)
     return clamp_int(ch->out_tail - ch->out_head);
 }
 
+/* Queued bytes that are always worth moving to the front of the output area to make room. */
+#define TP_MOVE_ALWAYS (64u * 1024u)
+
 /* Makes need contiguous bytes available at the tail: flushes once, then reclaims the sent
- * space at the front. Returns 0, TP_ENOBUFS or TP_EFAIL. */
+ * space at the front. The queued bytes are moved there only when they are few (up to
+ * TP_MOVE_ALWAYS) or no more than the room the move leaves, so that a long backlog that the
+ * socket drains slowly is not moved again for every message: each byte moved is paid for by
+ * at least as many bytes queued after it. Returns 0, TP_ENOBUFS or TP_EFAIL. */
 int tp_out_reserve(tp_channel *ch, size_t need)
 {
     if (ch->out_cap - ch->out_tail >= need)
@@ -106,8 +112,9 @@ int tp_out_reserve(tp_channel *ch, size_t need)
         return TP_EFAIL;
     if (ch->out_cap - ch->out_tail >= need)
         return 0;
-    if (!ch->direct.busy && ch->out_head > 0) {
-        size_t q = ch->out_tail - ch->out_head;
+    size_t q = ch->out_tail - ch->out_head;
+    if (!ch->direct.busy && ch->out_head > 0 && (q <= TP_MOVE_ALWAYS || q <= ch->out_cap - q)) {
+        ch->st.bytes_moved += q;
         memmove(ch->out, ch->out + ch->out_head, q);
         ch->out_head = 0;
         ch->out_tail = q;

@@ -385,6 +385,75 @@ static void test_peer_not_reading(void **state)
     tu_close(&p);
 }
 
+/* A backlog near the size of the output area that the peer drains slowly: the queued bytes
+ * are not moved to the front of the area again for every message written (the bytes moved
+ * stay within the bytes queued plus one area), and every message still arrives once, in
+ * order. */
+static void test_backlog_moves_bounded(void **state)
+{
+    (void)state;
+    tp_opts so, co;
+    tu_opts(&so);
+    tu_opts(&co);
+    so.rcvbuf = 4096;
+    co.sndbuf = 4096;
+    co.guaranteed_output_buffers = 100;
+    tu_pair p;
+    tu_connect(&p, &so, &co);
+    enum { SIZE = 200, PER_ROUND = 12 };
+    uint8_t msg[SIZE];
+    int sent = 0, got = 0, rounds = 0;
+    tp_stats st;
+    tp_get_stats(p.c, &st);
+    uint64_t written0 = st.bytes_written, cap = 100u * (6144u + 32u);
+    uint64_t end = tu_now_ms() + 20000;
+    for (;;) {
+        assert_true(tu_now_ms() < end);
+        tp_get_stats(p.c, &st);
+        int writing = st.bytes_written - written0 < 3 * cap;
+        while (writing) {
+            tu_pattern(msg, SIZE, (uint32_t)sent);
+            tp_buf *b;
+            int rc = tp_get_buffer(p.c, SIZE, false, &b);
+            if (rc == TP_ENOBUFS)
+                break;
+            assert_int_equal(rc, 0);
+            memcpy(b->data, msg, SIZE);
+            b->len = SIZE;
+            rc = tp_write(p.c, b, 0);
+            assert_true(rc >= 0);
+            sent++;
+        }
+        if (!writing && got == sent)
+            break;
+        assert_true(tp_flush(p.c) >= 0);
+        /* the peer reads a few messages a round while the writer is ahead */
+        int n = 0;
+        while (n < (writing ? PER_ROUND : 1000)) {
+            tp_msg m;
+            int rc = tp_read(p.s, &m);
+            assert_true(rc >= 0);
+            if (rc & TP_READ_MSG) {
+                tu_pattern(msg, SIZE, (uint32_t)got);
+                ts_assert_bytes_equal(m.data, m.len, msg, SIZE);
+                got++;
+                n++;
+            }
+            if (!(rc & TP_READ_MORE))
+                break;
+        }
+        rounds++;
+    }
+    tp_get_stats(p.c, &st);
+    uint64_t written = st.bytes_written - written0;
+    if (st.bytes_moved > written + cap)
+        fail_msg("%llu bytes moved in the output area for %llu bytes queued (%d rounds)",
+                 (unsigned long long)st.bytes_moved, (unsigned long long)written, rounds);
+    assert_true(st.no_buffers > 0);
+    assert_int_equal(got, sent);
+    tu_close(&p);
+}
+
 /* Pings every timeout/3 from tp_tick; "Ping timed out." when nothing arrives for the
  * negotiated timeout; arriving data (or pings) keeps the channel up. The clock is the
  * caller's, so no real time passes. */
@@ -657,6 +726,7 @@ int main(void)
         cmocka_unit_test(test_one_mib),
         cmocka_unit_test(test_packing),
         cmocka_unit_test(test_high_water_mark),
+        cmocka_unit_test(test_backlog_moves_bounded),
         cmocka_unit_test(test_peer_not_reading),
         cmocka_unit_test(test_pings),
         cmocka_unit_test(test_nak),
