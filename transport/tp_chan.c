@@ -185,9 +185,7 @@ int tp_chan_activate(tp_channel *ch)
     uint8_t theirs = ch->server ? TP_PING_CLIENT_TO_SERVER : TP_PING_SERVER_TO_CLIENT;
     ch->send_pings = (ch->session_flags & mine) != 0;
     ch->expect_pings = (ch->session_flags & theirs) != 0;
-    ch->hwm = ch->o.high_water_mark ? ch->o.high_water_mark : TP_DEFAULT_HWM;
-    if (ch->hwm > INT_MAX)
-        ch->hwm = INT_MAX;
+    ch->hwm = tp_hwm_for(ch, ch->o.high_water_mark);
     ch->frag_first = mu - 16;
     ch->frag_sub = mu - 12;
 
@@ -276,7 +274,7 @@ int tp_set_high_water_mark(tp_channel *ch, uint32_t bytes)
 {
     ch->o.high_water_mark = bytes;
     if (ch->state == TP_STATE_ACTIVE)
-        ch->hwm = bytes ? (bytes > INT_MAX ? INT_MAX : bytes) : TP_DEFAULT_HWM;
+        ch->hwm = tp_hwm_for(ch, bytes);
     return 0;
 }
 

@@ -5,6 +5,7 @@
 #ifndef RWFPERF_TP_INT_H
 #define RWFPERF_TP_INT_H
 
+#include <limits.h>
 #include <netinet/in.h>
 #include <zlib.h>
 
@@ -24,6 +25,10 @@
 #define TP_STAGE_SLOTS 8 /* buffers that may be open besides the direct one */
 #define TP_FRAG_SLOTS 8  /* fragmented messages that may be in reassembly at once */
 #define TP_DEFAULT_HWM 6000
+/* The default on encrypted channels: the queue is flushed when it nears the 16 KiB that one
+ * TLS record carries (less room for the message that crosses the mark), so that a flush is
+ * one full record and one send() rather than several small ones. */
+#define TP_TLS_DEFAULT_HWM (15u * 1024u)
 #define TP_STREAM_MAX 3 /* streams a channel may stack (TLS, WebSocket, one spare) */
 
 /* handshake / internal state */
@@ -264,6 +269,15 @@ int tp_shm_flush(tp_channel *ch);
 int tp_shm_ping(tp_channel *ch);
 void tp_shm_close(tp_channel *ch);
 void tp_shm_info(const tp_channel *ch, tp_info *out);
+
+/* The high-water mark of ch: the one asked for (bytes, 0 = the default of its connection
+ * type: TP_TLS_DEFAULT_HWM when encrypted, else TP_DEFAULT_HWM), at most INT_MAX. */
+static inline size_t tp_hwm_for(const tp_channel *ch, uint32_t bytes)
+{
+    if (bytes == 0)
+        return ch->o.conn_type == TP_CONN_ENCRYPTED ? TP_TLS_DEFAULT_HWM : TP_DEFAULT_HWM;
+    return bytes > INT_MAX ? INT_MAX : bytes;
+}
 
 static inline uint32_t tp_get16(const uint8_t *p)
 {

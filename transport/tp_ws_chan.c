@@ -581,7 +581,7 @@ static int json_activate(tp_channel *ch, tp_ws *w)
     ch->protocol_type = ch->o.protocol_type;
     ch->gen = 0;
     ch->send_pings = ch->expect_pings = 1;
-    ch->hwm = ch->o.high_water_mark ? ch->o.high_water_mark : TP_DEFAULT_HWM;
+    ch->hwm = tp_hwm_for(ch, ch->o.high_water_mark);
     size_t per = (size_t)ch->o.max_fragment_size + 32;
     size_t in_cap = (size_t)ch->o.num_input_buffers * per;
     uint64_t want = ch->o.ws_max_msg ? ch->o.ws_max_msg : 1u << 20;

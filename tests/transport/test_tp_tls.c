@@ -4,6 +4,8 @@
  * batched into records, and a reader that never stalls on bytes TLS has already read. */
 #include <openssl/crypto.h>
 #include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 
 #include "tp_tlsutil.h"
 
@@ -307,6 +309,87 @@ static void test_batching_and_no_alloc(void **state)
     tu_close(&p);
 }
 
+/* The next TLS record waiting in the socket of r, peeked without reading it: its content type
+ * and length, and every byte the socket holds. */
+static void peek_record(tp_channel *r, int *type, int *len, int *avail)
+{
+    uint8_t h[5] = {0};
+    uint64_t end = tu_now_ms() + 5000;
+    for (;;) {
+        ssize_t n = recv(tp_fd(r), h, sizeof(h), MSG_PEEK | MSG_DONTWAIT);
+        if (n == 5)
+            break;
+        if (tu_now_ms() > end)
+            fail_msg("no TLS record header arrived (%zd bytes)", n);
+        poll(NULL, 0, 1);
+    }
+    poll(NULL, 0, 20); /* the rest of what was sent */
+    *type = h[0];
+    *len = (h[3] << 8) | h[4];
+    assert_int_equal(ioctl(tp_fd(r), FIONREAD, avail), 0);
+}
+
+/* Reads count 76-byte messages of seeds first.. from r and checks each one. */
+static void read_76(tp_channel *r, int first, int count)
+{
+    uint8_t want[76];
+    for (int i = 0; i < count; i++) {
+        tp_msg m;
+        assert_int_equal(tu_read(r, &m, 5000), 1);
+        tu_pattern(want, sizeof(want), (uint32_t)(first + i));
+        ts_assert_bytes_equal(m.data, m.len, want, sizeof(want));
+    }
+}
+
+/* With the default high-water mark an encrypted channel queues messages until a flush fills
+ * most of one TLS record (15 KiB): 194 messages of 79 bytes stay queued, the 195th sends all
+ * 15,405 bytes as one SSL write, one record of 15,405 bytes of data on the wire (TLS 1.3:
+ * plus the content type and the 16-byte tag). A high-water mark asked for is kept (1000:
+ * 13 messages, one record of 1,027 bytes). The reader decodes every message. */
+static void test_records_fill_hwm(void **state)
+{
+    (void)state;
+    tp_opts so, co;
+    tt_server_opts(&so, &tt.server);
+    tt_client_opts(&co, "localhost", tt.ca.cert_path);
+    tu_pair p;
+    connect_ok(&p, &so, &co);
+    uint8_t msg[76];
+    tp_stats st0, st;
+    tp_get_stats(p.s, &st0);
+    for (int i = 1; i <= 194; i++) {
+        tu_pattern(msg, sizeof(msg), (uint32_t)(i - 1));
+        assert_int_equal(tu_write(p.s, msg, sizeof(msg), 0), 79 * i);
+    }
+    tp_get_stats(p.s, &st);
+    assert_int_equal(st.send_calls, st0.send_calls);
+    tu_pattern(msg, sizeof(msg), 194);
+    assert_int_equal(tu_write(p.s, msg, sizeof(msg), 0), 0);
+    tp_get_stats(p.s, &st);
+    assert_int_equal(st.send_calls, st0.send_calls + 1);
+    assert_int_equal(st.bytes_sent - st0.bytes_sent, 195 * 79);
+    int type, len, avail;
+    peek_record(p.c, &type, &len, &avail);
+    assert_int_equal(type, 23); /* application data */
+    assert_int_equal(len, 195 * 79 + 17);
+    assert_int_equal(avail, 5 + len);
+    read_76(p.c, 0, 195);
+
+    tp_set_high_water_mark(p.s, 1000);
+    for (int i = 1; i <= 12; i++) {
+        tu_pattern(msg, sizeof(msg), (uint32_t)(1000 + i - 1));
+        assert_int_equal(tu_write(p.s, msg, sizeof(msg), 0), 79 * i);
+    }
+    tu_pattern(msg, sizeof(msg), 1012);
+    assert_int_equal(tu_write(p.s, msg, sizeof(msg), 0), 0);
+    peek_record(p.c, &type, &len, &avail);
+    assert_int_equal(type, 23);
+    assert_int_equal(len, 13 * 79 + 17);
+    assert_int_equal(avail, 5 + len);
+    read_76(p.c, 1000, 13);
+    tu_close(&p);
+}
+
 /* Bytes TLS has already taken from the socket never wait unannounced: after writing 5,000
  * messages (more than the reader's input area holds at once) the reader gets all of them by
  * calling tp_read while it says TP_READ_MORE and otherwise only when the descriptor is
@@ -414,6 +497,7 @@ int main(void)
         cmocka_unit_test(test_version_fallback),
         cmocka_unit_test(test_pings),
         cmocka_unit_test(test_batching_and_no_alloc),
+        cmocka_unit_test(test_records_fill_hwm),
         cmocka_unit_test(test_no_stall),
         cmocka_unit_test(test_peer_gone_no_sigpipe),
     };
