@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -284,6 +285,123 @@ static void key_settle(tp_channel *ch)
 
 /* ---- the handshake state machine ----------------------------------------------------- */
 
+/* A step's result beside the TP_* codes tp_init returns: the state moved on, run the next. */
+#define HS_NEXT 100
+
+/* TP_IS_CONNECTING: once the TCP connect completed, pushes the streams (or starts the RIPC
+ * handshake). HS_NEXT, TP_PENDING while connecting, TP_EFAIL. */
+static int step_connecting(tp_channel *ch)
+{
+    struct pollfd p = {.fd = ch->fd, .events = POLLOUT};
+    if (poll(&p, 1, 0) == 0)
+        return TP_PENDING;
+    int e = 0;
+    socklen_t el = sizeof(e);
+    if (getsockopt(ch->fd, SOL_SOCKET, SO_ERROR, &e, &el) < 0)
+        e = errno;
+    if (e) {
+        err_set_errno(e, "connect to %s:%s", ch->host[0] ? ch->host : "localhost", ch->port);
+        return tp_chan_fail(ch);
+    }
+    if (tp_chan_start_streams(ch) < 0)
+        return tp_chan_fail(ch);
+    return HS_NEXT;
+}
+
+/* TP_IS_STREAM: the streams' handshakes (TLS, WebSocket), then the RIPC one (none for
+ * rssl.json.v2). HS_NEXT, TP_PENDING, TP_ACTIVE, TP_EFAIL. */
+static int step_stream(tp_channel *ch)
+{
+    int r = tp_stream_stack_handshake(ch);
+    if (r == 0)
+        return TP_PENDING;
+    if (r < 0)
+        return tp_chan_fail(ch);
+    r = tp_ws_after_handshake(ch); /* rssl.json.v2: no RIPC */
+    if (r != 0)
+        return r < 0 ? tp_chan_fail(ch) : TP_ACTIVE;
+    if (ch->server) {
+        ch->istate = TP_IS_WAIT_REQ;
+        ch->hs_len = 0;
+    } else if (build_req(ch) < 0) {
+        return tp_chan_fail(ch);
+    }
+    return HS_NEXT;
+}
+
+/* TP_IS_SENDING: writes the rest of the handshake message, then moves to ch->hs_next (the
+ * channel is up after the last one). HS_NEXT, TP_PENDING, TP_ACTIVE, TP_FD_CHANGE (the
+ * client's fall-back), TP_EFAIL. */
+static int step_sending(tp_channel *ch)
+{
+    errno = 0;
+    long n = tp_io_write(ch, ch->hs_out + ch->hs_out_sent, ch->hs_out_len - ch->hs_out_sent);
+    if (n == 0)
+        return TP_PENDING;
+    if (n < 0) {
+        if (!ch->server && ch->hs_next == TP_IS_WAIT_ACK &&
+            (errno == EPIPE || errno == ECONNRESET)) {
+            err_push("sending the ConnectReq");
+            return client_fallback(ch);
+        }
+        err_push("sending a handshake message");
+        return tp_chan_fail(ch);
+    }
+    ch->hs_out_sent += (uint32_t)n;
+    if (ch->hs_out_sent < ch->hs_out_len)
+        return HS_NEXT;
+    ch->hs_len = 0;
+    ch->istate = ch->hs_next;
+    if (ch->istate == TP_IS_ACTIVE) {
+        key_settle(ch);
+        return tp_chan_activate(ch) < 0 ? TP_EFAIL : TP_ACTIVE;
+    }
+    return HS_NEXT;
+}
+
+/* TP_IS_WAIT_REQ (server): tells a WebSocket upgrade from a RIPC ConnectReq by the first bytes,
+ * then receives and answers the ConnectReq. HS_NEXT, TP_PENDING, or handle_req's result. */
+static int step_wait_req(tp_channel *ch)
+{
+    if (!ch->ws) {
+        /* an HTTP upgrade or a RIPC ConnectReq: the first bytes tell */
+        int d = tp_ws_detect(ch);
+        if (d == 0)
+            return TP_PENDING;
+        if (d < 0)
+            return tp_chan_fail(ch);
+        if (d == 2) {
+            ch->istate = TP_IS_STREAM;
+            return HS_NEXT;
+        }
+    }
+    int r = hs_recv(ch, 14, TP_RIPC_HS_MAX, "ConnectReq");
+    if (r == 0)
+        return TP_PENDING;
+    if (r == -2 && !ch->strm && ch->hs[0] == 0x16 && ch->hs[1] == 0x03)
+        err_set("the client speaks TLS (its first bytes are a TLS handshake record), "
+                "and this server is not encrypted");
+    if (r < 0)
+        return tp_chan_fail(ch);
+    int rc = handle_req(ch);
+    return rc == TP_PENDING ? HS_NEXT : rc;
+}
+
+/* TP_IS_WAIT_ACK (client): receives the server's ConnectAck (or falls back to an older version
+ * when the server dropped the connection). HS_NEXT, TP_PENDING, or handle_ack's result. */
+static int step_wait_ack(tp_channel *ch)
+{
+    int r = hs_recv(ch, 4, TP_RIPC_HS_MAX, "ConnectAck");
+    if (r == 0)
+        return TP_PENDING;
+    if (r == -1)
+        return client_fallback(ch);
+    if (r < 0)
+        return tp_chan_fail(ch);
+    int rc = handle_ack(ch);
+    return rc == TP_PENDING ? HS_NEXT : rc;
+}
+
 int tp_init(tp_channel *ch)
 {
     if (ch->state == TP_STATE_ACTIVE)
@@ -295,106 +413,23 @@ int tp_init(tp_channel *ch)
     if (ch->init_deadline_ns && tp_chan_check_deadline(ch) < 0)
         return TP_EFAIL;
     for (;;) {
+        int rc;
         switch (ch->istate) {
-        case TP_IS_CONNECTING: {
-            struct pollfd p = {.fd = ch->fd, .events = POLLOUT};
-            if (poll(&p, 1, 0) == 0)
-                return TP_PENDING;
-            int e = 0;
-            socklen_t el = sizeof(e);
-            if (getsockopt(ch->fd, SOL_SOCKET, SO_ERROR, &e, &el) < 0)
-                e = errno;
-            if (e) {
-                err_set_errno(e, "connect to %s:%s", ch->host[0] ? ch->host : "localhost",
-                              ch->port);
-                return tp_chan_fail(ch);
-            }
-            if (tp_chan_start_streams(ch) < 0)
-                return tp_chan_fail(ch);
+        case TP_IS_CONNECTING:
+            rc = step_connecting(ch);
             break;
-        }
-        case TP_IS_STREAM: {
-            int r = tp_stream_stack_handshake(ch);
-            if (r == 0)
-                return TP_PENDING;
-            if (r < 0)
-                return tp_chan_fail(ch);
-            r = tp_ws_after_handshake(ch); /* rssl.json.v2: no RIPC */
-            if (r != 0)
-                return r < 0 ? tp_chan_fail(ch) : TP_ACTIVE;
-            if (ch->server) {
-                ch->istate = TP_IS_WAIT_REQ;
-                ch->hs_len = 0;
-            } else if (build_req(ch) < 0) {
-                return tp_chan_fail(ch);
-            }
+        case TP_IS_STREAM:
+            rc = step_stream(ch);
             break;
-        }
-        case TP_IS_SENDING: {
-            errno = 0;
-            long n =
-                tp_io_write(ch, ch->hs_out + ch->hs_out_sent, ch->hs_out_len - ch->hs_out_sent);
-            if (n == 0)
-                return TP_PENDING;
-            if (n < 0) {
-                if (!ch->server && ch->hs_next == TP_IS_WAIT_ACK &&
-                    (errno == EPIPE || errno == ECONNRESET)) {
-                    err_push("sending the ConnectReq");
-                    return client_fallback(ch);
-                }
-                err_push("sending a handshake message");
-                return tp_chan_fail(ch);
-            }
-            ch->hs_out_sent += (uint32_t)n;
-            if (ch->hs_out_sent < ch->hs_out_len)
-                break;
-            ch->hs_len = 0;
-            ch->istate = ch->hs_next;
-            if (ch->istate == TP_IS_ACTIVE) {
-                key_settle(ch);
-                return tp_chan_activate(ch) < 0 ? TP_EFAIL : TP_ACTIVE;
-            }
+        case TP_IS_SENDING:
+            rc = step_sending(ch);
             break;
-        }
-        case TP_IS_WAIT_ACK: {
-            int r = hs_recv(ch, 4, TP_RIPC_HS_MAX, "ConnectAck");
-            if (r == 0)
-                return TP_PENDING;
-            if (r == -1)
-                return client_fallback(ch);
-            if (r < 0)
-                return tp_chan_fail(ch);
-            int rc = handle_ack(ch);
-            if (rc != TP_PENDING)
-                return rc;
+        case TP_IS_WAIT_ACK:
+            rc = step_wait_ack(ch);
             break;
-        }
-        case TP_IS_WAIT_REQ: {
-            if (!ch->ws) {
-                /* an HTTP upgrade or a RIPC ConnectReq: the first bytes tell */
-                int d = tp_ws_detect(ch);
-                if (d == 0)
-                    return TP_PENDING;
-                if (d < 0)
-                    return tp_chan_fail(ch);
-                if (d == 2) {
-                    ch->istate = TP_IS_STREAM;
-                    break;
-                }
-            }
-            int r = hs_recv(ch, 14, TP_RIPC_HS_MAX, "ConnectReq");
-            if (r == 0)
-                return TP_PENDING;
-            if (r == -2 && !ch->strm && ch->hs[0] == 0x16 && ch->hs[1] == 0x03)
-                err_set("the client speaks TLS (its first bytes are a TLS handshake record), "
-                        "and this server is not encrypted");
-            if (r < 0)
-                return tp_chan_fail(ch);
-            int rc = handle_req(ch);
-            if (rc != TP_PENDING)
-                return rc;
+        case TP_IS_WAIT_REQ:
+            rc = step_wait_req(ch);
             break;
-        }
         case TP_IS_WAIT_KEY: {
             int r = hs_recv(ch, 4, 22, "v14 client key");
             if (r == 0)
@@ -407,6 +442,8 @@ int tp_init(tp_channel *ch)
             err_set("channel in unexpected handshake state %u", ch->istate);
             return tp_chan_fail(ch);
         }
+        if (rc != HS_NEXT)
+            return rc;
     }
 }
 
