@@ -103,6 +103,37 @@ static int ready_pipe(int *rd, int *wr)
 
 /* ---- server (writer) ----------------------------------------------------------------- */
 
+/* Writes a new segment of len bytes at base as an ETA server does: zeroed, the header (from the
+ * server's options o), nslots empty slots of slot bytes each with its room noted, and the
+ * spinlock. */
+static void init_segment(uint8_t *base, size_t len, const tp_opts *o, uint32_t nslots,
+                         uint32_t slot)
+{
+    memset(base, 0, len);
+    shm_hdr *h = (shm_hdr *)base;
+    h->magic = SHM_MAGIC;
+    h->creator_pid = (uint16_t)getpid();
+    h->header_len = 40;
+    h->total_len = len;
+    h->free_offset = len;
+    h->version = SHM_VERSION;
+    h->flags = o->server_to_client_pings ? SHM_F_PING : 0;
+    h->ping_timeout = o->ping_timeout;
+    h->protocol_type = o->protocol_type;
+    h->major = o->rwf_major;
+    h->minor = o->rwf_minor;
+    h->cb_start = h->cb_write = h->cb_read = sizeof(shm_hdr);
+    h->cb_end = sizeof(shm_hdr) + (uint64_t)nslots * slot;
+    h->slot_size = slot;
+    h->num_slots = nslots;
+    for (uint32_t i = 0; i < nslots; i++) {
+        uint8_t *sl = base + sizeof(shm_hdr) + (size_t)i * slot;
+        uint16_t maxlen = (uint16_t)(slot - SLOT_HDR);
+        memcpy(sl + 2, &maxlen, 2);
+    }
+    pthread_spin_init(&h->lock, PTHREAD_PROCESS_SHARED);
+}
+
 int tp_shm_bind(tp_server *s)
 {
     char key[256];
@@ -166,29 +197,7 @@ int tp_shm_bind(tp_server *s)
     g->len = len;
     /* ETA fails when it cannot lock the segment in memory; we only try */
     (void)mlock(g->base, len);
-    memset(g->base, 0, len);
-    shm_hdr *h = (shm_hdr *)g->base;
-    h->magic = SHM_MAGIC;
-    h->creator_pid = (uint16_t)getpid();
-    h->header_len = 40;
-    h->total_len = len;
-    h->free_offset = len;
-    h->version = SHM_VERSION;
-    h->flags = s->o.server_to_client_pings ? SHM_F_PING : 0;
-    h->ping_timeout = s->o.ping_timeout;
-    h->protocol_type = s->o.protocol_type;
-    h->major = s->o.rwf_major;
-    h->minor = s->o.rwf_minor;
-    h->cb_start = h->cb_write = h->cb_read = sizeof(shm_hdr);
-    h->cb_end = sizeof(shm_hdr) + (uint64_t)nslots * slot;
-    h->slot_size = slot;
-    h->num_slots = nslots;
-    for (uint32_t i = 0; i < nslots; i++) {
-        uint8_t *sl = g->base + sizeof(shm_hdr) + (size_t)i * slot;
-        uint16_t maxlen = (uint16_t)(slot - SLOT_HDR);
-        memcpy(sl + 2, &maxlen, 2);
-    }
-    pthread_spin_init(&h->lock, PTHREAD_PROCESS_SHARED);
+    init_segment(g->base, len, &s->o, nslots, slot);
     sem_post(g->mtx);
     if (ready_pipe(&s->fd, &ss->pipe_w) < 0) {
         s->fd = -1;
