@@ -116,6 +116,53 @@ void cons_app_free(cons_app *a)
         fclose(a->summary);
 }
 
+/* Prepares consumer thread i of a->run (not started): its CPUs, its share of the items, its
+ * counters and latency sets (and sample ring with -latencyFile). Returns OPT_CONTINUE, or the
+ * exit status after printing why. */
+static int prepare_thread(cons_app *a, int i)
+{
+    const cons_config *cfg = &a->cfg;
+    const int n = a->run.thread_count;
+    cons_thread *t = &a->threads[i];
+    t->run = &a->run;
+    t->index = i;
+    run_fail_init(&t->fail);
+    if (a->cpus.given)
+        t->cpu = a->cpus.entry[i];
+    if (a->worker_cpus.given && i < a->worker_cpus.count) {
+        t->worker_cpu = a->worker_cpus.entry[i];
+        t->worker_bound = true;
+    }
+    if (items_split((size_t)cfg->item_count, (size_t)cfg->common_item_count, (size_t)n, (size_t)i,
+                    &t->share) < 0) {
+        printf("Config Error: %s\n", err_msg());
+        return RUN_EXIT_INVALID;
+    }
+    counter_init(&t->c.requests);
+    counter_init(&t->c.refreshes);
+    counter_init(&t->c.startup_updates);
+    counter_init(&t->c.steady_updates);
+    counter_init(&t->c.status_msgs);
+    counter_init(&t->c.posts_sent);
+    counter_init(&t->c.post_out_of_bufs);
+    counter_init(&t->c.genmsgs_sent);
+    counter_init(&t->c.genmsgs_recv);
+    counter_init(&t->c.genmsg_lat_sent);
+    counter_init(&t->c.genmsg_out_of_bufs);
+    if (latbuf_init(&t->lat, CONS_LAT_KINDS) < 0) {
+        printf("Error: %s\n", err_msg());
+        return RUN_EXIT_FAILED;
+    }
+    if (cfg->latency_file[0]) {
+        if (latring_init(&t->ring, CONS_RING_SAMPLES) < 0) {
+            printf("Error: %s\n", err_msg());
+            return RUN_EXIT_FAILED;
+        }
+        t->has_ring = true;
+    }
+    return OPT_CONTINUE;
+}
+
 int cons_app_prepare(cons_app *a)
 {
     cons_config *cfg = &a->cfg;
@@ -189,43 +236,9 @@ int cons_app_prepare(cons_app *a)
     }
     run->threads = a->threads;
     for (int i = 0; i < n; i++) {
-        cons_thread *t = &a->threads[i];
-        t->run = run;
-        t->index = i;
-        run_fail_init(&t->fail);
-        if (a->cpus.given)
-            t->cpu = a->cpus.entry[i];
-        if (a->worker_cpus.given && i < a->worker_cpus.count) {
-            t->worker_cpu = a->worker_cpus.entry[i];
-            t->worker_bound = true;
-        }
-        if (items_split((size_t)cfg->item_count, (size_t)cfg->common_item_count, (size_t)n,
-                        (size_t)i, &t->share) < 0) {
-            printf("Config Error: %s\n", err_msg());
-            return RUN_EXIT_INVALID;
-        }
-        counter_init(&t->c.requests);
-        counter_init(&t->c.refreshes);
-        counter_init(&t->c.startup_updates);
-        counter_init(&t->c.steady_updates);
-        counter_init(&t->c.status_msgs);
-        counter_init(&t->c.posts_sent);
-        counter_init(&t->c.post_out_of_bufs);
-        counter_init(&t->c.genmsgs_sent);
-        counter_init(&t->c.genmsgs_recv);
-        counter_init(&t->c.genmsg_lat_sent);
-        counter_init(&t->c.genmsg_out_of_bufs);
-        if (latbuf_init(&t->lat, CONS_LAT_KINDS) < 0) {
-            printf("Error: %s\n", err_msg());
-            return RUN_EXIT_FAILED;
-        }
-        if (cfg->latency_file[0]) {
-            if (latring_init(&t->ring, CONS_RING_SAMPLES) < 0) {
-                printf("Error: %s\n", err_msg());
-                return RUN_EXIT_FAILED;
-            }
-            t->has_ring = true;
-        }
+        int rc = prepare_thread(a, i);
+        if (rc != OPT_CONTINUE)
+            return rc;
     }
     if (cons_collect_init(&a->col, run) < 0) {
         printf("Error: %s\n", err_msg());
