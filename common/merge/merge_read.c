@@ -13,6 +13,8 @@
 #include <string.h>
 
 #define NEG_SUFFIX "-negative"
+/* 10000-01-01 00:00:00 UTC: an interval must lie between the epoch and this (seconds). */
+#define TIME_END 253402300800.0
 
 static const char *const our_tools[] = {"ConsPerf", "ProvPerf", "NIProvPerf", "TransportPerf"};
 
@@ -182,10 +184,16 @@ static int take_interval(merge *m, const char *path, const hdr_log_reader *r, me
     if (!k)
         return bad(m, path, e->line, "more than %d latency kinds", MERGE_KINDS);
     double base = in->base >= 0 ? in->base : 0;
-    if (base + e->start < tmp->start)
-        tmp->start = base + e->start;
-    if (base + e->start + e->length > tmp->end)
-        tmp->end = base + e->start + e->length;
+    double t0 = base + e->start, t1 = t0 + e->length;
+    if (!(t0 >= 0 && t1 >= t0 && t1 < TIME_END))
+        return bad(m, path, e->line,
+                   "an interval from %.6g s to %.6g s after the epoch (BaseTime %.6g): not a "
+                   "time between 1970 and 9999",
+                   t0, t1, base);
+    if (t0 < tmp->start)
+        tmp->start = t0;
+    if (t1 > tmp->end)
+        tmp->end = t1;
     if (neg) {
         k->negative += e->hist.total;
         return 0;

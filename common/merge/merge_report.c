@@ -185,11 +185,13 @@ static kind_figures figures(const merge_kind *k)
 /* ------------------------------------------------------------------------------------------ */
 /* Text                                                                                       */
 
+/* Writes the UTC time t (seconds since the epoch) into buf with fmt; "?" when t is not a time
+ * gmtime can give (not finite, or beyond +-1e11 s). */
 static void utc(char *buf, size_t size, double t, const char *fmt)
 {
-    time_t s = (time_t)floor(t);
     struct tm tm;
-    if (!gmtime_r(&s, &tm) || !strftime(buf, size, fmt, &tm))
+    time_t s = (time_t)(t >= -1e11 && t <= 1e11 ? floor(t) : 0);
+    if (!(t >= -1e11 && t <= 1e11) || !gmtime_r(&s, &tm) || !strftime(buf, size, fmt, &tm))
         snprintf(buf, size, "?");
 }
 

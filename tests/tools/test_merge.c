@@ -289,6 +289,16 @@ static void test_bad_inputs(void **state)
     snprintf(want, sizeof(want), "base64 character %d: '%%' is not base64",
              (int)(h - strstr(l9, "HISTFAAAA")) + 1);
     expect_bad("corrupt.hlog", 9, want);
+    *h = 'A';
+    /* A BaseTime (line 6) far beyond any date: the first interval (line 8) is refused. */
+    char *num = strstr((char *)b, "#[BaseTime: ");
+    assert_non_null(num);
+    num += 12;
+    char timed[8192];
+    snprintf(timed, sizeof(timed), "%.*s17933333333333357321.805%s", (int)(num - (char *)b),
+             (char *)b, strchr(num, ' '));
+    write_text("time.hlog", timed);
+    expect_bad("time.hlog", 8, "not a time between 1970 and 9999");
     free(b);
     /* Files that are neither. */
     write_text("stats.csv", "UTC, Latency updates\n2024-03-01 10:00:01, 5\n");
