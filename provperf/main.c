@@ -72,7 +72,7 @@ static int load_inputs(void *p)
                      cfg->open_limit);
     if (cfg->ws.pl[0]) { /* WebSocket clients may speak JSON */
         a->json = run_ws_converter(a->dict, cfg->pv.service_name, (uint16_t)cfg->pv.service_id);
-        if (!a->json)
+        if (!a->json || pv_content_json(a->content, a->json->conv, &a->feed) != 0)
             return -1;
     }
     run_host_position(a->position, sizeof(a->position), "localhost");

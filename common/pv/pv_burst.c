@@ -15,6 +15,22 @@ uint64_t pv_feed_now(const pv_feed *f)
 /* Which templates a burst uses, and how it counts. */
 typedef enum { KIND_UPDATE, KIND_GENERIC } burst_kind;
 
+/* Sends a message on a JSON channel from its ready forms (forms: the PV_JSON_FORMS of its
+ * template), stamped with the send time (read now) and sched when stamp. Returns 1 when sent,
+ * 0 when the form needed is not built (the caller converts the message), or the error of
+ * pv_out_json_form. */
+static inline int send_form(pv_sess *s, const pv_feed *f, const rjs_tmpl *forms, int32_t sid,
+                            uint64_t sched, bool stamp, bool more)
+{
+    uint64_t now = stamp ? pv_feed_now(f) : 0;
+    const rjs_tmpl *form = &forms[pv_json_form(now, sched)];
+    if (!form->text)
+        return 0;
+    uint64_t vals[PV_JSON_VALS] = {(uint64_t)(int64_t)sid, now, sched};
+    int rc = pv_out_json_form(&s->out, form, vals, more);
+    return rc < 0 ? rc : 1;
+}
+
 static inline int send_burst(pv_sess *s, const pv_feed *f, pv_stats *st, uint64_t n,
                              int64_t lat_pos, int64_t sched_ns, burst_kind kind)
 {
@@ -42,12 +58,25 @@ static inline int send_burst(pv_sess *s, const pv_feed *f, pv_stats *st, uint64_
             it->gen_tmpl = (uint16_t)(ti + 1 == d->n_generics ? 0 : ti + 1);
             t = &d->generics[ti];
         }
+        bool stamp = lra_stamp(lat_pos, i);
+        /* A JSON channel: the message's ready JSON form, unless encoding is measured. */
+        if (s->out.json && d->json && !enc) {
+            rc = send_form(s, f,
+                           &d->json[(kind == KIND_UPDATE ? ti : d->n_updates + ti) * PV_JSON_FORMS],
+                           it->stream_id, stamp ? sched : 0, stamp, i + 1 < n);
+            if (rc < 0)
+                break;
+            if (rc > 0) {
+                sent++;
+                stamped += stamp;
+                continue;
+            }
+        }
         uint8_t *at;
         rc = pv_out_begin(&s->out, d->max_size, &at);
         if (rc < 0)
             break;
         uint32_t len;
-        bool stamp = lra_stamp(lat_pos, i);
         if (stamp) {
             /* The send time is read as the encoding starts, as the ETA providers read it. */
             int64_t t0 = enc ? clk_ns() : 0;

@@ -25,6 +25,7 @@
 #include "pv_msg.h"
 #include "pv_out.h"
 #include "pv_stats.h"
+#include "rjs_tmpl.h"
 #include "lra.h"
 #include "tick.h"
 
@@ -51,7 +52,21 @@ typedef struct pv_dom {
     uint32_t max_size;         /* largest update or generic message, stamps included */
     const uint8_t *const *pre; /* -preEnc: each update encoded whole (stream id 0), or NULL */
     const uint32_t *pre_len;
+    /* rssl.json.v2: the JSON form of each update then each generic message, PV_JSON_FORMS per
+     * template (pv_json_form), or NULL (converted at each send). A form that is not built
+     * (text NULL) is converted too. */
+    const rjs_tmpl *json;
 } pv_dom;
+
+/* The JSON forms of a template: with or without each latency stamp (the send time, value 1,
+ * and the scheduled time, value 2, of pv_json_vals); value 0 is the stream id. */
+enum { PV_JSON_FORMS = 4, PV_JSON_VALS = 3 };
+
+/* The index of the form for a message with the stamps now and sched (0 = none). */
+static inline unsigned pv_json_form(uint64_t now, uint64_t sched)
+{
+    return (now != 0) | (unsigned)(sched != 0) << 1;
+}
 
 /* What every provider thread publishes, and how (read-only while threads run). */
 typedef struct pv_feed {

@@ -14,6 +14,8 @@ struct pv_content {
     pv_tmpl *tmpl[PV_DOMS]; /* updates then generic messages of each domain */
     uint8_t **pre[PV_DOMS]; /* -preEnc: each update encoded whole */
     uint32_t *pre_len[PV_DOMS];
+    rjs_tmpl *json[PV_DOMS]; /* pv_content_json: PV_JSON_FORMS per template */
+    uint32_t json_n[PV_DOMS];
 };
 
 static pv_tmpl tmpl_of(const msgdata_msg *m)
@@ -112,9 +114,65 @@ void pv_content_free(pv_content *c)
         free(c->pre[d]);
         free(c->pre_len[d]);
         free(c->tmpl[d]);
+        for (uint32_t i = 0; c->json[d] && i < c->json_n[d]; i++)
+            rjs_tmpl_free(&c->json[d][i]);
+        free(c->json[d]);
     }
     msgdata_free(&c->md);
     free(c);
+}
+
+/* The values a template's JSON form is rendered with, each unlike any value of the content
+ * (checked: rjs_tmpl_build finds each exactly once): the stream id, the send time, the
+ * scheduled time. */
+static const uint64_t json_marks[PV_JSON_VALS] = {1999999937u, 18446744073709551557u,
+                                                  18446744073709551533u};
+
+/* The JSON forms of template t (a generic message when generic) into forms[PV_JSON_FORMS],
+ * rwf a scratch of pv_msg_max_size(t) bytes. A form that cannot be cut stays unbuilt. */
+static int json_forms(const rjs_conv *conv, const pv_tmpl *t, bool generic, uint8_t *rwf,
+                      rjs_tmpl *forms)
+{
+    for (unsigned v = 0; v < PV_JSON_FORMS; v++) {
+        uint64_t marks[PV_JSON_VALS] = {json_marks[0], v & 1 ? json_marks[1] : 0,
+                                        v & 2 ? json_marks[2] : 0};
+        int32_t sid = (int32_t)marks[0];
+        uint32_t len = generic ? pv_msg_generic(rwf, sid, t, marks[1], marks[2])
+                               : pv_msg_update(rwf, sid, t, marks[1], marks[2]);
+        int rc = rjs_tmpl_build(conv, rwf_buf_make(rwf, len), marks, PV_JSON_VALS, 1u, &forms[v]);
+        if (rc == RWF_E_NOMEM || (rc < 0 && rc != RWF_E_NOTFOUND))
+            return err_push("the JSON form of %s %s", generic ? "a generic message" : "an update",
+                            "template");
+    }
+    return 0;
+}
+
+int pv_content_json(pv_content *c, const rjs_conv *conv, pv_feed *f)
+{
+    for (int d = 0; d < PV_DOMS; d++) {
+        pv_dom *dom = &f->dom[d];
+        if (!dom->present || c->json[d])
+            continue;
+        uint32_t n = (uint32_t)dom->n_updates + dom->n_generics;
+        c->json[d] = calloc((size_t)n * PV_JSON_FORMS, sizeof(rjs_tmpl));
+        uint8_t *rwf = malloc(dom->max_size);
+        if (!c->json[d] || !rwf) {
+            free(rwf);
+            return err_set("out of memory for the JSON forms of the messages");
+        }
+        c->json_n[d] = n * PV_JSON_FORMS;
+        int rc = 0;
+        for (uint32_t i = 0; i < n && rc == 0; i++) {
+            bool generic = i >= dom->n_updates;
+            const pv_tmpl *t = generic ? &dom->generics[i - dom->n_updates] : &dom->updates[i];
+            rc = json_forms(conv, t, generic, rwf, &c->json[d][i * PV_JSON_FORMS]);
+        }
+        free(rwf);
+        if (rc != 0)
+            return -1;
+        dom->json = c->json[d];
+    }
+    return 0;
 }
 
 void pv_content_print_loaded(const pv_content *c, FILE *out)

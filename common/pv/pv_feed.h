@@ -48,6 +48,14 @@ pv_content *pv_content_start(rwf_dict **dict, pv_feed *f, const pv_config *pv);
  * err_msg(). */
 int pv_rates_updates(pv_rates *rates, lra *upd, const pv_config *pv, uint64_t seed);
 
+/* Renders the JSON form of every update and generic message of c once with conv (the
+ * converter of the provider's rssl.json.v2 channels) into f->dom[].json, so that a JSON
+ * channel copies the text and writes the stream id and stamps into it (rjs_tmpl) instead of
+ * converting each message. A template whose form cannot be cut into slots (its own values
+ * hold the marks' digits) keeps being converted. Returns 0, or -1 with err_msg() set (out of
+ * memory, a message the converter refuses). */
+int pv_content_json(pv_content *c, const rjs_conv *conv, pv_feed *f);
+
 /* Frees the content (f's templates become invalid). NULL is allowed. */
 void pv_content_free(pv_content *c);
 

@@ -27,6 +27,8 @@ static void init(pv_out *o, tp_channel *ch, rx_chan *rx, uint32_t max_pack, uint
     o->rwf = NULL;
     o->rwf_cap = 0;
     o->alone = false;
+    o->form = NULL;
+    o->form_vals = NULL;
 }
 
 void pv_out_json(pv_out *o, const rjs_conv *conv, uint8_t *scratch, uint32_t cap)
@@ -221,19 +223,27 @@ int pv_out_begin(pv_out *o, uint32_t size, uint8_t **at)
     return 0;
 }
 
+/* The JSON object of the message being queued into out[0..cap): its ready form, or the
+ * conversion of the len bytes of RWF in the scratch. RWF_OK, RWF_E_NOSPACE or an error. */
+static int json_render(const pv_out *o, uint32_t len, char *out, size_t cap, size_t *jl)
+{
+    if (o->form)
+        return rjs_tmpl_render(o->form, o->form_vals, out, cap, jl);
+    return rjs_msg_to_json(o->json, rwf_buf_make(o->rwf, len), out, cap, jl);
+}
+
 /* JSON, unpacked: a buffer of the message's own, retried larger when the JSON needs more
  * room than the usual estimate. */
 static int json_alone(pv_out *o, uint32_t len)
 {
-    size_t room = rjs_json_size_hint(len);
+    size_t room = o->form ? rjs_tmpl_max_len(o->form) : rjs_json_size_hint(len);
     for (int i = 0; i < 3; i++, room *= 4) {
         void *b;
         int rc = buf_get(o, (uint32_t)room, false, &b);
         if (rc < 0)
             return rc;
         size_t jl = 0;
-        rc = rjs_msg_to_json(o->json, rwf_buf_make(o->rwf, len), (char *)buf_data(o, b),
-                             *buf_len(o, b), &jl);
+        rc = json_render(o, len, (char *)buf_data(o, b), *buf_len(o, b), &jl);
         if (rc == RWF_OK) {
             *buf_len(o, b) = (uint32_t)jl;
             return write_buf(o, b);
@@ -269,8 +279,7 @@ static int json_end(pv_out *o, uint32_t len, bool more)
         }
         void *p = o->pack;
         size_t jl = 0;
-        rc = rjs_msg_to_json(o->json, rwf_buf_make(o->rwf, len), (char *)buf_data(o, p),
-                             *buf_len(o, p), &jl);
+        rc = json_render(o, len, (char *)buf_data(o, p), *buf_len(o, p), &jl);
         if (rc == RWF_OK) {
             *buf_len(o, p) = (uint32_t)jl;
             break;
@@ -333,6 +342,20 @@ int pv_out_end(pv_out *o, uint32_t len, bool more)
     if (rc >= 0)
         o->packs++;
     o->pack_count = 0;
+    return rc;
+}
+
+int pv_out_json_form(pv_out *o, const rjs_tmpl *form, const uint64_t *vals, bool more)
+{
+    if (!o->json) {
+        err_set("a JSON form written on a channel that does not speak JSON");
+        return TP_EINVAL;
+    }
+    o->alone = o->max_pack == 1;
+    o->form = form;
+    o->form_vals = vals;
+    int rc = json_end(o, 0, more);
+    o->form = NULL;
     return rc;
 }
 

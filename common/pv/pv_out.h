@@ -33,6 +33,7 @@
 #define RWFPERF_PV_OUT_H
 
 #include "rjs.h"
+#include "rjs_tmpl.h"
 #include "rwf_enc.h"
 #include "rx.h"
 #include "rx_tunnel.h"
@@ -63,6 +64,10 @@ typedef struct pv_out {
     uint8_t *rwf;         /* where messages are encoded (the thread's scratch) */
     uint32_t rwf_cap;
     bool alone; /* the message begun goes in a buffer of its own */
+    /* pv_out_json_form: the message being queued is this form with these values (else NULL:
+     * the RWF in the scratch is converted) */
+    const rjs_tmpl *form;
+    const uint64_t *form_vals;
 } pv_out;
 
 /* Sets up the write path of ch: max_pack messages per packed buffer of pack_size bytes (1 and
@@ -104,6 +109,12 @@ int pv_out_begin_alone(pv_out *o, uint32_t size, uint8_t **at);
  * be queued whole; it is dropped) or TP_EFAIL.
  */
 int pv_out_end(pv_out *o, uint32_t len, bool more);
+
+/* A JSON channel's message given by its ready JSON form (rjs_tmpl) and the values of its slots
+ * instead of RWF: written straight into the transport's buffer, packed as pv_out_end() packs,
+ * with no pv_out_begin() before it. Returns as pv_out_end(); TP_EINVAL on a channel that is not
+ * JSON. */
+int pv_out_json_form(pv_out *o, const rjs_tmpl *form, const uint64_t *vals, bool more);
 
 /* Gives back the room of the message begun last without sending it (an encoding failure). */
 void pv_out_cancel(pv_out *o);
