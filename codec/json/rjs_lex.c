@@ -81,33 +81,6 @@ static int hexval(char c)
     return -1;
 }
 
-/* The end of the run of bytes at p that need no attention inside a string (not '"', not '\\',
- * not a control byte): eight bytes at a time while there are eight (the usual bit tricks for
- * "a byte equal to" and "a byte below"). */
-static const char *plain_run(const char *p, const char *end)
-{
-    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-    while (end - p >= 8) {
-        uint64_t x;
-        memcpy(&x, p, 8);
-        uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
-        /* a byte is flagged when it is zero in q or b, or below 0x20 in x */
-        uint64_t hit = ((q - ones) & ~q) | ((b - ones) & ~b) | ((x - ones * 0x20) & ~x);
-        if ((hit &= highs) != 0) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-            /* the lowest flagged byte is a true one (a false flag only follows a true one) */
-            return p + (__builtin_ctzll(hit) >> 3);
-#else
-            break;
-#endif
-        }
-        p += 8;
-    }
-    while (p < end && *p != '"' && *p != '\\' && (uint8_t)*p >= 0x20)
-        p++;
-    return p;
-}
-
 int rjs_string(rjs_lex *lx, rjs_str *out)
 {
     rjs_ws(lx);
@@ -116,7 +89,7 @@ int rjs_string(rjs_lex *lx, rjs_str *out)
         return rjs_lex_err(lx, start, "expected a string, found %s", found(lx));
     uint8_t esc = 0;
     for (;;) {
-        p = plain_run(p, end);
+        p = rjs_plain_run(p, end);
         if (p >= end)
             return rjs_lex_err(lx, start, "string not terminated");
         if (*p == '"')

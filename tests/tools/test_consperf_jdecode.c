@@ -168,6 +168,54 @@ static void test_rules(void **st)
     one("[]", &m, 0);
 }
 
+/* "Fields" objects read on the fast path (the usual text) and on the full one (escapes, which
+ * the fast path leaves to it) give the same values: stamps, blank rule, the sum of the values'
+ * text lengths. */
+static void test_fields_paths(void **st)
+{
+    (void)st;
+    cons_jmsg m;
+    /* white space everywhere, an exponent, a string with a space, an empty object */
+    one("{ \"ID\" : 5 , \"Type\" : \"Update\" , \"Fields\" : { \"A\" : 1.5e3 ,"
+        " \"B\" : \"x y\" ,\n\t\"TIM_TRK_1\" : 42 , \"C\" : -0.25 } }",
+        &m, 1);
+    assert_int_equal(m.stream_id, 5);
+    assert_int_equal(m.st.t[0], 42);
+    assert_int_equal(m.st.sum, 5 + 3 + 2 + 5);
+    one("{\"ID\":6,\"Fields\":{}}", &m, 1);
+    assert_int_equal(m.st.sum, 0);
+    /* escapes in a key and a value: read by the full path, same rules */
+    one("{\"ID\":5,\"Fields\":{\"A\\\"B\":\"a\\nb\",\"TIM_TRK_2\":7,\"TIM_TRK_3\":8}}", &m, 1);
+    assert_int_equal(m.st.t[1], 7);
+    assert_int_equal(m.st.t[2], 8);
+    assert_int_equal(m.st.sum, 4 + 1 + 1);
+    /* an escaped stamp name is not a stamp; the blank rule on both paths */
+    one("{\"ID\":5,\"Fields\":{\"TIM\\u005fTRK_1\":9,\"TIM_TRK_2\":3}}", &m, 1);
+    assert_int_equal(m.st.t[0], 0);
+    assert_int_equal(m.st.t[1], 3);
+    one("{\"ID\":5,\"Fields\":{\"TIM_TRK_2\":3,\"A\":null,\"B\":\"\\t\",\"TIM_TRK_1\":9}}", &m, 1);
+    assert_int_equal(m.st.t[0], 0);
+    assert_int_equal(m.st.t[1], 3);
+    /* what the fast path does not take, the full path refuses with its message */
+    static const char *const bad[][2] = {
+        {"{\"ID\":5,\"Fields\":{\"A\":nul}}", "expected null"},
+        {"{\"ID\":5,\"Fields\":{\"A\":1.}}", "number without digits after its '.'"},
+        {"{\"ID\":5,\"Fields\":{\"A\":-}}", "'-' without digits"},
+        {"{\"ID\":5,\"Fields\":{\"A\":1e}}", "number without digits in its exponent"},
+        {"{\"ID\":5,\"Fields\":{\"A\":01}}", "offset"},
+        {"{\"ID\":5,\"Fields\":{\"A\" 1}}", "expected ':' after a key"},
+        {"{\"ID\":5,\"Fields\":{\"A\":1,}}", "offset"},
+        {"{\"ID\":5,\"Fields\":{\"A\":\"x}}", "offset"},
+        {"{\"ID\":5,\"Fields\":{\"A\":{}}}", "in JSON field A"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        cons_jreader r;
+        cons_jreader_init(&r, bad[i][0], strlen(bad[i][0]));
+        if (cons_jreader_next(&r, &m) != -1 || !strstr(err_msg(), bad[i][1]))
+            fail_msg("case %zu: '%s' lacks '%s'", i, err_msg(), bad[i][1]);
+    }
+}
+
 typedef struct bad {
     const char *text;
     const char *why;
@@ -205,6 +253,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_captures),
         cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_fields_paths),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
