@@ -383,16 +383,112 @@ static int read_member(rjs_lex *lx, const rjs_str *k, cons_jmsg *m, bool *blank)
     return 0;
 }
 
-static int read_object(cons_jreader *r, cons_jmsg *m)
+/* 1 when the key k[0..n) is the literal lit. */
+#define KEY_IS(k, n, lit) ((n) == sizeof(lit) - 1 && memcmp((k), (lit), sizeof(lit) - 1) == 0)
+
+/* The fast reading of the value of member k[0..n) at v (after the ':' and white space) of a
+ * message: "ID" (an integer of at most 18 digits), "Type" (a message class), "Domain" (a
+ * name), "Fields" (fast_fields), and the members read_member skips whose value is a string
+ * without escapes, a number or a literal. Returns the end of the value, or NULL for anything
+ * else (the members read_member reads otherwise, pings, errors, unusual text). */
+static const char *fast_member(const char *k, size_t n, const char *v, const char *end,
+                               cons_jmsg *m, bool *blank)
 {
-    rjs_lex *lx = &r->lx;
+    if (KEY_IS(k, n, "Fields"))
+        return *v == '{' ? fast_fields(v, end, &m->st, blank) : NULL;
+    if (KEY_IS(k, n, "ID")) {
+        const char *d = v + (*v == '-'), *e = d;
+        uint64_t x = 0;
+        while (e < end && is_digit(*e) && e - d < 18)
+            x = x * 10 + (uint64_t)(*e++ - '0');
+        if (e == d || (*d == '0' && e - d > 1) ||
+            (e < end && (is_digit(*e) || *e == '.' || *e == 'e' || *e == 'E')))
+            return NULL;
+        m->stream_id = (int32_t)(*v == '-' ? -(int64_t)x : (int64_t)x);
+        return e;
+    }
+    bool type = KEY_IS(k, n, "Type"), domain = !type && KEY_IS(k, n, "Domain");
+    if (type || domain) {
+        const char *e = *v == '"' ? plain_string_end(v + 1, end) : NULL;
+        int x =
+            e ? rjs_value(type ? &rjs_msg_classes : &rjs_domains, v + 1, (size_t)(e - v - 2)) : -1;
+        if (x < 0)
+            return NULL; /* pings, errors, unknown names: the full path */
+        if (type)
+            m->kind = x;
+        else
+            m->domain = (uint8_t)x;
+        return e;
+    }
+    if (KEY_IS(k, n, "State") || KEY_IS(k, n, "Complete") || KEY_IS(k, n, "Map") ||
+        KEY_IS(k, n, "PostUserInfo"))
+        return NULL;
+    if (*v == '"')
+        return plain_string_end(v + 1, end);
+    if (*v == 't' || *v == 'f' || *v == 'n') {
+        const char *lit = *v == 't' ? "true" : *v == 'f' ? "false" : "null";
+        size_t ln = strlen(lit);
+        return (size_t)(end - v) >= ln && memcmp(v, lit, ln) == 0 ? v + ln : NULL;
+    }
+    return number_end(v, end);
+}
+
+/* The fast reading of a message object at p ('{'): its members by fast_member. Returns the
+ * end of the object, or NULL when the full path must read it (*m may have changed). */
+static const char *fast_object(const char *p, const char *end, cons_jmsg *m)
+{
+    bool blank = false;
+    p = skip_ws(p + 1, end);
+    if (p < end && *p == '}')
+        return p + 1;
+    for (;;) {
+        if (p >= end || *p != '"')
+            return NULL;
+        const char *key = p + 1, *v = plain_string_end(key, end);
+        if (!v)
+            return NULL;
+        size_t klen = (size_t)(v - 1 - key);
+        v = skip_ws(v, end);
+        if (v >= end || *v != ':')
+            return NULL;
+        v = skip_ws(v + 1, end);
+        if (v >= end || !(p = fast_member(key, klen, v, end, m, &blank)))
+            return NULL;
+        p = skip_ws(p, end);
+        if (p >= end)
+            return NULL;
+        if (*p == '}')
+            return p + 1;
+        if (*p != ',')
+            return NULL;
+        p = skip_ws(p + 1, end);
+    }
+}
+
+/* A message's defaults: a MarketPrice request, complete. */
+static void msg_defaults(cons_jmsg *m)
+{
     memset(m, 0, sizeof(*m));
     m->kind = RWF_MC_REQUEST;
     m->domain = RWF_DMT_MARKET_PRICE;
     m->complete = true;
+}
+
+static int read_object(cons_jreader *r, cons_jmsg *m)
+{
+    rjs_lex *lx = &r->lx;
+    msg_defaults(m);
     int kind = rjs_kind(lx);
     if (kind != RJS_V_OBJ)
         return rjs_lex_err(lx, lx->p, "the message is %s, not an object", rjs_kind_name(kind));
+    m->text = lx->p;
+    const char *e = fast_object(lx->p, lx->end, m);
+    if (e) {
+        lx->p = e;
+        m->text_len = (size_t)(e - m->text);
+        return 0;
+    }
+    msg_defaults(m); /* the full path reads it again */
     m->text = lx->p;
     bool blank = false;
     rjs_str k;

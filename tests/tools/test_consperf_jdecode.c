@@ -168,9 +168,10 @@ static void test_rules(void **st)
     one("[]", &m, 0);
 }
 
-/* "Fields" objects read on the fast path (the usual text) and on the full one (escapes, which
- * the fast path leaves to it) give the same values: stamps, blank rule, the sum of the values'
- * text lengths. */
+/* Messages and "Fields" objects read on the fast path (the usual text) and on the full one
+ * (escapes, numbers that are not plain integers, unusual members, which the fast path leaves to
+ * it) give the same values: stream, type, domain, stamps, blank rule, the sum of the values'
+ * text lengths; and the same errors. */
 static void test_fields_paths(void **st)
 {
     (void)st;
@@ -196,8 +197,31 @@ static void test_fields_paths(void **st)
     one("{\"ID\":5,\"Fields\":{\"TIM_TRK_2\":3,\"A\":null,\"B\":\"\\t\",\"TIM_TRK_1\":9}}", &m, 1);
     assert_int_equal(m.st.t[0], 0);
     assert_int_equal(m.st.t[1], 3);
+    /* message members: skipped ones of every kind, an escaped key, a domain by number */
+    one("{\"ID\":-7,\"Type\":\"Update\",\"U\\u0070dateType\":\"Quote\",\"Domain\":6,\"X\":true,"
+        "\"Y\":false,\"Z\":null,"
+        "\"W\":[1,{}],\"V\":1.5,\"Fields\":{\"TIM_TRK_1\":3}}",
+        &m, 1);
+    assert_int_equal(m.stream_id, -7);
+    assert_int_equal(m.kind, RWF_MC_UPDATE);
+    assert_int_equal(m.domain, RWF_DMT_MARKET_PRICE);
+    assert_int_equal(m.st.t[0], 3);
+    one("{\"ID\":123456789012345678,\"Type\":\"Refresh\",\"Domain\":\"MarketByOrder\","
+        "\"UpdateType\":\"Quote\",\"Fields\":{\"A\":1}}",
+        &m, 1);
+    assert_int_equal(m.stream_id, (int32_t)123456789012345678LL);
+    assert_int_equal(m.kind, RWF_MC_REFRESH);
+    assert_int_equal(m.domain, RWF_DMT_MARKET_BY_ORDER);
+    assert_int_equal(m.st.sum, 1);
+    one("{\"ID\":1234567890123456789,\"Fields\":5}", &m, 1);
+    assert_int_equal(m.stream_id, (int32_t)1234567890123456789LL);
     /* what the fast path does not take, the full path refuses with its message */
     static const char *const bad[][2] = {
+        {"{\"ID\":05}", "offset"},
+        {"{\"ID\":5.5}", "\"ID\" is not an integer"},
+        {"{\"ID\":12345678901234567890}", "not an integer of 63 bits"},
+        {"{\"ID\":5,\"Type\":\"Nope\"}", "unknown message type \"Nope\""},
+        {"{\"ID\":5,\"X\":tru}", "expected true"},
         {"{\"ID\":5,\"Fields\":{\"A\":nul}}", "expected null"},
         {"{\"ID\":5,\"Fields\":{\"A\":1.}}", "number without digits after its '.'"},
         {"{\"ID\":5,\"Fields\":{\"A\":-}}", "'-' without digits"},
