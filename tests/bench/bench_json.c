@@ -8,6 +8,8 @@
  * ../shared/vectors/ws_json, copied in tests/codec/json/rjs_golden.h), and their RWF form.
  * Cases:
  *   RWF -> JSON   rjs_msg_to_json, ENUM fields as numbers and as display texts
+ *   ready form    rjs_tmpl_render: the message's JSON rendered once (rjs_tmpl_build), its
+ *                 stream id written into the copy at each call, as ProvPerf sends updates
  *   JSON -> RWF   rjs_json_to_msg (tokenize, look field names up, encode RWF)
  *   tokenize only rjs_json_check: the tokenizer walking the text, no conversion
  *   json-c parse  json_tokener_parse_ex + json_object_put: the general parser building its
@@ -26,6 +28,7 @@
 
 #include "rjs.h"
 #include "rjs_lex.h"
+#include "rjs_tmpl.h"
 #include "../codec/json/rjs_golden.h"
 
 #define RUNS 5
@@ -72,13 +75,14 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-enum { TO_JSON, TO_RWF, CHECK, JSONC };
+enum { TO_JSON, FORM, TO_RWF, CHECK, JSONC };
 
 typedef struct bench_msg {
     const char *json;
     size_t json_len;
     uint8_t rwf[4096];
     size_t rwf_len;
+    rjs_tmpl form; /* the ready JSON form, stream id as its one value */
 } bench_msg;
 
 static char out_json[1 << 16];
@@ -95,6 +99,12 @@ static int once(int c, const rjs_conv *conv, const bench_msg *m, json_tokener *t
                             &len) != RWF_OK)
             return -1;
         break;
+    case FORM: {
+        uint64_t sid = 6;
+        if (rjs_tmpl_render(&m->form, &sid, out_json, sizeof(out_json), &len) != RWF_OK)
+            return -1;
+        break;
+    }
     case TO_RWF:
         if (rjs_json_to_msg(conv, m->json, m->json_len, out_rwf, sizeof(out_rwf), &len) != RJS_MSG)
             return -1;
@@ -153,9 +163,23 @@ static void bench(const char *title, const char *json, const rjs_conv *num, cons
         fprintf(stderr, "bench_json: %s: %s\n", title, err_msg());
         exit(1);
     }
+    /* The form: the message with a mark for its stream id (bytes 4..7 of the header). */
+    static uint8_t marked[4096];
+    memcpy(marked, m.rwf, m.rwf_len);
+    const uint64_t mark = 1999999937u;
+    marked[4] = (uint8_t)(mark >> 24);
+    marked[5] = (uint8_t)(mark >> 16);
+    marked[6] = (uint8_t)(mark >> 8);
+    marked[7] = (uint8_t)mark;
+    rjs_tmpl_free(&m.form);
+    if (rjs_tmpl_build(num, rwf_buf_make(marked, m.rwf_len), &mark, 1, 1u, &m.form) != RWF_OK) {
+        fprintf(stderr, "bench_json: %s: the ready form: %s\n", title, err_msg());
+        exit(1);
+    }
     printf("%s (%zu bytes of JSON, %zu bytes of RWF):\n", title, m.json_len, m.rwf_len);
     run("RWF -> JSON (enums as numbers)", TO_JSON, num, &m, iters, tok);
     run("RWF -> JSON (enums as texts)", TO_JSON, text, &m, iters, tok);
+    run("ready form (copy, stream id)", FORM, num, &m, iters, tok);
     run("JSON -> RWF", TO_RWF, num, &m, iters, tok);
     run("tokenize only (rjs_json_check)", CHECK, num, &m, iters, tok);
     run("json-c parse (tree, no conversion)", JSONC, num, &m, iters, tok);
