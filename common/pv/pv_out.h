@@ -23,8 +23,10 @@
  *
  * On a rssl.json.v2 WebSocket channel (pv_out_json()) the caller still encodes RWF: pv_out_begin()
  * hands out a scratch buffer, and pv_out_end() converts the message to JSON straight into the
- * transport's buffer — the one copy of the write path is the conversion itself. Packing works
- * the same way: the JSON messages of a packed buffer share one array (one text frame).
+ * transport's buffer — the one copy of the write path is the conversion itself. Updates and
+ * generic messages skip the RWF: pv_out_json_form() writes their JSON form, rendered once per
+ * template (pv_content_json), with the stream id and stamps written into the copy. Packing
+ * works the same way: the JSON messages of a packed buffer share one array (one text frame).
  *
  * Nothing here allocates or locks; the per-message cost is a few stores besides the transport's
  * own frame handling (and, for JSON, the conversion). One thread owns a pv_out.
