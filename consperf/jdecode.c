@@ -5,6 +5,9 @@
 #include "rjs_names.h"
 
 #include <arpa/inet.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <stdio.h>
 #include <string.h>
 
@@ -184,6 +187,23 @@ static inline const char *plain_string_end(const char *p, const char *end)
     return p < end && *p == '"' ? p + 1 : NULL;
 }
 
+#ifdef __SSE2__
+/* The quotes (*q) and the bytes a plain string may not hold (*sp: backslash, control bytes)
+ * among p[0..32), one bit per byte. */
+static inline void masks32(const char *p, uint64_t *q, uint64_t *sp)
+{
+    const __m128i qq = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), c = _mm_set1_epi8(0x1F);
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
+    *q = (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a, qq)) |
+         (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(b, qq)) << 16;
+    __m128i sa = _mm_or_si128(_mm_cmpeq_epi8(a, bs), _mm_cmpeq_epi8(_mm_max_epu8(a, c), c));
+    __m128i sb = _mm_or_si128(_mm_cmpeq_epi8(b, bs), _mm_cmpeq_epi8(_mm_max_epu8(b, c), c));
+    *sp = (uint64_t)(uint32_t)_mm_movemask_epi8(sa) | (uint64_t)(uint32_t)_mm_movemask_epi8(sb)
+                                                          << 16;
+}
+#endif
+
 /* The fast reading of a "Fields" object at p ('{'), what read_fields does for the usual text:
  * keys without escapes, values that are numbers, strings without escapes, or null, no syntax
  * error. Returns the end of the object and updates *st and *blank; NULL when the object holds
@@ -197,10 +217,36 @@ static const char *fast_fields(const char *p, const char *end, payload_stamps *s
     for (;;) {
         if (p >= end || *p != '"')
             return NULL;
-        const char *key = p + 1, *v = plain_string_end(key, end);
-        if (!v)
+        const char *key = p + 1, *v = NULL, *ve = NULL;
+#ifdef __SSE2__
+        /* The usual field, "KEY":"VALUE" or "KEY":number, from the quotes of 32 bytes at once:
+         * the key's end, and a string value's end when it lies there too. */
+        if (end - p >= 32) {
+            uint64_t q, sp;
+            masks32(p, &q, &sp);
+            uint64_t kq = q & ~1ull;
+            if (kq) {
+                unsigned kc = (unsigned)__builtin_ctzll(kq);
+                if (sp & ((1ull << kc) - 1))
+                    return NULL; /* an escape or a control byte in the key */
+                v = p + kc + 1;
+                if (kc + 2 < 32 && v[0] == ':' && v[1] == '"' && (q >> (kc + 3))) {
+                    unsigned n = (unsigned)__builtin_ctzll(q >> (kc + 3));
+                    if ((sp >> (kc + 3)) & ((1ull << n) - 1))
+                        return NULL; /* ... or in the value */
+                    ve = v + 2 + n + 1;
+                }
+            }
+        }
+#endif
+        if (!v && !(v = plain_string_end(key, end)))
             return NULL;
         size_t klen = (size_t)(v - 1 - key);
+        if (ve) {
+            st->sum += (size_t)(ve - v - 3);
+            p = ve;
+            goto next;
+        }
         v = skip_ws(v, end);
         if (v >= end || *v != ':')
             return NULL;
@@ -228,6 +274,7 @@ static const char *fast_fields(const char *p, const char *end, payload_stamps *s
                 st->t[key[8] - '1'] = x;
             }
         }
+    next:
         p = skip_ws(p, end);
         if (p >= end)
             return NULL;

@@ -197,6 +197,25 @@ static void test_fields_paths(void **st)
     one("{\"ID\":5,\"Fields\":{\"TIM_TRK_2\":3,\"A\":null,\"B\":\"\\t\",\"TIM_TRK_1\":9}}", &m, 1);
     assert_int_equal(m.st.t[0], 0);
     assert_int_equal(m.st.t[1], 3);
+    /* long text, read 32 bytes at a time: a key longer than that, a value across the 32
+     * bytes, then the same with an escape (the full path) */
+    one("{\"ID\":5,\"Fields\":{\"LONG_KEY_NAME_THAT_IS_MORE_THAN_32_BYTES\":1,\"B\":\"a b\","
+        "\"C\":\"0123456789012345678901234567890123456789\",\"TIM_TRK_1\":77,\"D\":\"x\","
+        "\"E\":2.5,\"F\":null,\"TIM_TRK_2\":5,\"G\":\"padding padding padding padding\"}}",
+        &m, 1);
+    assert_int_equal(m.st.t[0], 77);
+    assert_int_equal(m.st.t[1], 0);
+    assert_int_equal(m.st.sum, 1 + 3 + 40 + 2 + 1 + 3 + 1 + 31);
+    one("{\"ID\":5,\"Fields\":{\"LONG_KEY_NAME_THAT_IS_MORE_THAN_32_BYTES\":1,\"B\":\"a\\nb\","
+        "\"C\":\"0123456789012345678901234567890123456789\",\"TIM_TRK_1\":77,\"D\":\"x\","
+        "\"E\":2.5,\"F\":null,\"TIM_TRK_2\":5,\"G\":\"padding padding padding padding\"}}",
+        &m, 1);
+    assert_int_equal(m.st.t[0], 77);
+    assert_int_equal(m.st.t[1], 0);
+    assert_int_equal(m.st.sum, 1 + 4 + 40 + 2 + 1 + 3 + 1 + 31);
+    one("{\"ID\":5,\"Fields\":{\"K\\u0041\":\"v\",\"G\":\"padding padding padding padding\"}}", &m,
+        1);
+    assert_int_equal(m.st.sum, 1 + 31);
     /* message members: skipped ones of every kind, an escaped key, a domain by number */
     one("{\"ID\":-7,\"Type\":\"Update\",\"U\\u0070dateType\":\"Quote\",\"Domain\":6,\"X\":true,"
         "\"Y\":false,\"Z\":null,"
@@ -231,6 +250,10 @@ static void test_fields_paths(void **st)
         {"{\"ID\":5,\"Fields\":{\"A\":1,}}", "offset"},
         {"{\"ID\":5,\"Fields\":{\"A\":\"x}}", "offset"},
         {"{\"ID\":5,\"Fields\":{\"A\":{}}}", "in JSON field A"},
+        {"{\"ID\":5,\"Fields\":{\"A\":\"a\tb\",\"B\":\"padding padding padding padding\"}}",
+         "control byte 0x09 inside a string"},
+        {"{\"ID\":5,\"Fields\":{\"A\tB\":1,\"B\":\"padding padding padding padding\"}}",
+         "control byte 0x09 inside a string"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         cons_jreader r;
