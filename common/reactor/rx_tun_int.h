@@ -114,7 +114,7 @@ struct rx_tunnel {
     uint32_t class_size[TUN_NCLASS];
     uint32_t nrec, limit;
     uint32_t last_out;      /* the last sequence number used */
-    int64_t bytes_wait_ack; /* sent, unacked bytes as the window counts them */
+    int64_t bytes_wait_ack; /* sent, unacked payload bytes (without the tunnel header) */
     uint32_t retx_pending;
     tun_rec *open_rec; /* the tool's open buffer */
     uint8_t *big;      /* an open buffer above the fragment size */

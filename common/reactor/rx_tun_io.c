@@ -389,7 +389,7 @@ static int send_rec(rx_tunnel *t, tun_rec *r, bool again)
     } else {
         t->info.retransmitted++;
     }
-    t->bytes_wait_ack += r->len;
+    t->bytes_wait_ack += r->len - r->hdr;
     return 0;
 }
 
@@ -461,7 +461,7 @@ static void free_acked(rx_tunnel *t, uint32_t cum)
         if (!acked)
             break;
         if (!(r->flags & (TR_ACKED | TR_RETX)) && !(r->flags & TR_FIN))
-            t->bytes_wait_ack -= r->len;
+            t->bytes_wait_ack -= r->len - r->hdr;
         if (r->flags & TR_RETX)
             t->retx_pending--;
         if (r->flags & TR_FIN)
@@ -482,7 +482,7 @@ static void selective(rx_tunnel *t, const tun_hdr *h)
                 tun_seq_diff(r->seq, h->sack[2 * i + 1]) > 0 || (r->flags & TR_ACKED))
                 continue;
             if (!(r->flags & (TR_RETX | TR_FIN)))
-                t->bytes_wait_ack -= r->len;
+                t->bytes_wait_ack -= r->len - r->hdr;
             if (r->flags & TR_RETX) {
                 r->flags &= (uint8_t)~TR_RETX;
                 t->retx_pending--;
@@ -508,7 +508,7 @@ static int naks(rx_tunnel *t, const tun_hdr *h)
                 (r->flags & (TR_RETX | TR_ACKED)))
                 continue;
             if (!(r->flags & TR_FIN))
-                t->bytes_wait_ack -= r->len;
+                t->bytes_wait_ack -= r->len - r->hdr;
             r->flags |= TR_RETX;
             t->retx_pending++;
         }

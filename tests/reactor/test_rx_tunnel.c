@@ -408,6 +408,41 @@ static void test_buffers_used(void **state)
     pair_free(x);
 }
 
+/* The flow-control window counts the payload of the messages sent and not yet acknowledged, as
+ * the receiver does, not the tunnel's own header: with no ack coming back (the provider is not
+ * pumped), exactly window / payload messages go out and the rest wait in the queue. */
+static void test_window_counts_payload(void **state)
+{
+    (void)state;
+    pair *x = pair_new(false);
+    rx_tunnel *t = open_tunnel(x, RX_COS_AU_NOT_REQUIRED, RX_COS_FC_BIDIRECTIONAL);
+    static uint8_t msg[1000];
+    uint32_t k = 0;
+    for (int i = 0; i < 200; i++) {
+        k = tt_inner(msg, sizeof(msg), RWF_MC_GENERIC, 5, 180, (uint32_t)i);
+        rx_tbuf *b;
+        assert_int_equal(rx_tunnel_get_buffer(t, k, false, &b), 0);
+        memcpy(b->data, msg, k);
+        b->len = k;
+        assert_int_equal(rx_tunnel_submit(t, b), 0);
+    }
+    rx_tunnel_info in;
+    rx_tunnel_get_info(t, &in);
+    assert_int_equal(in.send_window, RX_TUNNEL_RECV_WINDOW);
+    assert_int_equal(in.waiting_ack, RX_TUNNEL_RECV_WINDOW / k);
+    assert_int_equal(in.bytes_waiting_ack, (int64_t)in.waiting_ack * k);
+    assert_int_equal(in.queued, 200 - in.waiting_ack);
+    /* The provider's acks reopen the window until every message is through. */
+    pump2(x, 50);
+    rx_tunnel_get_info(t, &in);
+    assert_int_equal(in.msgs_sent, 200);
+    assert_int_equal(in.waiting_ack, 0);
+    assert_int_equal(in.bytes_waiting_ack, 0);
+    rx_tunnel_get_info(x->p.tl.t, &in);
+    assert_int_equal(in.msgs_received, 200);
+    pair_free(x);
+}
+
 /* A class of service the provider does not support: refused with the reason (Redirected, with
  * the CoS it expects), after the one retry with stream version 1. */
 static void test_unsupported_cos(void **state)
@@ -458,7 +493,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_loopback),       cmocka_unit_test(test_watchlist_auth_fragments),
         cmocka_unit_test(test_buffers_used),   cmocka_unit_test(test_unsupported_cos),
-        cmocka_unit_test(test_channel_closed),
+        cmocka_unit_test(test_channel_closed), cmocka_unit_test(test_window_counts_payload),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
