@@ -29,6 +29,7 @@ typedef struct tp_mc_chan {
     uint8_t have_last;
     uint32_t loss_thr; /* loss generator: drop when the next random 32 bits are below */
     uint64_t rng;
+    uint64_t rng_seed; /* its first state (tp_mc_reset_rx starts it again) */
     tp_seqtrack trk;
     tp_mc_stats st;   /* seq, senders, untracked are filled from trk when asked */
     uint8_t bad_kind; /* the last malformed datagram */

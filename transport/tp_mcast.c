@@ -189,6 +189,7 @@ int tp_mc_connect(const tp_opts *o, tp_channel **out)
         mc->rng = o->mc_loss_seed ? o->mc_loss_seed : seed_from_clock();
         if (!mc->rng)
             mc->rng = 1;
+        mc->rng_seed = mc->rng;
     }
     struct sockaddr_in recv;
     if (tp_seqtrack_init(&mc->trk, o->mc_max_senders, true) < 0 || alloc_slots(mc) < 0 ||
@@ -276,6 +277,31 @@ int tp_mc_last_from(const tp_channel *ch, tp_mc_from *from, uint32_t *seq)
 const tp_seqtrack *tp_mc_tracker(const tp_channel *ch)
 {
     return ch->mc ? &ch->mc->trk : NULL;
+}
+
+int tp_mc_reset_rx(tp_channel *ch)
+{
+    tp_mc_chan *mc = ch->mc;
+    if (!mc) {
+        err_set("not a seqMCast channel");
+        return TP_EINVAL;
+    }
+    uint8_t sink[1];
+    while (ch->fd >= 0 && recv(ch->fd, sink, sizeof(sink), MSG_DONTWAIT | MSG_TRUNC) >= 0)
+        ; /* datagrams queued on the socket */
+    mc->rx_n = mc->rx_i = 0;
+    mc->cur = NULL;
+    mc->cur_len = mc->cur_off = mc->cur_seq = 0;
+    memset(&mc->cur_from, 0, sizeof(mc->cur_from));
+    mc->have_last = 0;
+    mc->rng = mc->rng_seed;
+    tp_seqtrack_reset(&mc->trk);
+    memset(&mc->st, 0, sizeof(mc->st));
+    mc->bad_kind = 0;
+    mc->bad_off = mc->bad_len = 0;
+    memset(&mc->bad_from, 0, sizeof(mc->bad_from));
+    ch->rx_seen = 0;
+    return 0;
 }
 
 uint16_t tp_mc_local_port(const tp_channel *ch)

@@ -220,6 +220,14 @@ const tp_seqtrack *tp_mc_tracker(const tp_channel *ch);
  * datagram from 127.0.0.1:30002/0 at offset 0") into buf. Returns buf ("" when none). */
 const char *tp_mc_last_bad(const tp_channel *ch, char *buf, size_t cap);
 
+/* Takes a seqMCast channel's read side back to where tp_connect left it: the datagrams
+ * queued on its socket are discarded, and the batch, the datagram being read, the senders and
+ * their sequence counts, the channel's tp_mc_stats (its sent counts too), the last malformed
+ * datagram and the last sender (tp_mc_last_from) are forgotten; the loss generator starts
+ * again from its seed. The socket, its slots, the write side's queue and sequence number and
+ * tp_get_stats' counters stay. Returns 0, or TP_EINVAL for another kind of channel. */
+int tp_mc_reset_rx(tp_channel *ch);
+
 /* The local port the channel's socket is bound to (its receive port; the source port of
  * what it sends). 0 for another kind of channel. */
 uint16_t tp_mc_local_port(const tp_channel *ch);

@@ -4,7 +4,7 @@
  * joined to the group), packing, pings and the ping timeout, channel information, the
  * receiver's checks of malformed datagrams (counted by kind, never fatal), a flood of forged
  * instance ids, duplicates, the loss generator against the tracker's lost count, an oversized
- * datagram, and the errors of a wrong set-up.
+ * datagram, the errors of a wrong set-up, and a channel's read side reset (tp_mc_reset_rx).
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -474,6 +474,94 @@ static void test_final_ping_and_oversize(void **state)
     tp_close(rx);
 }
 
+/* Sends the series test_reset_rx reads twice: datagrams of 3 senders (the table holds 2),
+ * a gap, a duplicate, a malformed one and a ping. */
+static void reset_series(int raw, uint16_t port)
+{
+    uint8_t d[200];
+    for (uint32_t seq = 1; seq <= 12; seq++) {
+        if (seq == 5)
+            continue; /* a gap */
+        for (uint16_t inst = 1; inst <= 3; inst++)
+            raw_send(raw, port, d, dgram(d, inst, seq, 10, (uint8_t)(inst * 16 + seq)));
+    }
+    raw_send(raw, port, d, dgram(d, 1, 12, 10, 0x55)); /* a duplicate */
+    size_t n = dgram(d, 2, 13, 10, 1);
+    d[0] = 2; /* bad version */
+    raw_send(raw, port, d, n);
+    tp_mc_hdr h = {TP_MC_VERSION, 0, 88, TP_MC_HDR_LEN, 1, 0, 0, 14};
+    tp_mc_hdr_encode(&h, d);
+    raw_send(raw, port, d, TP_MC_HDR_LEN); /* a ping: 13 and 14 of sender 1 are lost */
+}
+
+static void test_reset_rx(void **state)
+{
+    (void)state;
+    tp_opts o;
+    mc_opts(&o, "30081", "30089");
+    o.mc_loss_ppm = 300000;
+    o.mc_loss_seed = 99;
+    o.mc_max_senders = 2;
+    tp_channel *rx = mc_open(&o);
+    int raw = raw_socket(0);
+    uint8_t first[2][64];
+    int got[2], pings[2] = {0, 0};
+    tp_mc_stats st[2];
+    char why[2][200];
+    for (int round = 0; round < 2; round++) {
+        reset_series(raw, 30081);
+        got[round] = read_msgs(rx, 1 << 30, 300, first[round], 64, &pings[round]);
+        tp_mc_get_stats(rx, &st[round]);
+        tp_mc_last_bad(rx, why[round], sizeof(why[round]));
+        /* datagrams still queued when the channel is reset are discarded */
+        reset_series(raw, 30081);
+        assert_int_equal(tp_mc_reset_rx(rx), 0);
+        tp_mc_stats z;
+        tp_mc_get_stats(rx, &z);
+        assert_int_equal(z.pkts_recv + z.loss_dropped + z.bad + z.seq.received + z.senders, 0);
+        assert_int_equal(z.untracked + z.pings_recv + z.seq.lost + z.seq.duplicates, 0);
+        tp_mc_from from;
+        uint32_t seq;
+        assert_int_equal(tp_mc_last_from(rx, &from, &seq), TP_EINVAL);
+        char none[200];
+        assert_string_equal(tp_mc_last_bad(rx, none, sizeof(none)), "");
+        assert_int_equal(tp_get_state(rx), TP_STATE_ACTIVE);
+    }
+    /* after the reset the channel reads the series as the new channel did: the same
+     * messages, drops of the loss generator, senders and counts */
+    assert_true(got[0] > 5 && got[0] < 34);
+    assert_int_equal(got[1], got[0]);
+    assert_memory_equal(first[1], first[0], (size_t)got[0]);
+    assert_int_equal(pings[1], pings[0]);
+    assert_true(st[0].loss_dropped > 0);
+    assert_int_equal(st[0].senders, 2);
+    assert_true(st[0].untracked > 0);
+    assert_int_equal(st[1].pkts_recv, st[0].pkts_recv);
+    assert_int_equal(st[1].loss_dropped, st[0].loss_dropped);
+    assert_int_equal(st[1].bad, st[0].bad);
+    assert_int_equal(st[1].pings_recv, st[0].pings_recv);
+    assert_int_equal(st[1].senders, st[0].senders);
+    assert_int_equal(st[1].untracked, st[0].untracked);
+    assert_int_equal(st[1].seq.received, st[0].seq.received);
+    assert_int_equal(st[1].seq.gaps, st[0].seq.gaps);
+    assert_int_equal(st[1].seq.lost, st[0].seq.lost);
+    assert_int_equal(st[1].seq.duplicates, st[0].seq.duplicates);
+    assert_string_equal(why[1], why[0]);
+    close(raw);
+    tp_close(rx);
+
+    /* another kind of channel */
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    tp_opts so;
+    tp_opts_init(&so);
+    tp_channel *sock;
+    assert_int_equal(tp_adopt(sv[0], false, &so, &sock), 0);
+    assert_int_equal(tp_mc_reset_rx(sock), TP_EINVAL);
+    tp_close(sock);
+    close(sv[1]);
+}
+
 int main(void)
 {
     ts_netns_enter_or_skip();
@@ -486,6 +574,7 @@ int main(void)
         cmocka_unit_test(test_forged_flood_and_duplicates),
         cmocka_unit_test(test_loss_generator),
         cmocka_unit_test(test_final_ping_and_oversize),
+        cmocka_unit_test(test_reset_rx),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
