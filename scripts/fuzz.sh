@@ -4,7 +4,8 @@
 #
 #   scripts/fuzz.sh [options] [target...]      every target when none is named
 #     -t <secs>   time per target (default 60)
-#     -n <runs>   stop each target after this many executions instead of after a time
+#     -n <runs>   stop each target after this many executions instead of after a time (with
+#                 -t too: after whichever comes first)
 #     -j <jobs>   targets run at once (default 1)
 #     -N <nice>   niceness of the fuzzers (default 0; 19 uses only idle CPU)
 #     -M          leave the kept corpus as it is (no merge back into the tree)
@@ -20,11 +21,11 @@
 # crashes, and the executions of every run so far (build-fuzz/fuzz-history.tsv).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-secs=60 runs="" jobs=1 niceness=0 merge=1 list=0
+secs=60 secs_given=0 runs="" jobs=1 niceness=0 merge=1 list=0
 usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; }
 while getopts "t:n:j:N:Mlh" o; do
     case $o in
-    t) secs=$OPTARG ;;
+    t) secs=$OPTARG secs_given=1 ;;
     n) runs=$OPTARG ;;
     j) jobs=$OPTARG ;;
     N) niceness=$OPTARG ;;
@@ -76,6 +77,7 @@ run_one() {
     [ -d "$fz/seeds/$t" ] && dirs+=("$fz/seeds/$t")
     local limit=(-max_total_time="$secs")
     [ -n "$runs" ] && limit=(-runs="$runs")
+    [ -n "$runs" ] && [ $secs_given = 1 ] && limit+=(-max_total_time="$secs")
     local rc=0
     (cd "$top/build-fuzz" && nice -n "$niceness" "$bindir/$t" "${limit[@]}" -print_final_stats=1 \
         -artifact_prefix="$art" -timeout=60 "${dirs[@]}") >"$log" 2>&1 || rc=$?
@@ -117,6 +119,8 @@ running=0
 for t in $targets; do
     rm -f "$out/$t.tsv"
     if [ -n "$runs" ]; then what="$runs executions"; else what="$secs s"; fi
+    [ -n "$runs" ] && [ $secs_given = 1 ] && what="$what or $secs s"
+
     echo "$t: running ($what) ..."
     run_one "$t" &
     running=$((running + 1))
