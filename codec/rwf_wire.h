@@ -131,6 +131,32 @@ static inline int64_t rwf_rdn_signed(const uint8_t *p, unsigned n)
     return (int64_t)(rwf_rdn(p, n) << shift) >> shift;
 }
 
+/* rwf_rdn for a value that sits in a buffer starting at lo (lo <= p): when the 8 bytes that
+ * end at p + n are inside [lo, p + n), one 8-byte load and a shift instead of a load per
+ * length; else rwf_rdn. 1 <= n <= 8. Reads nothing outside [lo, p + n). */
+static inline uint64_t rwf_rdn_in(const uint8_t *lo, const uint8_t *p, unsigned n)
+{
+    if ((size_t)(p - lo) + n >= 8) {
+        uint64_t w;
+        memcpy(&w, p + n - 8, 8);
+#if defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        w = __builtin_bswap64(w);
+#else
+        w = rwf_rdn(p + n - 8, 8);
+#endif
+        unsigned shift = 64 - 8 * n;
+        return w << shift >> shift;
+    }
+    return rwf_rdn(p, n);
+}
+
+/* rwf_rdn_signed for a value in a buffer starting at lo, as rwf_rdn_in. 1 <= n <= 8. */
+static inline int64_t rwf_rdn_signed_in(const uint8_t *lo, const uint8_t *p, unsigned n)
+{
+    unsigned shift = 64 - 8 * n;
+    return (int64_t)(rwf_rdn_in(lo, p, n) << shift) >> shift;
+}
+
 /* Writes the low n bytes of v big-endian. */
 static inline uint8_t *rwf_wrn(uint8_t *p, uint64_t v, unsigned n)
 {

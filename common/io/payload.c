@@ -2,6 +2,8 @@
 
 #include "err.h"
 
+#include <stdbool.h>
+
 /* Set definitions of one MarketByOrder map: room for every entry of 16 sets of 16 fields,
  * more than any MsgData.xml writes. */
 #define PAYLOAD_SET_POOL 256
@@ -143,14 +145,101 @@ static inline int decode_field(const rwf_dict *d, const rwf_field *f, payload_st
     return r < 0 ? -1 : 0;
 }
 
-int payload_decode_field_list(const rwf_dict *dict, rwf_buf data, const rwf_set_db *sets,
-                              payload_stamps *st)
+/* decode_field through a view of the entry (fid at p, n value bytes at v). Returns 0, or -1
+ * with the error text naming the field. */
+static int __attribute__((noinline)) decode_field_at(const rwf_dict *dict, const uint8_t *p,
+                                                     const uint8_t *v, size_t n, payload_stamps *st)
+{
+    rwf_field f = {(int16_t)rwf_rd16(p), RWF_DT_UNKNOWN, rwf_buf_make(v, n)};
+    return decode_field(dict, &f, st) < 0 ? field_fail(dict, f.fid) : 0;
+}
+
+/* The standard entries of d (a FieldList without set data) whose value length has the short
+ * form and fits, from d->pos on: each decoded as decode_field does, the common shapes of the
+ * common types here with the decoder state in registers, anything else (and every error)
+ * through decode_field. Stops at the end, or before an entry rwf_fl_next must look at (long
+ * length form, truncated entry: it reports those); d->pos and d->index say where. Returns 0,
+ * or -1 with the error text naming the field. */
+static int decode_standard(const rwf_dict *dict, rwf_fl_dec *d, payload_stamps *st)
+{
+    const uint8_t *p = d->pos, *end = d->end, *lo = d->start;
+    unsigned i = d->index, count = d->count;
+    uint64_t sum = st->sum;
+    int rc = 0;
+    for (; i < count; i++) {
+        if (RWF_UNLIKELY(end - p < 3))
+            break;
+        size_t n = p[2];
+        const uint8_t *v = p + 3;
+        if (RWF_UNLIKELY(n >= RWF_U16OB_LONG || n > (size_t)(end - v)))
+            break;
+        int16_t fid = (int16_t)rwf_rd16(p);
+        uint8_t h = n ? v[0] : 0;
+        switch (rwf_dict_type(dict, fid)) {
+        case RWF_DT_REAL: /* hint byte (not blank, Inf or NaN) + 1..8 mantissa bytes */
+            if (n >= 2 && n <= 9 && !(h & RWF_REAL_HINT_BLANK) && (h & 0x1F) <= RWF_RH_FRACTION_256)
+                sum += (uint64_t)rwf_rdn_signed_in(lo, v + 1, (unsigned)n - 1) + (h & 0x1F);
+            else if (n != 0)
+                goto other;
+            break;
+        case RWF_DT_ENUM:
+            if (n == 1 || n == 2) {
+                uint16_t e = n == 1 ? h : rwf_rd16(v);
+                const rwf_enum_value *ev = rwf_dict_enum(dict, fid, e);
+                sum += ev ? ev->display.len : e;
+            } else if (n != 0) {
+                goto other;
+            }
+            break;
+        case RWF_DT_BUFFER:
+        case RWF_DT_ASCII_STRING:
+        case RWF_DT_UTF8_STRING:
+        case RWF_DT_RMTES_STRING:
+            sum += n;
+            break;
+        case RWF_DT_UINT:
+            if (n == 0 || n > 8 || (unsigned)(uint16_t)(fid - RWF_FID_TIM_TRK_1) < 3)
+                goto other; /* blank, malformed, or a latency stamp */
+            sum += rwf_rdn_in(lo, v, (unsigned)n);
+            break;
+        case RWF_DT_TIME: { /* hour, minute, second [, ms [, us [, ns]]] */
+            rwf_time x;
+            if (n != 3 && n != 5 && n != 7 && n != 8)
+                goto other;
+            rwf_get_time_body(v, (unsigned)n, &x);
+            sum += x.second;
+            break;
+        }
+        default:
+        other:
+            st->sum = sum;
+            rc = decode_field_at(dict, p, v, n, st);
+            sum = st->sum;
+            if (rc < 0)
+                goto out;
+            break;
+        }
+        p = v + n;
+    }
+out:
+    d->pos = p;
+    d->index = (uint16_t)i;
+    st->sum = sum;
+    return rc;
+}
+
+/* payload_decode_field_list; fast: through decode_standard where it can (else entry by
+ * entry, the reference the tests hold the fast path against). */
+static inline int decode_fl(const rwf_dict *dict, rwf_buf data, const rwf_set_db *sets,
+                            payload_stamps *st, bool fast)
 {
     rwf_fl_dec d;
     int r = rwf_fl_dec_init(&d, data, sets);
     if (r == RWF_SET_SKIPPED)
         return err_set("FieldList carries set data without a set definition");
     if (r < 0)
+        return -1;
+    if (fast && !d.set_left && decode_standard(dict, &d, st) < 0)
         return -1;
     rwf_field f;
     while ((r = rwf_fl_next(&d, &f)) == RWF_OK)
@@ -159,7 +248,13 @@ int payload_decode_field_list(const rwf_dict *dict, rwf_buf data, const rwf_set_
     return r == RWF_END ? 0 : -1;
 }
 
-static int decode_map(const rwf_dict *dict, rwf_buf data, payload_stamps *st)
+int payload_decode_field_list(const rwf_dict *dict, rwf_buf data, const rwf_set_db *sets,
+                              payload_stamps *st)
+{
+    return decode_fl(dict, data, sets, st, true);
+}
+
+static int decode_map(const rwf_dict *dict, rwf_buf data, payload_stamps *st, bool fast)
 {
     rwf_map_dec m;
     if (rwf_map_dec_init(&m, data) < 0)
@@ -176,7 +271,7 @@ static int decode_map(const rwf_dict *dict, rwf_buf data, payload_stamps *st)
         sets = &db;
     }
     if ((m.hdr.flags & RWF_MPF_HAS_SUMMARY_DATA) &&
-        payload_decode_field_list(dict, m.hdr.summary, sets, st) < 0)
+        decode_fl(dict, m.hdr.summary, sets, st, fast) < 0)
         return err_push("Map summary data");
     rwf_map_entry e;
     int r;
@@ -187,22 +282,24 @@ static int decode_map(const rwf_dict *dict, rwf_buf data, payload_stamps *st)
             return err_push("Map entry %u key", n);
         st->sum += key.u;
         if (e.action != RWF_MPEA_DELETE_ENTRY && m.hdr.ctype == RWF_DT_FIELD_LIST &&
-            payload_decode_field_list(dict, e.data, sets, st) < 0)
+            decode_fl(dict, e.data, sets, st, fast) < 0)
             return err_push("Map entry %u", n);
         n++;
     }
     return r == RWF_END ? 0 : -1;
 }
 
-int payload_decode(const rwf_dict *dict, const rwf_msg *m, payload_stamps *st)
+/* payload_decode, through the fast path or not (see decode_fl). */
+static inline int decode_payload(const rwf_dict *dict, const rwf_msg *m, payload_stamps *st,
+                                 bool fast)
 {
     st->t[0] = st->t[1] = st->t[2] = 0;
     st->sum = 0;
     switch (m->container_type) {
     case RWF_DT_FIELD_LIST:
-        return payload_decode_field_list(dict, m->payload, NULL, st);
+        return decode_fl(dict, m->payload, NULL, st, fast);
     case RWF_DT_MAP:
-        return decode_map(dict, m->payload, st);
+        return decode_map(dict, m->payload, st, fast);
     case RWF_DT_NO_DATA:
         return 0;
     default: {
@@ -211,4 +308,14 @@ int payload_decode(const rwf_dict *dict, const rwf_msg *m, payload_stamps *st)
                        name ? name : "?", m->container_type);
     }
     }
+}
+
+int payload_decode(const rwf_dict *dict, const rwf_msg *m, payload_stamps *st)
+{
+    return decode_payload(dict, m, st, true);
+}
+
+int payload_decode_reference(const rwf_dict *dict, const rwf_msg *m, payload_stamps *st)
+{
+    return decode_payload(dict, m, st, false);
 }

@@ -42,6 +42,11 @@ typedef struct payload_stamps {
  */
 int payload_decode(const rwf_dict *dict, const rwf_msg *m, payload_stamps *st);
 
+/* payload_decode entry by entry through the general decoders, without the fast path that
+ * payload_decode takes for the common fields: the same results (sum, stamps, return, error
+ * text) by another route, which the tests and the fuzz target compare it against. */
+int payload_decode_reference(const rwf_dict *dict, const rwf_msg *m, payload_stamps *st);
+
 /* Decodes one FieldList (the bytes of the container) against dict, with the set definitions
  * sets (may be NULL), adding its stamps and values to st (not cleared). Returns 0 or -1. */
 int payload_decode_field_list(const rwf_dict *dict, rwf_buf data, const rwf_set_db *sets,

@@ -311,6 +311,93 @@ static void test_captures(void **state)
     }
 }
 
+/* Fids of the dictionary with the given type (up to max), from fid 1 up. */
+static unsigned fids_of_type(int type, int16_t *out, unsigned max)
+{
+    unsigned n = 0;
+    for (int fid = 1; fid < 32768 && n < max; fid++)
+        if (rwf_dict_type(dict, (int16_t)fid) == type)
+            out[n++] = (int16_t)fid;
+    return n;
+}
+
+/* Random FieldList updates (fids of every type the fast path knows and some it does not, a
+ * fid no dictionary has, the stamps; values of every length 0..10, random bytes, blank and
+ * special hints, now and then a long length form, a wrong entry count or a cut-off list):
+ * payload_decode gives exactly what payload_decode_reference gives, error text included. */
+static void test_fast_path_matches_reference(void **state)
+{
+    (void)state;
+    static const int types[] = {RWF_DT_REAL,         RWF_DT_ENUM,         RWF_DT_UINT,
+                                RWF_DT_INT,          RWF_DT_TIME,         RWF_DT_DATE,
+                                RWF_DT_RMTES_STRING, RWF_DT_ASCII_STRING, RWF_DT_BUFFER};
+    int16_t pool[128];
+    unsigned npool = 0;
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+        npool += fids_of_type(types[i], pool + npool, 8);
+    pool[npool++] = RWF_FID_TIM_TRK_1;
+    pool[npool++] = RWF_FID_TIM_TRK_2;
+    pool[npool++] = RWF_FID_TIM_TRK_3;
+    pool[npool++] = -32000;
+    uint32_t seed = 12345;
+    unsigned ok = 0, failed = 0;
+    for (int round = 0; round < 20000; round++) {
+        uint8_t buf[1024];
+        static const uint8_t hdr[] = {0x00, 0x09, 0x04, 0x06, 0x00, 0x00,
+                                      0x00, 0x05, 0x00, 0x04, 0x00};
+        size_t n = sizeof(hdr);
+        memcpy(buf, hdr, n);
+        seed = seed * 1103515245u + 12345u;
+        unsigned count = 1 + (seed >> 16) % 24;
+        buf[n++] = RWF_FLF_HAS_STANDARD_DATA;
+        buf[n++] = 0;
+        buf[n++] = (uint8_t)count;
+        for (unsigned k = 0; k < count; k++) {
+            seed = seed * 1103515245u + 12345u;
+            int16_t fid = pool[(seed >> 8) % npool];
+            unsigned len = (seed >> 20) % 11;
+            buf[n++] = (uint8_t)((uint16_t)fid >> 8);
+            buf[n++] = (uint8_t)fid;
+            if ((seed >> 28) == 0) { /* the long length form */
+                buf[n++] = 0xFE;
+                buf[n++] = 0;
+            }
+            buf[n++] = (uint8_t)len;
+            for (unsigned b = 0; b < len; b++) {
+                seed = seed * 1103515245u + 12345u;
+                unsigned r = seed >> 24;
+                /* small values and hints most of the time: known enum values, valid reals */
+                buf[n++] = (uint8_t)(b == 0 && r < 200 ? r % 16 : r);
+            }
+        }
+        seed = seed * 1103515245u + 12345u;
+        if ((seed >> 24) < 8)
+            buf[13]++; /* one entry more than the list holds */
+        else if ((seed >> 24) < 16)
+            n -= 1 + (seed >> 8) % 3; /* cut off */
+        rwf_msg m;
+        assert_int_equal(rwf_msg_decode(&m, rwf_buf_make(buf, n)), RWF_OK);
+        payload_stamps fast, ref;
+        err_clear();
+        int rf = payload_decode(dict, &m, &fast);
+        char text[1024];
+        snprintf(text, sizeof(text), "%s", rf < 0 ? err_msg() : "");
+        err_clear();
+        int rr = payload_decode_reference(dict, &m, &ref);
+        assert_int_equal(rf, rr);
+        if (rf == 0) {
+            assert_true(fast.sum == ref.sum);
+            assert_memory_equal(fast.t, ref.t, sizeof(fast.t));
+            ok++;
+        } else {
+            assert_string_equal(text, err_msg());
+            failed++;
+        }
+    }
+    /* both outcomes were exercised many times */
+    assert_true(ok > 1000 && failed > 1000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -319,6 +406,7 @@ int main(void)
         cmocka_unit_test(test_errors_name_the_field),
         cmocka_unit_test(test_market_by_order),
         cmocka_unit_test(test_captures),
+        cmocka_unit_test(test_fast_path_matches_reference),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
