@@ -428,8 +428,13 @@ int rwf_msg_decode(rwf_msg *m, rwf_buf data)
     c.cls = m->msg_class;
     uint16_t flags;
     uint8_t ct;
-    if (get_u15rb(&c, &flags, "flags") < 0 || get_u8(&c, &ct, "container type") < 0)
+    if (c.end - c.p >= 2 && !(c.p[0] & 0x80)) { /* one-byte flags (the common case) */
+        flags = c.p[0];
+        ct = c.p[1];
+        c.p += 2;
+    } else if (get_u15rb(&c, &flags, "flags") < 0 || get_u8(&c, &ct, "container type") < 0) {
         return RWF_E_MALFORMED;
+    }
     m->flags = flags;
     m->container_type = (uint8_t)(ct + RWF_DT_CONTAINER_MIN);
     int r = decode_class(&c, m);
