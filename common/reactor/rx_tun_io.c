@@ -558,11 +558,8 @@ static int on_ack(rx_tunnel *t, const tun_hdr *h)
     if (t->state != TS_WAIT_AUTH && t->state < TS_SEND_FIN)
         t->response_at = 0;
     after_ack_closing(t);
-    uint64_t sent = t->info.msgs_sent + t->info.retransmitted;
     if (tun_transmit(t) != 0)
         return tun_fail(t);
-    if (t->info.msgs_sent + t->info.retransmitted != sent)
-        rx_chan_publish(t->ch); /* what the ack let out goes to the worker now */
     return 0;
 }
 
