@@ -78,6 +78,7 @@ struct tp_channel {
     uint8_t shm_rd;         /* active shared-memory reader */
     uint8_t shm_wr;         /* active shared-memory writer */
     uint8_t rx_pend;        /* the stream stack holds read bytes the descriptor will not announce */
+    uint8_t rx_eof;         /* the stream ended after the bytes still in the input area */
     struct tp_stream *strm; /* top of the stream stack; NULL: the plain socket */
     struct tp_ws *ws;       /* the WebSocket layer (in the stack); NULL when not WebSocket */
     uint8_t ws_json;        /* active rssl.json.v2 channel: JSON frames instead of RIPC */

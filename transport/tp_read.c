@@ -291,11 +291,15 @@ static int peer_closed(tp_channel *ch)
 
 /* Reads from the stream stack into the input area until it has nothing more that was
  * already read from the socket, or the area is full (then ch->rx_pend stays set, so that
- * tp_read says TP_READ_MORE although the descriptor may never announce those bytes).
- * Returns 1 (bytes arrived), 0 (none available) or TP_EFAIL. */
+ * tp_read says TP_READ_MORE although the descriptor may never announce those bytes). The
+ * end of the stream found after bytes in the same call is kept (ch->rx_eof) and reported by
+ * the next call, so that those bytes are read first. Returns 1 (bytes arrived), 0 (none
+ * available) or TP_EFAIL. */
 static int fill_stream(tp_channel *ch)
 {
     int got = 0;
+    if (TP_UNLIKELY(ch->rx_eof))
+        return peer_closed(ch);
     for (;;) {
         uint32_t room = ch->in_cap - ch->in_wr;
         if (room == 0) {
@@ -317,8 +321,17 @@ static int fill_stream(tp_channel *ch)
         ch->rx_pend = 0;
         if (n == 0)
             return got;
-        if (n == TP_IO_EOF)
-            return peer_closed(ch);
+        if (n == TP_IO_EOF) {
+            if (!got)
+                return peer_closed(ch);
+            /* The peer's last bytes came with its close (a TLS close_notify read ahead with
+             * the last record): they are parsed first, the close is reported by the next
+             * fill. rx_pend makes tp_read say TP_READ_MORE until then, as the descriptor may
+             * announce nothing more. */
+            ch->rx_eof = 1;
+            ch->rx_pend = 1;
+            return 1;
+        }
         return tp_chan_fail(ch);
     }
 }

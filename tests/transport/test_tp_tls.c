@@ -442,6 +442,53 @@ static void test_no_stall(void **state)
     tu_close(&p);
 }
 
+/* The peer writes its last messages and closes at once: the reader, which finds them in the
+ * socket with the close_notify after them (read ahead together), gets every message first and
+ * then the close, "connection closed by peer", not a failure in the middle of a frame. */
+static void test_last_messages_before_close(void **state)
+{
+    (void)state;
+    tp_opts so, co;
+    tt_server_opts(&so, &tt.server);
+    tt_client_opts(&co, "localhost", tt.ca.cert_path);
+    tu_pair p;
+    connect_ok(&p, &so, &co);
+    const int count = 100;
+    const uint32_t size = 60;
+    uint8_t buf[100];
+    for (int i = 0; i < count; i++) {
+        tu_pattern(buf, size, (uint32_t)i);
+        if (tu_write(p.s, buf, size, 0) < 0)
+            fail_msg("write %d: %s", i, err_msg());
+    }
+    assert_int_equal(tp_flush(p.s), 0);
+    tp_close(p.s);
+    p.s = NULL;
+    poll(NULL, 0, 50); /* the records, the alert and the FIN all wait in the reader's socket */
+    int got = 0, rc = 0;
+    uint64_t end = tu_now_ms() + 5000;
+    while (tu_now_ms() < end) {
+        tp_msg m;
+        rc = tp_read(p.c, &m);
+        if (rc < 0)
+            break;
+        if (rc & TP_READ_MSG) {
+            tu_pattern(buf, size, (uint32_t)got);
+            ts_assert_bytes_equal(m.data, m.len, buf, size);
+            got++;
+        }
+        if (!(rc & TP_READ_MORE)) {
+            struct pollfd f = {.fd = tp_fd(p.c), .events = POLLIN};
+            poll(&f, 1, 100);
+        }
+    }
+    assert_int_equal(got, count);
+    assert_true(rc < 0);
+    tt_assert_has(err_msg(), "connection closed by peer");
+    assert_null(strstr(err_msg(), "middle"));
+    tu_close(&p);
+}
+
 /* The peer goes away: writing fails with a message, and no SIGPIPE ends the process (OpenSSL's
  * own socket writer would raise one). */
 static void test_peer_gone_no_sigpipe(void **state)
@@ -499,6 +546,7 @@ int main(void)
         cmocka_unit_test(test_batching_and_no_alloc),
         cmocka_unit_test(test_records_fill_hwm),
         cmocka_unit_test(test_no_stall),
+        cmocka_unit_test(test_last_messages_before_close),
         cmocka_unit_test(test_peer_gone_no_sigpipe),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
