@@ -18,6 +18,8 @@
 #          (-connType encrypted -encryptedConnType websocket); the reactor modes each way
 #          (-reactor, -watchlist against a -reactor provider); TransportPerf both ways in
 #          rssl.rwf (and tr_json2).
+# The cases are independent (each its own tools and ports) and mostly wait on run times, so
+# they run PAR_JOBS at a time (par.sh).
 # Usage: test_ws_tools.sh ours|orig
 set -euo pipefail
 what=${1:-ours}
@@ -30,6 +32,9 @@ fi
 command -v openssl >/dev/null || { echo "SKIP: no openssl command"; exit 77; }
 dir=$(mktemp -d /tmp/rwfperf_ws_tools.XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$dir"' EXIT
+# shellcheck source=par.sh
+. "$src/tests/tools/par.sh"
+PAR_JOBS=${PAR_JOBS:-4}
 cd "$dir"
 cp "$src/data/RDMFieldDictionary" "$src/data/enumtype.def" "$src/data/MsgData.xml" .
 "$src/data/gen_items.sh" 20 > 350k.xml
@@ -51,6 +56,7 @@ prov() { # prov BIN PORT OUT [args...]: ProvPerf with both sub-protocols, in the
     shift 3
     "$b/ProvPerf" -p "$p" -pl "rssl.rwf, rssl.json.v2" -runTime 12 -tickRate 10 -updateRate 50 \
         -latencyUpdateRate 10 "$@" > "$o" 2>&1 &
+    prov_pid=$!
     sleep 1
 }
 cons() { # cons BIN PORT OUT [args...]: ConsPerf, returns its status
@@ -73,8 +79,8 @@ consperf_pair() {
     prov "$pb" "$p" "prov_$l.out" $pargs
     rc=0
     cons "$cb" "$p" "cons_$l.out" -pl "$pl" "$@" || rc=$?
-    kill -INT $(jobs -p) 2>/dev/null || true # the provider's summary is not needed
-    wait
+    kill -INT "$prov_pid" 2>/dev/null || true # the provider's summary is not needed
+    wait "$prov_pid" || true
     local lat
     lat=$(grep -c "Latency avg" "cons_$l.out" || true)
     if [ "$rc" = 0 ] && has "cons_$l.out" "Refreshes received: 5" &&
@@ -128,22 +134,7 @@ tperf_pair() {
 
 gen="-latencyUpdateRate 5 -genericMsgRate 10 -genericMsgLatencyRate 5"
 pg=(-postingRate 10 -postingLatencyRate 5 -genericMsgRate 10 -genericMsgLatencyRate 5)
-if [ "$what" = ours ]; then
-    for pl in rssl.rwf rssl.json.v2; do
-        consperf_pair "$bin" "$bin" "plain_$pl" "$pl" "" -connType websocket
-        consperf_pair "$bin" "$bin" "pack_$pl" "$pl" "-maxPackCount 5 -packBufSize 6000" \
-            -connType websocket
-        consperf_pair "$bin" "$bin" "zlib_$pl" "$pl" "-compressionType 1" -connType websocket \
-            -compressionType 1
-        consperf_pair "$bin" "$bin" "tls_$pl" "$pl" "${TLS_SRV[*]}" "${TLS_CLI[@]}"
-        # over the reactor layer (it converts rssl.json.v2 in its worker), to a bare and to a
-        # reactor provider, in the clear and inside TLS
-        consperf_pair "$bin" "$bin" "reactor_$pl" "$pl" "" -connType websocket -reactor
-        consperf_pair "$bin" "$bin" "watchlist_$pl" "$pl" "-reactor" -connType websocket \
-            -watchlist
-        consperf_pair "$bin" "$bin" "tls_watchlist_$pl" "$pl" "${TLS_SRV[*]}" "${TLS_CLI[@]}" \
-            -watchlist
-    done
+watchlist_postgen() {
     consperf_pair "$bin" "$bin" watchlist_postgen rssl.json.v2 "-reactor $gen" \
         -connType websocket -watchlist "${pg[@]}"
     if [ "$(num cons_watchlist_postgen.out "Posts sent")" -gt 10 ] &&
@@ -154,15 +145,10 @@ if [ "$what" = ours ]; then
         bad "watchlist over rssl.json.v2: posts and generic messages"
         tail -30 cons_watchlist_postgen.out
     fi
-    has cons_plain_rssl.json.v2.out "Connection Type: websocket" &&
-        has cons_plain_rssl.json.v2.out "JSON Allocator Size: 65536" &&
-        ok "TEST INPUTS: websocket lines" || bad "TEST INPUTS lines"
-    has prov_zlib_rssl.json.v2.out "compression: zlib" ||
-        has prov_zlib_rssl.json.v2.out "compressionType: 1" ||
-        has prov_zlib_rssl.json.v2.out "compressionType: zlib" ||
-        echo "note: ProvPerf's channel info does not name the compression"
+}
 
-    # JSON posts and generic messages: sent with the converter, refused natively
+# JSON posts and generic messages: sent with the converter, refused natively
+conv() {
     consperf_pair "$bin" "$bin" conv rssl.json.v2 "$gen" -connType websocket \
         -addConversionOverhead "${pg[@]}"
     if [ "$(num cons_conv.out "Posts sent")" -gt 10 ] &&
@@ -173,6 +159,8 @@ if [ "$what" = ours ]; then
     else
         bad "conversion mode"; tail -30 cons_conv.out
     fi
+}
+native() {
     consperf_pair "$bin" "$bin" native rssl.json.v2 "$gen" -connType websocket "${pg[@]}"
     if has cons_native.out "It is not supported to send JSON generic messages." &&
         has cons_native.out "It is not supported to send JSON post messages." &&
@@ -182,16 +170,23 @@ if [ "$what" = ours ]; then
     else
         bad "native mode posts"; tail -30 cons_native.out
     fi
+}
+calc() {
     consperf_pair "$bin" "$bin" calc rssl.rwf "" -connType websocket \
         -calcRWFJSONConversionLatency
-    has cons_calc.out "Latency Show JSON Conv: Yes" && ok "-calcRWFJSONConversionLatency" ||
+    if has cons_calc.out "Latency Show JSON Conv: Yes"; then
+        ok "-calcRWFJSONConversionLatency"
+    else
         bad "-calcRWFJSONConversionLatency"
+    fi
+}
 
-    # a ProvPerf without -pl refuses WebSocket clients and still serves RIPC ones
+# a ProvPerf without -pl refuses WebSocket clients and still serves RIPC ones
+nopl() {
+    local p rc=0
     p=$(free_port)
     "$bin/ProvPerf" -p "$p" -runTime 9 -tickRate 10 -updateRate 50 > prov_nopl.out 2>&1 &
     sleep 1
-    rc=0
     cons "$bin" "$p" cons_nopl.out -connType websocket -pl rssl.rwf -steadyStateTime 2 || rc=$?
     cons "$bin" "$p" cons_ripc.out || rc=$?
     wait
@@ -202,35 +197,38 @@ if [ "$what" = ours ]; then
     else
         bad "no -pl"; tail -n 20 cons_nopl.out prov_nopl.out
     fi
+}
 
-    for pl in rssl.rwf tr_json2; do
-        tperf_pair "$bin" "$bin" "oneway_$pl" "$pl" "" -connType websocket
-        tperf_pair "$bin" "$bin" "pack_$pl" "$pl" "-pack 10" -connType websocket
-    done
-    # reflect: the client's messages come back (rssl.rwf and JSON)
-    for pl in rssl.rwf tr_json2; do
-        p=$(free_port)
-        "$bin/TransportPerf" -appType server -connType websocket -pl "$pl" -p "$p" -runTime 4 \
-            -tickRate 100 -reflectMsgs > srv_reflect.out 2>&1 &
-        sleep 1
-        "$bin/TransportPerf" -appType client -connType websocket -pl "$pl" -h localhost -p "$p" \
-            -runTime 2 -tickRate 100 -msgRate 5000 -latencyMsgRate 100 > cli_reflect.out 2>&1 || true
-        wait
-        s=$(num cli_reflect.out "Msgs Sent")
-        r=$(num cli_reflect.out "Msgs Received")
-        if [ -n "$s" ] && [ "${s:-0}" -gt 1000 ] && [ "$s" = "$r" ]; then
-            ok "reflect ($pl): $r of $s back"
-        else
-            bad "reflect ($pl): sent '$s' received '$r'"; tail -20 cli_reflect.out
-        fi
-    done
-    # TransportPerf inside TLS
+# reflect: the client's messages come back (rssl.rwf and JSON)
+reflect() {
+    local pl=$1 p s r
+    p=$(free_port)
+    "$bin/TransportPerf" -appType server -connType websocket -pl "$pl" -p "$p" -runTime 4 \
+        -tickRate 100 -reflectMsgs > "srv_reflect_$pl.out" 2>&1 &
+    sleep 1
+    "$bin/TransportPerf" -appType client -connType websocket -pl "$pl" -h localhost -p "$p" \
+        -runTime 2 -tickRate 100 -msgRate 5000 -latencyMsgRate 100 > "cli_reflect_$pl.out" 2>&1 ||
+        true
+    wait
+    s=$(num "cli_reflect_$pl.out" "Msgs Sent")
+    r=$(num "cli_reflect_$pl.out" "Msgs Received")
+    if [ -n "$s" ] && [ "${s:-0}" -gt 1000 ] && [ "$s" = "$r" ]; then
+        ok "reflect ($pl): $r of $s back"
+    else
+        bad "reflect ($pl): sent '$s' received '$r'"; tail -20 "cli_reflect_$pl.out"
+    fi
+}
+
+# TransportPerf inside TLS; the server's run ends first (4 s against the client's 1 + 5): it
+# flushes what it counted as sent and closes, the client reads to the end
+tperf_tls() {
+    local p
     p=$(free_port)
     "$bin/TransportPerf" -appType server "${TLS_SRV[@]}" -pl rssl.rwf -p "$p" -runTime 4 \
         -tickRate 100 -msgRate 10000 -latencyMsgRate 100 > srv_tls.out 2>&1 &
     sleep 1
     "$bin/TransportPerf" -appType client "${TLS_CLI[@]}" -pl rssl.rwf -h localhost -p "$p" \
-        -runTime 3 -msgRate 0 -latencyMsgRate 0 > cli_tls.out 2>&1 || true
+        -runTime 5 -msgRate 0 -latencyMsgRate 0 > cli_tls.out 2>&1 || true
     wait
     if [ "$(num srv_tls.out "Msgs Sent")" = "$(num cli_tls.out "Msgs Received")" ] &&
         [ "$(num cli_tls.out "Msgs Received")" -gt 1000 ]; then
@@ -238,27 +236,70 @@ if [ "$what" = ours ]; then
     else
         bad "TransportPerf over encrypted WebSocket"; tail -20 cli_tls.out
     fi
-    # NIProvPerf inside TLS over WebSocket
+}
+
+# NIProvPerf inside TLS over WebSocket, bare and -reactor
+ni() {
+    local l=$1 p
+    shift
     p=$(free_port)
-    prov "$bin" "$p" prov_ni.out "${TLS_SRV[@]}" -runTime 6
+    prov "$bin" "$p" "prov_$l.out" "${TLS_SRV[@]}" -runTime 6 "$@"
     "$bin/NIProvPerf" -h localhost -p "$p" "${TLS_CLI[@]}" -runTime 2 -itemCount 5 \
-        -tickRate 10 -updateRate 50 > ni.out 2>&1 || true
+        -tickRate 10 -updateRate 50 "$@" > "$l.out" 2>&1 || true
     wait
-    if has ni.out "active. Channel Info:"; then
+    if [ $# = 0 ] && has "$l.out" "active. Channel Info:"; then
         ok "NIProvPerf over encrypted WebSocket (rssl.rwf)"
+    elif [ $# != 0 ] && grep -q "Channel Info:" "$l.out" && ! grep -qi "error" "$l.out"; then
+        ok "NIProvPerf $* over encrypted WebSocket (rssl.rwf)"
     else
-        bad "NIProvPerf over encrypted WebSocket"; tail -20 ni.out
+        bad "NIProvPerf $* over encrypted WebSocket"; tail -20 "$l.out" "prov_$l.out"
     fi
-    p=$(free_port)
-    prov "$bin" "$p" prov_nirx.out "${TLS_SRV[@]}" -runTime 6 -reactor
-    "$bin/NIProvPerf" -h localhost -p "$p" "${TLS_CLI[@]}" -reactor -runTime 2 -itemCount 5 \
-        -tickRate 10 -updateRate 50 > nirx.out 2>&1 || true
-    wait
-    if grep -q "Channel Info:" nirx.out && ! grep -qi "error" nirx.out; then
-        ok "NIProvPerf -reactor over encrypted WebSocket (rssl.rwf)"
+}
+
+if [ "$what" = ours ]; then
+    # the longest first
+    par_start nopl nopl
+    for pl in rssl.rwf rssl.json.v2; do
+        par_start "plain_$pl" consperf_pair "$bin" "$bin" "plain_$pl" "$pl" "" -connType websocket
+        par_start "pack_$pl" consperf_pair "$bin" "$bin" "pack_$pl" "$pl" \
+            "-maxPackCount 5 -packBufSize 6000" -connType websocket
+        par_start "zlib_$pl" consperf_pair "$bin" "$bin" "zlib_$pl" "$pl" "-compressionType 1" \
+            -connType websocket -compressionType 1
+        par_start "tls_$pl" consperf_pair "$bin" "$bin" "tls_$pl" "$pl" "${TLS_SRV[*]}" \
+            "${TLS_CLI[@]}"
+        # over the reactor layer (it converts rssl.json.v2 in its worker), to a bare and to a
+        # reactor provider, in the clear and inside TLS
+        par_start "reactor_$pl" consperf_pair "$bin" "$bin" "reactor_$pl" "$pl" "" \
+            -connType websocket -reactor
+        par_start "watchlist_$pl" consperf_pair "$bin" "$bin" "watchlist_$pl" "$pl" "-reactor" \
+            -connType websocket -watchlist
+        par_start "tls_watchlist_$pl" consperf_pair "$bin" "$bin" "tls_watchlist_$pl" "$pl" \
+            "${TLS_SRV[*]}" "${TLS_CLI[@]}" -watchlist
+    done
+    par_start watchlist_postgen watchlist_postgen
+    par_start conv conv
+    par_start native native
+    par_start calc calc
+    for pl in rssl.rwf tr_json2; do
+        par_start "oneway_$pl" tperf_pair "$bin" "$bin" "oneway_$pl" "$pl" "" -connType websocket
+        par_start "tpack_$pl" tperf_pair "$bin" "$bin" "pack_$pl" "$pl" "-pack 10" \
+            -connType websocket
+        par_start "reflect_$pl" reflect "$pl"
+    done
+    par_start tperf_tls tperf_tls
+    par_start ni ni ni
+    par_start nirx ni nirx -reactor
+    par_wait
+    if has cons_plain_rssl.json.v2.out "Connection Type: websocket" &&
+        has cons_plain_rssl.json.v2.out "JSON Allocator Size: 65536"; then
+        ok "TEST INPUTS: websocket lines"
     else
-        bad "NIProvPerf -reactor over encrypted WebSocket"; tail -20 nirx.out prov_nirx.out
+        bad "TEST INPUTS lines"
     fi
+    has prov_zlib_rssl.json.v2.out "compression: zlib" ||
+        has prov_zlib_rssl.json.v2.out "compressionType: 1" ||
+        has prov_zlib_rssl.json.v2.out "compressionType: zlib" ||
+        echo "note: ProvPerf's channel info does not name the compression"
 else
     o=$RWFPERF_ORIG_BIN
     for pl in rssl.rwf rssl.json.v2; do
