@@ -11,6 +11,8 @@
 #          TransportPerf one-way, -pack, lz4, reflect: counts match on both sides.
 #   orig   (RWFPERF_ORIG_BIN set) our ConsPerf <- the original ProvPerf, the original ConsPerf
 #          <- our ProvPerf (also in the Reactor modes), TransportPerf both ways.
+# The cases are independent (each its own tools and ports) and mostly wait on run times, so
+# they run PAR_JOBS at a time (par.sh).
 # Usage: test_tls_tools.sh ours|orig
 set -euo pipefail
 what=${1:-ours}
@@ -23,6 +25,9 @@ fi
 command -v openssl >/dev/null || { echo "SKIP: no openssl command"; exit 77; }
 dir=$(mktemp -d /tmp/rwfperf_tls_tools.XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$dir"' EXIT
+# shellcheck source=par.sh
+. "$src/tests/tools/par.sh"
+PAR_JOBS=${PAR_JOBS:-4}
 cd "$dir"
 cp "$src/data/RDMFieldDictionary" "$src/data/enumtype.def" "$src/data/MsgData.xml" .
 "$src/data/gen_items.sh" 20 > 350k.xml
@@ -108,10 +113,10 @@ tperf_pair() { # tperf_pair SERVER-BIN CLIENT-BIN LABEL [server args]
     fi
 }
 
-if [ "$what" = ours ]; then
+ours() {
     consperf_pair "$bin" "$bin" ours
     # TEST INPUTS lines as the original's (../shared/vectors/tls, transportperf captures)
-    lines_ok=1
+    local lines_ok=1 l
     for l in "         Connection Type: encrypted" "       CA store location: cert.pem" \
         "      TLS Protocol flags: 0"; do has cons_ours.out "$l" || lines_ok=0; done
     for l in "$(printf '\t\t  Connection Type: 1')" "             Private Key: cert.key" \
@@ -125,8 +130,12 @@ for f in sys.argv[1:]:
     t = json.load(open(f))["results"]["tls"]
     assert t[0]["version"] in ("TLSv1.2", "TLSv1.3") and t[0]["cipher"] and t[0]["connections"] == 1, t
 EOF
+}
 
-    # the wrong CA: named once, retried every second, exit 1 with the summary
+# the wrong CA: named once, retried every second, exit 1 with the summary; then a plain
+# ConsPerf on the TLS port, then a TLS one: the provider keeps serving
+wrong_ca() {
+    local p rc n tries
     p=$(free_port)
     prov "$bin" "$p" prov_wrong.out -runTime 8
     rc=0
@@ -139,7 +148,6 @@ EOF
     else
         bad "wrong CA: status $rc, reason $n times, $tries attempts"; tail -20 cons_wrong.out
     fi
-    # a plain ConsPerf on the TLS port, then a TLS one: the provider keeps serving
     rc=0
     cons "$bin" "$p" cons_plain.out -steadyStateTime 2 || rc=$?
     cons "$bin" "$p" cons_after.out -connType encrypted -castore cert.pem || rc=$?
@@ -149,8 +157,11 @@ EOF
     else
         bad "plain client on the TLS port"; tail -20 prov_wrong.out
     fi
-    # unusable server settings
-    rc=0
+}
+
+# unusable server settings
+bad_key() {
+    local rc=0
     "$bin/ProvPerf" -connType encrypted -keyfile wrong.key -cert cert.pem -p 0 -runTime 1 \
         > prov_bad.out 2>&1 || rc=$?
     if [ "$rc" = 2 ] && has prov_bad.out "does not match the certificate"; then
@@ -158,7 +169,11 @@ EOF
     else
         bad "ProvPerf bad key: status $rc"; cat prov_bad.out
     fi
-    # NIProvPerf: the channel comes up over TLS; with the wrong CA, the reason once
+}
+
+# NIProvPerf: the channel comes up over TLS; with the wrong CA, the reason once
+ni() {
+    local p
     p=$(free_port)
     prov "$bin" "$p" prov_ni.out -runTime 6
     "$bin/NIProvPerf" -h localhost -p "$p" -connType encrypted -castore cert.pem -runTime 2 \
@@ -173,10 +188,11 @@ EOF
     else
         bad "NIProvPerf"; tail -20 ni.out ni_wrong.out
     fi
-    # the Reactor modes over TLS: ProvPerf -reactor, ConsPerf -reactor and -watchlist;
-    # NIProvPerf -reactor
-    consperf_pair "$bin" "$bin" ours_reactor -reactor -reactor
-    consperf_pair "$bin" "$bin" ours_watchlist -reactor -watchlist
+}
+
+# NIProvPerf -reactor
+ni_rx() {
+    local p
     p=$(free_port)
     prov "$bin" "$p" prov_ni_rx.out -runTime 6
     "$bin/NIProvPerf" -h localhost -p "$p" -connType encrypted -castore cert.pem -runTime 2 \
@@ -188,6 +204,9 @@ EOF
     else
         bad "NIProvPerf -reactor"; tail -20 ni_rx.out
     fi
+}
+
+oneway() {
     tperf_pair "$bin" "$bin" oneway
     if has cli_oneway.out "Encrypted Connection Type: socket" &&
         has cli_oneway.out "$(printf '\t\t\t  CA Store: cert.pem')" &&
@@ -197,9 +216,11 @@ EOF
     else
         bad "TransportPerf TEST INPUTS lines"
     fi
-    tperf_pair "$bin" "$bin" pack -pack 10
-    tperf_pair "$bin" "$bin" lz4 -compressionType lz4
-    # reflect: the client's messages come back
+}
+
+# reflect: the client's messages come back
+reflect() {
+    local p s r
     p=$(free_port)
     "$bin/TransportPerf" -appType server -connType encrypted -keyfile cert.key -cert cert.pem \
         -p "$p" -runTime 4 -tickRate 100 -reflectMsgs > srv_reflect.out 2>&1 &
@@ -214,6 +235,24 @@ EOF
     else
         bad "reflect: sent '$s' received '$r'"; tail -20 cli_reflect.out
     fi
+}
+
+if [ "$what" = ours ]; then
+    # the longest first
+    par_start wrong_ca wrong_ca
+    par_start ours ours
+    # the Reactor modes over TLS: ProvPerf -reactor, ConsPerf -reactor and -watchlist;
+    # NIProvPerf -reactor
+    par_start ours_reactor consperf_pair "$bin" "$bin" ours_reactor -reactor -reactor
+    par_start ours_watchlist consperf_pair "$bin" "$bin" ours_watchlist -reactor -watchlist
+    par_start ni ni
+    par_start ni_rx ni_rx
+    par_start oneway oneway
+    par_start pack tperf_pair "$bin" "$bin" pack -pack 10
+    par_start lz4 tperf_pair "$bin" "$bin" lz4 -compressionType lz4
+    par_start reflect reflect
+    par_start bad_key bad_key
+    par_wait
 else
     o=$RWFPERF_ORIG_BIN
     consperf_pair "$o" "$bin" orig_prov_our_cons
