@@ -12,6 +12,8 @@
 #          -reactor, and the original ConsPerf -watchlist -tunnel <- our ProvPerf -reactor:
 #          2,000 items at 100,000 updates/s, 1,000 posts/s and 1,000 generic messages/s (100 of
 #          each stamped): every image, the update rate, posts reflected, posting latency.
+# The cases of "ours" are independent (each its own tools and ports) and mostly wait on run
+# times, so they run at the same time (par.sh).
 # Usage: test_tunnel_tools.sh ours|orig
 set -euo pipefail
 what=${1:-ours}
@@ -24,6 +26,9 @@ fi
 orig=${RWFPERF_ORIG_BIN:-}
 dir=$(mktemp -d /tmp/rwfperf_tunnel_tools.XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$dir"' EXIT
+# shellcheck source=par.sh
+. "$src/tests/tools/par.sh"
+PAR_JOBS=${PAR_JOBS:-4}
 cd "$dir"
 cp "$src/data/RDMFieldDictionary" "$src/data/enumtype.def" "$src/data/MsgData.xml" .
 "$src/data/gen_items.sh" 2000 > 350k.xml
@@ -62,7 +67,8 @@ slow="-tickRate 10 -updateRate 10"
 cslow="-itemCount 5 -steadyStateTime 5 -tickRate 10 -postingRate 10 -postingLatencyRate 2 \
 -genericMsgRate 10 -genericMsgLatencyRate 2"
 
-if [ "$what" = ours ]; then
+watchlist_tunnel() {
+    local reflected gen
     pair "$bin" "$bin" wl "-reactor $slow -tunnelStreamBuffersUsed" \
         "-watchlist -tunnel -tunnelStreamBuffersUsed $cslow"
     [ "$rc" = 0 ] && has cons_wl.sum "Refreshes received: 5" && ok "watchlist tunnel: every image" ||
@@ -84,7 +90,9 @@ if [ "$what" = ours ]; then
     else
         bad "posts reflected '$reflected', generic messages '$gen'"
     fi
+}
 
+auth_tunnel() {
     pair "$bin" "$bin" auth "-reactor $slow" "-reactor -tunnel -tunnelAuth $cslow"
     [ "$rc" = 0 ] && has cons_auth.sum "Refreshes received: 5" && ok "authenticated tunnel: every image" ||
         bad "authenticated tunnel: status $rc"
@@ -95,7 +103,9 @@ if [ "$what" = ours ]; then
         "Received TunnelStream request on Stream ID 1000." \
         "Received login request on tunnel stream(ID 1000) with stream ID 1." \
         "Sent response to tunnel login request."
+}
 
+bare_provider() {
     pair "$bin" "$bin" bare "$slow" "-watchlist -tunnel -itemCount 5 -steadyStateTime 3 -tickRate 10"
     expect cons_bare.out "the bare ProvPerf refuses the tunnel (ConsPerf)" \
         "Received RsslTunnelStreamStatusEvent for stream \"ConsPerf\", with Stream ID 1000 and State: Closed/Suspect/Usage error - text: \"Item request rejected for stream id 5 - this provider does not support domain 127\"" \
@@ -103,7 +113,10 @@ if [ "$what" = ours ]; then
     expect prov_bare.out "the bare ProvPerf refuses the tunnel (ProvPerf)" \
         "Rejecting Item Request with streamId=4 and domain RSSL_DMT_SYSTEM.  Reason: DOMAIN_NOT_SUPPORTED" \
         "Rejecting Item Request with streamId=5 and domain RSSL_DMT_SYSTEM.  Reason: DOMAIN_NOT_SUPPORTED"
+}
 
+option_check() {
+    local crc
     set +e
     "$bin/ConsPerf" -tunnel > cfg.out 2>&1
     crc=$?
@@ -113,6 +126,14 @@ if [ "$what" = ours ]; then
     else
         bad "-tunnel alone: status $crc"; cat cfg.out
     fi
+}
+
+if [ "$what" = ours ]; then
+    par_start watchlist_tunnel watchlist_tunnel
+    par_start auth_tunnel auth_tunnel
+    par_start bare_provider bare_provider
+    par_start option_check option_check
+    par_wait
 else
     fast="-reactor -tickRate 1000 -updateRate 100000"
     cfast="-watchlist -tunnel -itemCount 2000 -steadyStateTime 10 -tickRate 1000 \
