@@ -438,7 +438,6 @@ int rx_dispatch(rx_reactor *r, unsigned max)
     unsigned n = 0;
     rx_rec *rec;
     while (n < max && (rec = rx_ring_peek(&r->in))) {
-        r->in_pos = r->in.cons_pos;
         rc = handle(r, rec);
         rx_ring_consume(&r->in, rec);
         n++;

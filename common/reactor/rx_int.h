@@ -161,8 +161,7 @@ struct rx_reactor {
     unsigned nchans;
     uint8_t *scratch; /* encode scratch (RX_SCRATCH bytes) */
     bool in_dispatch;
-    bool stopped;    /* the worker has ended: the application may empty the outbound rings */
-    uint64_t in_pos; /* inbound-ring position of the record being handled (rx_dispatch) */
+    bool stopped; /* the worker has ended: the application may empty the outbound rings */
     /* worker side */
     _Alignas(64) rx_chan **wch; /* max_channels slots */
     const rjs_conv *json;       /* rssl.json.v2 channels' converter (rx_opts.json) */

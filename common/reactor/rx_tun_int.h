@@ -32,7 +32,6 @@ enum { TUN_DF_FRAGMENTED = 0x01, TUN_ACKF_FIN = 0x01 };
 #define TUN_FIN_TIMEOUT_MS 150
 #define TUN_FIN_RETRIES 4
 #define TUN_NCLASS 3
-#define TUN_EARLY_ACKS 4 /* early acks whose window credit is not yet applied, at most */
 
 /* Tunnel states (in this order: comparisons are used). */
 enum {
@@ -131,16 +130,7 @@ struct rx_tunnel {
     uint32_t in_accepted; /* last in-order sequence number accepted */
     uint32_t in_highest;  /* highest sequence number seen */
     uint32_t in_acked;    /* last sequence number acknowledged */
-    /* Payload bytes accepted beyond the last ack the peer may have seen when it sent the
-     * message being accepted (the window check). An early ack (half the window, mid-pass) frees
-     * the bytes it covered only for the messages the worker read after it was written: those
-     * already read were sent before the peer could have seen it. */
     int64_t in_unacked_bytes;
-    struct {
-        uint64_t pos;  /* inbound-ring end when the ack was written */
-        int64_t bytes; /* the bytes it covered */
-    } early[TUN_EARLY_ACKS];
-    unsigned nearly;
     uint8_t *reasm; /* fragments being put together */
     uint32_t reasm_cap, reasm_len, reasm_total, reasm_next;
     uint16_t reasm_id;

@@ -445,7 +445,6 @@ int tun_send_ack(rx_tunnel *t, bool fin, uint32_t fin_seq)
         t->flags &= ~(unsigned)TF_SEND_NAK;
         t->in_acked = t->in_accepted;
         t->in_unacked_bytes = 0;
-        t->nearly = 0;
     }
     return 0;
 }
@@ -664,59 +663,6 @@ static int on_fragment(rx_tunnel *t, const tun_hdr *h, rwf_buf part)
     return deliver(t, t->reasm, t->reasm_len, t->reasm_ctype);
 }
 
-/* Half the receive window was accepted since the last ack: the ack goes out now, handed to the
- * worker at once, so that the sender refills the window while this pass delivers the rest
- * (acked only at the end of the pass, the window would stay closed for the whole pass and the
- * ack's way back). Its credit is applied to the window check from the first message the worker
- * read after it (see in_unacked_bytes). With TUN_EARLY_ACKS pending, or when the channel has no
- * room, the end of the pass acks. Returns 0 or -1. */
-static int early_ack(rx_tunnel *t)
-{
-    if (t->nearly == TUN_EARLY_ACKS)
-        return 0;
-    int64_t covered = t->in_unacked_bytes;
-    for (unsigned i = 0; i < t->nearly; i++)
-        covered -= t->early[i].bytes;
-    uint64_t end = atomic_load_explicit(&t->ch->r->in.head, memory_order_acquire);
-    unsigned keep = t->nearly;
-    int64_t bytes = t->in_unacked_bytes;
-    int rc = tun_send_ack(t, false, 0); /* resets the count and the marks: restored below */
-    if (rc != 0)
-        return rc < 0 ? -1 : 0;
-    t->in_unacked_bytes = bytes;
-    t->nearly = keep;
-    t->early[t->nearly].pos = end;
-    t->early[t->nearly].bytes = covered;
-    t->nearly++;
-    rx_chan_publish(t->ch);
-    return 0;
-}
-
-/* True when half the receive window was accepted since the last ack. */
-static bool early_due(const rx_tunnel *t)
-{
-    int64_t since = t->in_unacked_bytes;
-    for (unsigned i = 0; i < t->nearly; i++)
-        since -= t->early[i].bytes;
-    return 2 * since >= t->recv_window;
-}
-
-/* Applies the credit of the early acks written before the worker read the record being
- * handled. */
-static void apply_early_acks(rx_tunnel *t)
-{
-    uint64_t pos = t->ch->r->in_pos;
-    unsigned k = 0;
-    while (k < t->nearly && pos >= t->early[k].pos) {
-        t->in_unacked_bytes -= t->early[k].bytes;
-        k++;
-    }
-    if (k) {
-        memmove(t->early, t->early + k, (t->nearly - k) * sizeof(t->early[0]));
-        t->nearly -= k;
-    }
-}
-
 /* DATA or RETRANS. */
 static int on_data(rx_tunnel *t, const tun_hdr *h, const rwf_msg *m)
 {
@@ -742,7 +688,6 @@ static int on_data(rx_tunnel *t, const tun_hdr *h, const rwf_msg *m)
     t->needs_dispatch = true;
     bool login = m->payload.len > 3 && ((const uint8_t *)m->payload.data)[3] == RWF_DMT_LOGIN;
     if (!login && t->cos.flow_control != RX_COS_FC_NONE) {
-        apply_early_acks(t);
         t->in_unacked_bytes += m->payload.len;
         if (t->in_unacked_bytes > t->recv_window) {
             err_set("the peer exceeded the flow-control window of tunnel stream %d: %lld bytes "
@@ -751,8 +696,6 @@ static int on_data(rx_tunnel *t, const tun_hdr *h, const rwf_msg *m)
             return tun_fail(t);
         }
     }
-    if (!login && t->cos.flow_control != RX_COS_FC_NONE && early_due(t) && early_ack(t) < 0)
-        return tun_fail(t);
     if (h->data_flags & TUN_DF_FRAGMENTED)
         return on_fragment(t, h, m->payload);
     return deliver(t, (const uint8_t *)m->payload.data, m->payload.len, m->container_type);

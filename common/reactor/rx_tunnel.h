@@ -29,15 +29,13 @@
  * id and adds the service's QoS); the tunnel's own traffic is written with the wire id.
  *
  * Acks go out once per dispatch pass in which new data was accepted (rx_dispatch's end), as the
- * original acks once per dispatch call, and also as soon as half the receive window was accepted
- * since the last ack, in the middle of a pass, handed to the worker at once: the default window
- * (12,288 bytes) is smaller than one tick's burst of a provider at 100,000 updates/s, so acked
- * only at the end of the pass the sender's window stays closed for the whole pass and the ack's
- * way back. Queued messages are sent as soon as the window allows (at submit, and when an ack
- * opens the window; handed to the worker at the end of the dispatch pass: handing them over at
- * each ack woke the worker once more per ack and measured worse on a loaded machine).
- * Submitting and receiving allocate nothing once the tunnel's store has grown to the traffic's
- * backlog.
+ * original does; queued messages are sent as soon as the window allows (at submit, and when an
+ * ack opens the window). The default window (12,288 bytes) is smaller than one tick's burst of
+ * a provider at 100,000 updates/s, so each tick waits for an ack's round trip, which crosses the
+ * application and worker threads of both sides: its tail is those threads' wake-ups on a busy
+ * machine. An extra ack at half the window in the middle of a pass, handed to the worker at once,
+ * measured no better (posting p99 through the tunnel within the run-to-run spread). Submitting
+ * and receiving allocate nothing once the tunnel's store has grown to the traffic's backlog.
  *
  * Errors: functions return 0 or a negative TP_E* code with err_msg() set: TP_ENOBUFS (the
  * tunnel's buffer limit is reached), TP_EINVAL (misuse, bad message), TP_EFAIL (not open).

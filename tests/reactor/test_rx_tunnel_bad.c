@@ -126,46 +126,6 @@ static void test_window_overrun(void **state)
     assert_true(f->tl.msgs >= 12 && f->tl.msgs < 20);
 }
 
-/* Half the window accepted in one pass: that message is acknowledged at once (an early ack, so
- * that the sender refills the window while the pass delivers the rest), the rest at the end of
- * the pass. The messages the worker had read before the early ack still count against the ack
- * before it (test_window_overrun: 20 messages sent at once still overrun the window). */
-static void test_early_ack(void **state)
-{
-    fx *f = consumer(0, true);
-    *state = f;
-    static uint8_t msg[2048];
-    uint32_t n = 0;
-    for (uint32_t s = 1; s <= 10; s++) {
-        n = tt_inner(msg, sizeof(msg), RWF_MC_UPDATE, 5, 1000, s);
-        tt_peer_data(&f->peer, 1000, s, msg, n, TUN_OP_DATA);
-    }
-    assert_true(10 * n < RX_TUNNEL_RECV_WINDOW);
-    /* All ten in the inbound ring (each record holds more than n bytes), then one pass. */
-    int64_t end = tx_now_ms() + 5000;
-    while (atomic_load(&f->r->in.head) - f->r->in.cons_pos < 10ull * n) {
-        if (tx_now_ms() > end)
-            fail_msg("the worker did not read the ten messages");
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
-    }
-    assert_true(rx_dispatch(f->r, 10000) >= 10);
-    assert_int_equal(f->tl.msgs, 10);
-    uint32_t half = (RX_TUNNEL_RECV_WINDOW / 2 + n - 1) / n; /* the message reaching half */
-    uint32_t acks[4];
-    int nacks = 0;
-    rwf_msg m;
-    while (nacks < 4 && (nacks == 0 || acks[nacks - 1] != 10) && tx_peer_read(&f->peer, &m, 2000)) {
-        assert_int_equal(m.msg_class, RWF_MC_GENERIC);
-        assert_int_equal(f->peer.buf[11], TUN_OP_ACK);
-        acks[nacks++] = rwf_rd32(f->peer.buf + 13);
-    }
-    assert_int_equal(nacks, 2);
-    assert_int_equal(acks[0], half);
-    assert_int_equal(acks[1], 10);
-    assert_int_equal(f->tl.nst, 1); /* still open: no overrun */
-}
-
 static void test_ack_unknown_seq(void **state)
 {
     fx *f = consumer(0, true);
@@ -463,7 +423,6 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_window_overrun, teardown),
-        cmocka_unit_test_teardown(test_early_ack, teardown),
         cmocka_unit_test_teardown(test_ack_unknown_seq, teardown),
         cmocka_unit_test_teardown(test_nak_not_held, teardown),
         cmocka_unit_test_teardown(test_bad_opcode, teardown),
