@@ -28,6 +28,7 @@
 #include "run_fail.h"
 #include "run_ws.h"
 #include "rwf.h"
+#include "sig.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -113,8 +114,7 @@ typedef struct cons_thread {
     cpu_entry cpu;        /* where to bind it */
     cpu_entry worker_cpu; /* where to bind its reactor's worker (-workerThreads) */
     bool worker_bound;    /* -workerThreads was given */
-    pthread_t tid;
-    bool started;
+    sig_thread thread;    /* started by the main thread */
 
     /* Published by the worker, read by the main thread. */
     cons_counters c;

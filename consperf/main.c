@@ -104,13 +104,10 @@ int main(int argc, char **argv)
     fflush(stdout);
     for (int i = 0; i < a->run.thread_count; i++) {
         cons_thread *t = &a->threads[i];
-        int rc = sig_thread_create(&t->tid, cons_thread_main, t);
-        if (rc != 0) {
-            err_set_errno(rc, "starting consumer thread %d", i + 1);
+        if (sig_thread_start(&t->thread, cons_thread_main, t, "consumer thread", i + 1) != 0) {
             run_fail_stop(&t->fail, NULL);
             break;
         }
-        t->started = true;
     }
 
     cons_end why = main_loop(&a->col, &a->run);
@@ -118,8 +115,7 @@ int main(int argc, char **argv)
     fflush(stdout);
     sig_request_stop();
     for (int i = 0; i < a->run.thread_count; i++)
-        if (a->threads[i].started)
-            pthread_join(a->threads[i].tid, NULL);
+        sig_thread_join(&a->threads[i].thread);
     cons_collect_final(&a->col);
     status = cons_app_summary(a, why);
     cons_app_free(a);

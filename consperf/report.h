@@ -124,13 +124,9 @@ void cons_report_interval(FILE *f, unsigned sec, int thread, int threads, unsign
  * connections only): "Overall image retrieval time for N images: X.XXXs (Y Images/s)." */
 void cons_report_overall_images(FILE *f, int items, uint64_t ns);
 
-/* Writes the statistics file's header into buf: the original's 23 columns, then ours
- * (out_csv_lat_header for "Latency", "Posting Latency" and "GenMsg Latency"). Returns 0, or -1
- * when buf (2 KB is enough) is too small. */
-int cons_stats_header(char *buf, size_t size);
-
-/* Creates connection `thread`'s (1-based) statistics file with its header. Returns 0, or -1
- * (err_set naming the file). */
+/* Creates connection `thread`'s (1-based) statistics file with its header: the original's 23
+ * columns, then ours (out_csv_lat_header for "Latency", "Posting Latency" and "GenMsg
+ * Latency"). Returns 0, or -1 (err_set naming the file). */
 int cons_stats_open(out_csv *csv, const cons_config *cfg, int thread);
 
 /* Writes one statistics row for an interval ending at wall-clock time t. Returns 0 or -1. */

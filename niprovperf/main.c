@@ -11,7 +11,6 @@
 #include "err.h"
 #include "niprov.h"
 #include "out.h"
-#include "pv_admin.h"
 #include "run_host.h"
 #include "report.h"
 #include "run_loop.h"
@@ -36,13 +35,14 @@ static const pv_collect_spec collect_spec = {.tool = "NIProvPerf",
                                              .stats_row = niprov_report_stats_row,
                                              .console = niprov_report_interval};
 
-/* Dictionary, content, item list, rates. Returns 0, or -1 (err_msg() set). */
+/* The providers' inputs (dictionary, content, rates, service; no generic messages), the item
+ * list and the login user. Returns 0, or -1 (err_msg() set). */
 static int load_inputs(void *p)
 {
     niprov_app *a = p;
     const niprov_config *cfg = &a->cfg;
-    a->content = pv_content_start(&a->dict, &a->feed, &cfg->pv);
-    if (!a->content)
+    /* NIProvPerf sends no generic messages and advertises no OpenLimit. */
+    if (pv_inputs_load(&a->in, &cfg->pv, (pv_generic_rates){0, 0}, 0) != 0)
         return -1;
     a->n_threads = pv_config_threads(&cfg->pv);
     size_t need =
@@ -51,11 +51,6 @@ static int load_inputs(void *p)
     char path[1024];
     if (need > 0 && items_load(&a->list, data_find(cfg->item_file, path, sizeof(path)), need) != 0)
         return err_push("Failed to load item file");
-    if (pv_rates_updates(&a->rates, &a->upd_lra, &cfg->pv, lra_time_seed()) != 0)
-        return -1;
-    /* NIProvPerf advertises no OpenLimit. */
-    pv_admin_service(&a->service, cfg->pv.service_name, (uint16_t)cfg->pv.service_id, &a->feed, 0);
-    run_host_position(a->position, sizeof(a->position), "localhost");
     run_host_user(a->user, sizeof(a->user));
     return 0;
 }
@@ -122,8 +117,7 @@ int main(int argc, char **argv)
         printf("\nRun time of %d seconds has expired.\n\n", cfg->pv.run_time);
     sig_request_stop();
     for (int i = 0; i < app.n_threads; i++)
-        if (app.threads[i].started)
-            pthread_join(app.threads[i].tid, NULL);
+        sig_thread_join(&app.threads[i].thread);
 
     pv_result result;
     pv_collect_final(&app.col, &result);
@@ -141,9 +135,6 @@ int main(int argc, char **argv)
         niprov_thread_free(&app.threads[i]);
     free(app.threads);
     items_free(&app.list);
-    pv_content_free(app.content);
-    rwf_dict_free(app.dict);
-    if (app.rates.upd_lat)
-        lra_free(&app.upd_lra);
+    pv_inputs_free(&app.in);
     return run_fail_status(&app.fail);
 }

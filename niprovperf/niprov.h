@@ -18,11 +18,13 @@
 #include "pv_burst.h"
 #include "pv_collect.h"
 #include "pv_feed.h"
+#include "pv_inputs.h"
 #include "pv_stats.h"
 #include "run_col.h"
 #include "run_fail.h"
 #include "rwf.h"
 #include "rwf_rdm.h"
+#include "sig.h"
 #include "tick.h"
 #include "tp.h"
 
@@ -34,9 +36,8 @@ typedef struct niprov_app niprov_app;
 
 typedef struct niprov_thread {
     niprov_app *app;
-    int index; /* 0-based */
-    pthread_t tid;
-    bool started;
+    int index;         /* 0-based */
+    sig_thread thread; /* started by the main thread */
     cpu_entry cpu;
     cpu_entry worker_cpu; /* where its reactor's worker runs (-reactor -workerThreads) */
     bool worker_bound;
@@ -50,15 +51,9 @@ typedef struct niprov_thread {
 
 struct niprov_app {
     niprov_config cfg;
-    rwf_dict *dict;
-    pv_content *content;
-    pv_feed feed;
-    pv_rates rates;
-    lra upd_lra;
-    items list;          /* the item file's items */
-    rwf_service service; /* published on stream -1 */
-    char position[64];   /* login Position */
-    char user[256];      /* login user name */
+    pv_inputs in;   /* dictionary, content, rates, service (on stream -1), login Position */
+    items list;     /* the item file's items */
+    char user[256]; /* login user name */
     niprov_thread *threads;
     int n_threads;
 

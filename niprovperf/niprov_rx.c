@@ -68,7 +68,7 @@ static int on_channel(rx_chan *ch, rx_event ev, const char *text)
         }
         break;
     case RX_CHANNEL_READY:
-        pv_content_print_sizes(th->app->content, stdout);
+        pv_content_print_sizes(th->app->in.content, stdout);
         if (!th->publishing && niprov_publish_items(th) != 0) {
             run_channel_closed(stdout, err_msg());
             rc = fail(th);
@@ -185,7 +185,8 @@ void niprov_rx_thread(niprov_thread *th)
             int64_t now = clk_ns();
             if (tick_poll(&th->t, now)) {
                 if (th->publishing && rx_is_up(ch) &&
-                    pv_burst_tick(s, &app->feed, &app->rates, &th->stats, &th->t) == TP_EFAIL) {
+                    pv_burst_tick(s, &app->in.feed, &app->in.rates, &th->stats, &th->t) ==
+                        TP_EFAIL) {
                     run_channel_closed(stdout, err_msg());
                     fail(th);
                     break;

@@ -114,7 +114,7 @@ static int activate(niprov_thread *th)
         return err_set("Error(Channel %d): MaxFragmentSize %u is too small for packing buffer "
                        "size %d",
                        tp_fd(s->ch), info.max_fragment_size, cfg->pv.pack_buf_size);
-    pv_content_print_sizes(app->content, stdout);
+    pv_content_print_sizes(app->in.content, stdout);
     fflush(stdout);
     if (pv_items_init(&s->items, (uint32_t)th->share.count + 1) != 0)
         return -1;
@@ -138,12 +138,12 @@ void niprov_directory(const niprov_app *app, rwf_directory *d)
     d->stream_id = -1;
     d->filter = RWF_DIR_INFO | RWF_DIR_STATE | RWF_DIR_GROUP;
     d->has_service_id = 1;
-    d->service_id = app->service.id;
+    d->service_id = app->in.service.id;
     d->clear_cache = 1;
     d->state.stream_state = RWF_STREAM_OPEN;
     d->state.data_state = RWF_DATA_OK;
     d->state.code = RWF_SC_NONE;
-    d->services = &app->service;
+    d->services = &app->in.service;
     d->service_count = 1;
 }
 
@@ -154,7 +154,7 @@ static int publish(niprov_thread *th)
     pv_sess *s = &th->sess;
     rwf_directory d;
     niprov_directory(app, &d);
-    int rc = pv_out_send(&s->out, 1024 + app->service.name.len, enc_directory, &d, false);
+    int rc = pv_out_send(&s->out, 1024 + app->in.service.name.len, enc_directory, &d, false);
     if (rc < 0)
         return err_push("publishing the directory");
     return niprov_publish_items(th);
@@ -170,7 +170,7 @@ int niprov_publish_items(niprov_thread *th)
         size_t li = j < th->share.common ? j : th->share.first + (j - th->share.common);
         const item_def *it = &app->list.v[li];
         int dom = pv_dom_index(it->domain);
-        if (dom < 0 || !app->feed.dom[dom].present)
+        if (dom < 0 || !app->in.feed.dom[dom].present)
             return err_set("createItemInfo: No %s data present in message data file.",
                            it->domain == ITEMS_DOMAIN_MARKET_BY_ORDER ? "MarketByOrder"
                                                                       : "MarketPrice");
@@ -188,7 +188,8 @@ int niprov_publish_items(niprov_thread *th)
     printf("Created publishing list.\n");
     fflush(stdout);
     th->publishing = true;
-    if (s->items.refresh.count && (rc = pv_burst_refreshes(s, &app->feed, &th->stats)) == TP_EFAIL)
+    if (s->items.refresh.count &&
+        (rc = pv_burst_refreshes(s, &app->in.feed, &th->stats)) == TP_EFAIL)
         return -1;
     rc = pv_out_close(&s->out);
     if (rc < 0)
@@ -288,7 +289,7 @@ static void *thread_main(void *arg)
         int64_t now = clk_ns();
         if (tick_poll(&th->t, now)) {
             if (th->publishing &&
-                pv_burst_tick(s, &app->feed, &app->rates, &th->stats, &th->t) == TP_EFAIL)
+                pv_burst_tick(s, &app->in.feed, &app->in.rates, &th->stats, &th->t) == TP_EFAIL)
                 break;
             if (tp_tick(s->ch, (uint64_t)now) < 0)
                 break;
@@ -333,11 +334,7 @@ out:
 
 int niprov_thread_start(niprov_thread *th)
 {
-    int rc = sig_thread_create(&th->tid, thread_main, th);
-    if (rc != 0)
-        return err_set_errno(rc, "starting provider thread %d", th->index + 1);
-    th->started = true;
-    return 0;
+    return sig_thread_start(&th->thread, thread_main, th, "provider thread", th->index + 1);
 }
 
 void niprov_login(const niprov_app *app, rwf_login *l, const char *app_name)
@@ -350,6 +347,6 @@ void niprov_login(const niprov_app *app, rwf_login *l, const char *app_name)
         RWF_LOGIN_HAS_APP_ID | RWF_LOGIN_HAS_APP_NAME | RWF_LOGIN_HAS_POSITION | RWF_LOGIN_HAS_ROLE;
     l->app_id = RWF_STR("256");
     l->app_name = rwf_buf_cstr(app_name);
-    l->position = rwf_buf_cstr(app->position);
+    l->position = rwf_buf_cstr(app->in.position);
     l->role = 1; /* provider */
 }

@@ -9,10 +9,7 @@
 #include "err.h"
 #include "out.h"
 #include "prov.h"
-#include "pv_admin.h"
 #include "pv_collect.h"
-#include "pv_feed.h"
-#include "run_host.h"
 #include "report.h"
 #include "run_loop.h"
 #include "run_setup.h"
@@ -43,39 +40,20 @@ static const run_accept_text accept_text = {.failed = "rsslAccept: failed <%s>\n
 static const run_accept_text accept_text_rx = {
     .failed = "rsslAccept: failed <%s>\n", .accepting = "Accepting new Reactor connection...\n"};
 
-/* Content, dictionary, rates and latency arrays. Returns 0, or -1 (err_msg()
- * set). */
+/* The providers' inputs (dictionary, content, rates and latency arrays, service) and the JSON
+ * converter with -pl. Returns 0, or -1 (err_msg() set). */
 static int load_inputs(void *p)
 {
     prov_app *a = p;
     const prov_config *cfg = &a->cfg;
-    a->content = pv_content_start(&a->dict, &a->feed, &cfg->pv);
-    if (!a->content)
+    pv_generic_rates gen = {cfg->generic_msg_rate, cfg->generic_msg_latency_rate};
+    if (pv_inputs_load(&a->in, &cfg->pv, gen, cfg->open_limit) != 0)
         return -1;
-    const pv_feed *f = &a->feed;
-    if (cfg->generic_msg_rate > 0)
-        for (int d = 0; d < PV_DOMS; d++)
-            if (f->dom[d].present && !f->dom[d].n_generics)
-                return err_set("%s: -genericMsgRate needs generic messages (genMsg) for %s",
-                               cfg->pv.msg_file, d == PV_DOM_MP ? "MarketPrice" : "MarketByOrder");
-    pv_rates *r = &a->rates;
-    r->generics = (uint64_t)cfg->generic_msg_rate;
-    uint64_t seed = lra_time_seed();
-    if (pv_rates_updates(r, &a->upd_lra, &cfg->pv, seed) != 0)
-        return -1;
-    bool gen;
-    if (run_stamps(&a->gen_lra, &gen, cfg->generic_msg_rate, cfg->generic_msg_latency_rate,
-                   cfg->pv.tick_rate, seed + 1) != 0)
-        return err_push("Config Error: -genericMsgLatencyRate");
-    r->gen_lat = gen ? &a->gen_lra : NULL;
-    pv_admin_service(&a->service, cfg->pv.service_name, (uint16_t)cfg->pv.service_id, &a->feed,
-                     cfg->open_limit);
     if (cfg->ws.pl[0]) { /* WebSocket clients may speak JSON */
-        a->json = run_ws_converter(a->dict, cfg->pv.service_name, (uint16_t)cfg->pv.service_id);
-        if (!a->json || pv_content_json(a->content, a->json->conv, &a->feed) != 0)
+        a->json = run_ws_converter(a->in.dict, cfg->pv.service_name, (uint16_t)cfg->pv.service_id);
+        if (!a->json || pv_content_json(a->in.content, a->json->conv, &a->in.feed) != 0)
             return -1;
     }
-    run_host_position(a->position, sizeof(a->position), "localhost");
     return 0;
 }
 
@@ -184,8 +162,7 @@ int main(int argc, char **argv)
 
     printf("\nShutting down.\n\n");
     for (int i = 0; i < app.n_threads; i++)
-        if (app.threads[i].started)
-            pthread_join(app.threads[i].tid, NULL);
+        sig_thread_join(&app.threads[i].thread);
     pv_result result;
     pv_collect_final(&col, &result);
     prov_report_summary(&rep, &app.cfg, &result);
@@ -204,12 +181,7 @@ int main(int argc, char **argv)
     free(app.threads);
     free(to);
     tp_server_close(app.srv);
-    pv_content_free(app.content);
     run_ws_converter_free(app.json);
-    rwf_dict_free(app.dict);
-    if (app.rates.upd_lat)
-        lra_free(&app.upd_lra);
-    if (app.rates.gen_lat)
-        lra_free(&app.gen_lra);
+    pv_inputs_free(&app.in);
     return run_fail_status(&app.fail);
 }

@@ -16,6 +16,7 @@
 #include "lra.h"
 #include "pv_burst.h"
 #include "pv_feed.h"
+#include "pv_inputs.h"
 #include "pv_stats.h"
 #include "run_chan.h"
 #include "run_fail.h"
@@ -23,6 +24,7 @@
 #include "run_ws.h"
 #include "rwf.h"
 #include "rwf_rdm.h"
+#include "sig.h"
 #include "tick.h"
 #include "tp.h"
 
@@ -36,9 +38,8 @@ typedef struct prov_app prov_app;
 /* One provider thread. */
 typedef struct prov_thread {
     prov_app *app;
-    int index; /* 0-based; printed 1-based */
-    pthread_t tid;
-    bool started;
+    int index;            /* 0-based; printed 1-based */
+    sig_thread thread;    /* started by the main thread */
     cpu_entry cpu;        /* where it runs */
     cpu_entry worker_cpu; /* where its reactor's worker runs (-reactor -workerThreads) */
     bool worker_bound;
@@ -61,14 +62,8 @@ typedef struct prov_thread {
 
 struct prov_app {
     prov_config cfg;
-    pv_content *content;  /* MsgData.xml content, owner of the feed's templates */
-    rwf_dict *dict;       /* RDMFieldDictionary + enumtype.def: validation, dictionary requests */
-    run_ws_conv *json;    /* the RWF <-> JSON converter (with -pl), NULL otherwise */
-    pv_feed feed;         /* what the threads publish */
-    pv_rates rates;       /* per-connection rates and latency arrays */
-    lra upd_lra, gen_lra; /* latency positions (when the rates ask for stamps) */
-    rwf_service service;  /* the service of the directory */
-    char position[64];    /* login refresh Position: "<ip>/net" */
+    pv_inputs in;      /* dictionary, content, rates, service, login refresh Position */
+    run_ws_conv *json; /* the RWF <-> JSON converter (with -pl), NULL otherwise */
     tp_server *srv;
     prov_thread *threads;
     int n_threads;

@@ -30,7 +30,7 @@ static int wsb_role(prov_thread *th, pv_sess *s, const rwf_msg *m)
     }
     if (!w.kind || !w.has_mode)
         return 0;
-    if (w.kind == RWF_WSB_CONSUMER_STATUS && w.service_id != th->app->service.id)
+    if (w.kind == RWF_WSB_CONSUMER_STATUS && w.service_id != th->app->in.service.id)
         return 0;
     bool standby = w.mode == RWF_WSB_STANDBY;
     s->standby = standby && !th->app->cfg.standby_ignore_role;
@@ -77,7 +77,7 @@ int prov_admin_login(prov_thread *th, pv_sess *s, const rwf_msg *m)
         r.state.code = RWF_SC_NONE;
         r.app_id = RWF_STR("256");
         r.app_name = RWF_STR("ProvPerf");
-        r.position = rwf_buf_cstr(th->app->position);
+        r.position = rwf_buf_cstr(th->app->in.position);
         r.single_open = 0;
         r.support_post = 1;
         return prov_send(s, 512 + req.user.len, enc_login, &r, false);
@@ -104,7 +104,7 @@ int prov_admin_directory(prov_thread *th, pv_sess *s, const rwf_msg *m)
     case RWF_MC_REQUEST: {
         printf("Received Directory Request.\n\n");
         fflush(stdout);
-        const rwf_service *svc = &th->app->service;
+        const rwf_service *svc = &th->app->in.service;
         rwf_directory d;
         memset(&d, 0, sizeof(d));
         d.stream_id = m->stream_id;
@@ -169,7 +169,7 @@ static int send_dictionary(prov_thread *th, pv_sess *s, const rwf_dict_request *
     r.solicited = 1;
     r.type = type;
     int32_t next = 0;
-    dict_part p = {&r, th->app->dict, &next, RWF_PART_MORE};
+    dict_part p = {&r, th->app->in.dict, &next, RWF_PART_MORE};
     int any = 0;
     while (p.status == RWF_PART_MORE) {
         int32_t before = next;

@@ -285,7 +285,7 @@ static int on_generic(prov_thread *th, pv_sess *s, const rwf_msg *m)
     payload_stamps stamps = {{0, 0, 0}, 0};
     int rc;
     if (m->container_type == RWF_DT_FIELD_LIST || m->container_type == RWF_DT_MAP)
-        rc = payload_decode(app->dict, m, &stamps);
+        rc = payload_decode(app->in.dict, m, &stamps);
     else
         rc = err_set("decodePayload(): Unhandled container type %u", m->container_type);
     const uint64_t trk1 = stamps.t[0], trk3 = stamps.t[2];
@@ -344,7 +344,7 @@ int prov_handle_msg(prov_thread *th, pv_sess *s, const rwf_msg *m)
         return prov_admin_dictionary(th, s, m);
     default: {
         int d = pv_dom_index(m->domain);
-        if (d >= 0 && th->app->feed.dom[d].present)
+        if (d >= 0 && th->app->in.feed.dom[d].present)
             return prov_item_msg(th, s, m);
         return prov_item_reject(th, s, m->stream_id, m->domain, RWF_REJECT_DOMAIN);
     }

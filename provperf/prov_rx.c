@@ -71,7 +71,7 @@ static int on_channel(rx_chan *ch, rx_event ev, const char *text)
         }
         break;
     case RX_CHANNEL_READY:
-        pv_content_print_sizes(th->app->content, stdout);
+        pv_content_print_sizes(th->app->in.content, stdout);
         break;
     case RX_CHANNEL_WARNING:
         printf("Received warning for Channel fd=%d.\n\tError text: %s\n", rx_chan_fd(ch), text);
@@ -161,7 +161,7 @@ static void bursts(prov_thread *th)
             i++;
             continue;
         }
-        if (pv_burst_tick(s, &app->feed, &app->rates, &th->stats, &th->t) == TP_EFAIL) {
+        if (pv_burst_tick(s, &app->in.feed, &app->in.rates, &th->stats, &th->t) == TP_EFAIL) {
             char why[ERR_MSG_MAX + 64];
             snprintf(why, sizeof(why), "Failure while writing message bursts: %s", err_msg());
             run_channel_closed(stdout, why);

@@ -170,7 +170,7 @@ static int activate(prov_thread *th, pv_sess *s)
                       tp_fd(s->ch), info.max_fragment_size, cfg->pv.pack_buf_size);
         return -1;
     }
-    pv_content_print_sizes(app->content, stdout);
+    pv_content_print_sizes(app->in.content, stdout);
     fflush(stdout);
     run_tls_seen_note(&app->tls_seen, s->ch);
     if (pv_items_init(&s->items, 1024) != 0)
@@ -309,7 +309,7 @@ static void tick_bursts(prov_thread *th)
             i++;
             continue;
         }
-        int rc = pv_burst_tick(s, &app->feed, &app->rates, &th->stats, &th->t);
+        int rc = pv_burst_tick(s, &app->in.feed, &app->in.rates, &th->stats, &th->t);
         if (rc == TP_EFAIL) {
             char why[ERR_MSG_MAX + 64];
             snprintf(why, sizeof(why), "Failure while writing message bursts: %s", err_msg());
@@ -411,9 +411,5 @@ static void *thread_main(void *arg)
 
 int prov_thread_start(prov_thread *th)
 {
-    int rc = sig_thread_create(&th->tid, thread_main, th);
-    if (rc != 0)
-        return err_set_errno(rc, "starting provider thread %d", th->index + 1);
-    th->started = true;
-    return 0;
+    return sig_thread_start(&th->thread, thread_main, th, "provider thread", th->index + 1);
 }

@@ -33,15 +33,12 @@ void prov_report_summary(out_report *r, const prov_config *cfg, const pv_result 
 void prov_report_interval(FILE *f, unsigned sec, int thread, int threads, unsigned interval_secs,
                           const pv_interval *iv);
 
-/* Writes the statistics file's header into buf: the original's 15 columns, then ours for
- * "GenMsg Latency". Returns 0, or -1 when buf (1 KB is enough) is too small. */
-int prov_stats_header(char *buf, size_t size);
-
 /* Writes one statistics row for an interval ending at wall-clock time t. Returns 0 or -1. */
 int prov_report_stats_row(out_csv *csv, time_t t, const pv_interval *iv);
 
 /* Creates thread `thread`'s (1-based) statistics file, named after pv->stats_file, with its
- * header (run_file_stats: the file names of the run-time). Returns 0, or -1 (err_set naming
+ * header: the original's 15 columns, then ours for "GenMsg Latency" (run_file_stats_built:
+ * the file names of the run-time). Returns 0, or -1 (err_set naming
  * the file). */
 int prov_stats_open(out_csv *csv, const pv_config *pv, int thread);
 

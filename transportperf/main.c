@@ -158,7 +158,7 @@ int main(int argc, char **argv)
         R.status = run_test(&R);
     sig_request_stop();
     for (int i = 0; i < R.n_init; i++)
-        worker_join(&R.w[i]);
+        sig_thread_join(&R.w[i].thread);
     if (R.srv)
         tp_server_close(R.srv);
     if (R.summary)

@@ -131,11 +131,12 @@ void tperf_report_interval(FILE *f, unsigned sec, int thread, int threads, unsig
 
 int tperf_stats_header(char *buf, size_t size, const tperf_config *cfg)
 {
-    int w = snprintf(buf, size, "%s",
-                     "UTC, Msgs sent, Bytes sent, Msgs received, Bytes received, Latency msgs "
-                     "received, Latency avg (usec), Latency std dev (usec), Latency max (usec), "
-                     "Latency min (usec), CPU usage (%), Memory (MB)");
-    if (w < 0 || (size_t)w >= size || out_csv_lat_header(buf, size, "Latency") != 0)
+    static const char *const lat_kinds[] = {"Latency", NULL};
+    if (out_csv_header(buf, size,
+                       "UTC, Msgs sent, Bytes sent, Msgs received, Bytes received, Latency msgs "
+                       "received, Latency avg (usec), Latency std dev (usec), Latency max (usec), "
+                       "Latency min (usec), CPU usage (%), Memory (MB)",
+                       lat_kinds) != 0)
         return -1;
     size_t used = strlen(buf);
     return cfg ? tperf_seq_header(buf + used, size - used, cfg) : 0;

@@ -479,16 +479,5 @@ static void *worker_main(void *arg)
 
 int worker_start(tperf_worker *w)
 {
-    int rc = sig_thread_create(&w->thread, worker_main, w);
-    if (rc != 0)
-        return err_set_errno(rc, "starting thread %d", w->index + 1);
-    w->started = true;
-    return 0;
-}
-
-void worker_join(tperf_worker *w)
-{
-    if (w->started)
-        pthread_join(w->thread, NULL);
-    w->started = false;
+    return sig_thread_start(&w->thread, worker_main, w, "thread", w->index + 1);
 }

@@ -41,6 +41,7 @@
 #include "lra.h"
 #include "run_chan.h"
 #include "run_fail.h"
+#include "sig.h"
 #include "tick.h"
 #include "tp.h"
 #include "tp_mcast.h"
@@ -96,8 +97,7 @@ typedef struct tperf_worker {
     const cpu_entry *cpu; /* binding, NULL = none */
     tp_opts opts;         /* connection settings (client) */
     uint32_t write_flags; /* TP_WRITE_DIRECT with -directWrite */
-    pthread_t thread;
-    bool started;
+    sig_thread thread;
 
     /* ---- main thread -> worker: accepted channels waiting to be taken, and the count of
      * open channels (the least-loaded choice) ---- */
@@ -150,9 +150,6 @@ int worker_init(tperf_worker *w, int index, const tperf_config *cfg, const lra *
 
 /* Starts the thread. Returns 0, or -1 with err_msg() set. */
 int worker_start(tperf_worker *w);
-
-/* Waits for the thread (after sig_request_stop()). */
-void worker_join(tperf_worker *w);
 
 /* Frees what worker_init() allocated; channels still held are closed. */
 void worker_free(tperf_worker *w);

@@ -423,6 +423,17 @@ int out_csv_lat_header(char *buf, size_t size, const char *name)
     return 0;
 }
 
+int out_csv_header(char *buf, size_t size, const char *columns, const char *const *lat_kinds)
+{
+    int w = snprintf(buf, size, "%s", columns);
+    if (w < 0 || (size_t)w >= size)
+        return -1;
+    for (; lat_kinds && *lat_kinds; lat_kinds++)
+        if (out_csv_lat_header(buf, size, *lat_kinds) != 0)
+            return -1;
+    return 0;
+}
+
 /* Appends ", <value>" to buf, or ", " alone when the percentile p of l rests on too few
  * samples (out_pct_note); an empty l gives 0. */
 static int append_pct(char *buf, size_t size, const stat_lat *l, double p, double v, int decimals)

@@ -256,6 +256,11 @@ void out_utc(char *buf, size_t size, time_t t);
  * Returns 0, or -1 when buf is too small (buf is then left unchanged). */
 int out_csv_lat_header(char *buf, size_t size, const char *name);
 
+/* Writes a statistics file's header into buf (of the given size): the tool's own columns (the
+ * original's), then out_csv_lat_header's columns for each latency kind of lat_kinds, a list
+ * ended by NULL (NULL: none). Returns 0, or -1 when buf is too small. */
+int out_csv_header(char *buf, size_t size, const char *columns, const char *const *lat_kinds);
+
 /* Appends the eight values matching out_csv_lat_header for an interval: the percentiles of l
  * and avg / p99 / max of sched (zeros when sched is NULL or empty, and for an empty l), each
  * with `decimals` digits. A percentile that rests on too few samples (out_pct_needs) is left

@@ -50,12 +50,12 @@ int run_file_stats(out_csv *csv, const char *base, int thread, int pid, const ch
     return out_csv_open(csv, path, header);
 }
 
-int run_file_stats_built(out_csv *csv, const char *base, int thread, int pid,
-                         int (*header)(char *buf, size_t size))
+int run_file_stats_built(out_csv *csv, const char *base, int thread, int pid, const char *columns,
+                         const char *const *lat_kinds)
 {
     char text[4096];
     csv->f = NULL;
-    if (header(text, sizeof(text)) != 0)
+    if (out_csv_header(text, sizeof(text), columns, lat_kinds) != 0)
         return err_set("statistics file header too long");
     return run_file_stats(csv, base, thread, pid, text);
 }

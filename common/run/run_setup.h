@@ -36,10 +36,10 @@ int run_file_name(char *buf, size_t size, const char *base, int thread, int pid)
  * Returns 0, or -1 (err_set naming the file). */
 int run_file_stats(out_csv *csv, const char *base, int thread, int pid, const char *header);
 
-/* run_file_stats with the header that header() writes into a buffer of up to 4 KB (0, or -1
- * when it does not fit). */
-int run_file_stats_built(out_csv *csv, const char *base, int thread, int pid,
-                         int (*header)(char *buf, size_t size));
+/* run_file_stats with the header of up to 4 KB out_csv_header() makes of columns and
+ * lat_kinds (the tool's own columns, then ours for each latency kind). */
+int run_file_stats_built(out_csv *csv, const char *base, int thread, int pid, const char *columns,
+                         const char *const *lat_kinds);
 
 /* Creates thread `thread`'s latency log when base is not "" (-latencyFile), in the OMM tools'
  * form with a message type column when with_type, TransportPerf's without; leaves csv closed

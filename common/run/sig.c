@@ -83,3 +83,19 @@ int sig_thread_create(pthread_t *tid, void *(*fn)(void *), void *arg)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return rc;
 }
+
+int sig_thread_start(sig_thread *t, void *(*fn)(void *), void *arg, const char *what, int number)
+{
+    int rc = sig_thread_create(&t->tid, fn, arg);
+    if (rc != 0)
+        return err_set_errno(rc, "starting %s %d", what, number);
+    t->started = true;
+    return 0;
+}
+
+void sig_thread_join(sig_thread *t)
+{
+    if (t->started)
+        pthread_join(t->tid, NULL);
+    t->started = false;
+}

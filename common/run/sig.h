@@ -36,6 +36,19 @@ int sig_caught(void);
  * pthread_create()'s result: 0, or an errno value. */
 int sig_thread_create(pthread_t *tid, void *(*fn)(void *), void *arg);
 
+/* One of a tool's threads: its id, and whether it runs (started and not joined yet). */
+typedef struct sig_thread {
+    pthread_t tid;
+    bool started;
+} sig_thread;
+
+/* Starts fn(arg) in t as sig_thread_create() does and marks it started. Returns 0, or -1 with
+ * err_msg() set to "starting <what> <number>: <reason>". */
+int sig_thread_start(sig_thread *t, void *(*fn)(void *), void *arg, const char *what, int number);
+
+/* Joins t when it was started, and marks it joined. */
+void sig_thread_join(sig_thread *t);
+
 /* Clears the flag and the caught signal (tests; a tool never needs it). */
 void sig_reset(void);
 
