@@ -210,17 +210,11 @@ void cons_report_interval(FILE *f, unsigned sec, int thread, int threads, unsign
             ", CPU: %6.2f%%, Mem: %6.2fMB\n",
             iv->refreshes, iv->posts_sent, interval_secs ? iv->updates / interval_secs : 0, iv->cpu,
             iv->mem_mb);
-    if (iv->lat.count) {
-        out_console_stat(f, "  Latency(usec)", &iv->lat, false, "Msgs");
-        out_console_lat_extra(f, "  Latency(usec)", &iv->lat, &iv->lat_sched, false);
-    }
+    out_console_lat(f, "  Latency(usec)", &iv->lat, &iv->lat_sched, false);
     if (iv->post_out_of_bufs)
         fprintf(f, "  - %" PRIu64 " posts not sent due to lack of output buffers.\n",
                 iv->post_out_of_bufs);
-    if (iv->post_lat.count) {
-        out_console_stat(f, "  PostLat(usec)", &iv->post_lat, false, "Msgs");
-        out_console_lat_extra(f, "  PostLat(usec)", &iv->post_lat, &iv->post_sched, false);
-    }
+    out_console_lat(f, "  PostLat(usec)", &iv->post_lat, &iv->post_sched, false);
     if (iv->genmsgs_sent || iv->genmsgs_recv)
         fprintf(f,
                 "  GenMsgs: sent %" PRIu64 ", received %" PRIu64 ", latencies sent %" PRIu64
@@ -229,10 +223,7 @@ void cons_report_interval(FILE *f, unsigned sec, int thread, int threads, unsign
     if (iv->genmsg_out_of_bufs)
         fprintf(f, "  - %" PRIu64 " gen msgs not sent due to lack of output buffers.\n",
                 iv->genmsg_out_of_bufs);
-    if (iv->genmsg_lat.count) {
-        out_console_stat(f, "  GenMsgLat(usec)", &iv->genmsg_lat, false, "Msgs");
-        out_console_lat_extra(f, "  GenMsgLat(usec)", &iv->genmsg_lat, &iv->genmsg_sched, false);
-    }
+    out_console_lat(f, "  GenMsgLat(usec)", &iv->genmsg_lat, &iv->genmsg_sched, false);
     if (iv->decode.count)
         out_console_stat(f, "  Update decode time (usec)", &iv->decode, true, "Msgs");
     if (iv->tunnel_bufs.count)
@@ -291,12 +282,6 @@ int cons_stats_open(out_csv *csv, const cons_config *cfg, int thread)
 /* ------------------------------------------------------------------------------------------ */
 /* JSON                                                                                       */
 
-static void add_lat(json_object *o, const char *key, const stat_lat *l)
-{
-    if (l->count)
-        out_json_add(o, key, out_json_lat(l));
-}
-
 static json_object *stats_json(const cons_config *cfg, const cons_stats *s, uint64_t now,
                                double images, int conns)
 {
@@ -346,24 +331,20 @@ static json_object *stats_json(const cons_config *cfg, const cons_stats *s, uint
         out_json_add(o, "expected_update_rate", json_object_new_int(cfg->expected_update_rate));
         out_json_add(o, "achieved_update_rate", out_json_double(d.steady_rate / conns));
     }
-    if (cfg->posting_rate) {
-        out_json_add(o, "offered_posting_rate", json_object_new_int(cfg->posting_rate));
-        out_json_add(o, "achieved_posting_rate", out_json_double(d.post_rate / conns));
-    }
-    if (cfg->generic_msg_rate) {
-        out_json_add(o, "offered_genmsg_rate", json_object_new_int(cfg->generic_msg_rate));
-        out_json_add(o, "achieved_genmsg_rate", out_json_double(d.genmsg.send_rate / conns));
-    }
-    add_lat(o, "startup_latency", &s->startup_lat);
-    add_lat(o, "steady_latency", &s->steady_lat);
-    add_lat(o, "latency", &s->overall_lat);
-    add_lat(o, "posting_latency", &s->post_lat);
-    add_lat(o, "genmsg_latency", &s->genmsg_lat);
-    add_lat(o, "sched_startup_latency", &s->startup_sched);
-    add_lat(o, "sched_steady_latency", &s->steady_sched);
-    add_lat(o, "sched_latency", &s->overall_sched);
-    add_lat(o, "sched_posting_latency", &s->post_sched);
-    add_lat(o, "sched_genmsg_latency", &s->genmsg_sched);
+    if (cfg->posting_rate)
+        out_json_add_rates(o, "posting", cfg->posting_rate, d.post_rate / conns);
+    if (cfg->generic_msg_rate)
+        out_json_add_rates(o, "genmsg", cfg->generic_msg_rate, d.genmsg.send_rate / conns);
+    out_json_add_lat(o, "startup_latency", &s->startup_lat);
+    out_json_add_lat(o, "steady_latency", &s->steady_lat);
+    out_json_add_lat(o, "latency", &s->overall_lat);
+    out_json_add_lat(o, "posting_latency", &s->post_lat);
+    out_json_add_lat(o, "genmsg_latency", &s->genmsg_lat);
+    out_json_add_lat(o, "sched_startup_latency", &s->startup_sched);
+    out_json_add_lat(o, "sched_steady_latency", &s->steady_sched);
+    out_json_add_lat(o, "sched_latency", &s->overall_sched);
+    out_json_add_lat(o, "sched_posting_latency", &s->post_sched);
+    out_json_add_lat(o, "sched_genmsg_latency", &s->genmsg_sched);
     if (s->error[0])
         out_json_add(o, "error", json_object_new_string(s->error));
     return o;

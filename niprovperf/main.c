@@ -80,7 +80,7 @@ static int start_threads(niprov_app *a)
     for (int i = 0; i < a->n_threads; i++) {
         if (niprov_thread_start(&a->threads[i]) != 0) {
             printf("%s\n", err_msg());
-            run_fail_stop(&a->fail, NULL);
+            run_fail_stop(&a->run.fail, NULL);
             break;
         }
         pv_collect_watch(&a->col, i);
@@ -94,10 +94,7 @@ int main(int argc, char **argv)
     if (rc != OPT_CONTINUE)
         return rc;
     const niprov_config *cfg = &app.cfg;
-    out_report rep;
-    FILE *summary = NULL;
-    rc = run_start(&app, load_inputs, print_inputs, app.cfg.pv.summary_file, &app.fail,
-                   &app.tls_seen, &rep, &summary);
+    rc = run_start(&app.run, &app, load_inputs, print_inputs, cfg->pv.summary_file);
     if (rc != RUN_EXIT_OK)
         return rc;
     if (start_threads(&app) != 0) {
@@ -107,13 +104,7 @@ int main(int argc, char **argv)
 
     run_loop loop;
     run_loop_init(&loop, cfg->pv.write_stats_interval, cfg->pv.run_time);
-    int ev;
-    while ((ev = run_loop_next(&loop)) > 0)
-        if (ev == RUN_LOOP_INTERVAL)
-            pv_collect_interval(&app.col, loop.sec, (unsigned)cfg->pv.write_stats_interval);
-        else
-            run_col_drain_all(&app.col.col);
-    if (ev == RUN_LOOP_END)
+    if (pv_collect_run(&app.col, &loop, &cfg->pv) == RUN_LOOP_END)
         printf("\nRun time of %d seconds has expired.\n\n", cfg->pv.run_time);
     sig_request_stop();
     for (int i = 0; i < app.n_threads; i++)
@@ -121,14 +112,10 @@ int main(int argc, char **argv)
 
     pv_result result;
     pv_collect_final(&app.col, &result);
-    result.failed = run_fail_status(&app.fail) != RUN_EXIT_OK;
-    niprov_report_summary(&rep, cfg, &result);
-    out_report_flush(&rep);
-    fclose(summary);
-    json_object *doc = niprov_report_json(cfg, &result, NULL, (int)getpid(), time(NULL));
-    run_tls_seen_to_results(doc, &app.tls_seen);
-    run_json_summary(cfg->pv.summary_file, doc);
-    printf("Exiting.\n");
+    result.failed = run_fail_status(&app.run.fail) != RUN_EXIT_OK;
+    niprov_report_summary(&app.run.rep, cfg, &result);
+    run_finish(&app.run, cfg->pv.summary_file,
+               niprov_report_json(cfg, &result, NULL, (int)getpid(), time(NULL)));
 
     pv_collect_free(&app.col);
     for (int i = 0; i < app.n_threads; i++)
@@ -136,5 +123,5 @@ int main(int argc, char **argv)
     free(app.threads);
     items_free(&app.list);
     pv_inputs_free(&app.in);
-    return run_fail_status(&app.fail);
+    return run_fail_status(&app.run.fail);
 }

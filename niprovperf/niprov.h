@@ -20,8 +20,10 @@
 #include "pv_feed.h"
 #include "pv_inputs.h"
 #include "pv_stats.h"
+#include "pv_thread.h"
 #include "run_col.h"
 #include "run_fail.h"
+#include "run_setup.h"
 #include "rwf.h"
 #include "rwf_rdm.h"
 #include "sig.h"
@@ -57,9 +59,9 @@ struct niprov_app {
     niprov_thread *threads;
     int n_threads;
 
-    run_fail fail;         /* the error that ended the test (any thread) */
-    pv_collect col;        /* the main thread's side of the statistics */
-    run_tls_seen tls_seen; /* TLS versions and ciphers of the encrypted connections */
+    run_main run;   /* the error that ended the test (any thread), the TLS versions and
+                     * ciphers of the encrypted connections, the summary */
+    pv_collect col; /* the main thread's side of the statistics */
 };
 
 /* Prepares thread i. Returns 0, or -1 with err_msg() set. */

@@ -33,7 +33,7 @@ static int on_up(niprov_thread *th, rx_chan *ch)
     pv_sess *s = &th->sess;
     const tp_info *info = rx_info(ch);
     run_channel_info_print(stdout, rx_chan_fd(ch), info);
-    run_tls_seen_add(&app->tls_seen, info->tls_version, info->tls_cipher);
+    run_tls_seen_add(&app->run.tls_seen, info->tls_version, info->tls_cipher);
     if (cfg->pv.max_pack_count > 1 && (uint32_t)cfg->pv.pack_buf_size > info->max_fragment_size)
         return err_set("Error(Channel %d): MaxFragmentSize %u is too small for packing buffer "
                        "size %d",
@@ -52,7 +52,7 @@ static int on_up(niprov_thread *th, rx_chan *ch)
 /* Ends the test: the text of what went wrong is in err_msg(). */
 static int fail(niprov_thread *th)
 {
-    return run_fail_stop(&th->app->fail, NULL);
+    return run_fail_stop(&th->app->run.fail, NULL);
 }
 
 static int on_channel(rx_chan *ch, rx_event ev, const char *text)
@@ -204,7 +204,7 @@ void niprov_rx_thread(niprov_thread *th)
                 n = rx_dispatch(r, NIPROV_RX_DISPATCH);
             } while (n == NIPROV_RX_DISPATCH && clk_ns() < th->t.next_ns);
             if (n < 0) {
-                if (run_fail_status(&app->fail) == RUN_EXIT_OK)
+                if (run_fail_status(&app->run.fail) == RUN_EXIT_OK)
                     fail(th);
                 break;
             }

@@ -76,7 +76,7 @@ static bool connect_loop(niprov_thread *th)
         }
         if (rc == TP_ACTIVE) {
             th->sess.ch = ch;
-            run_tls_seen_note(&th->app->tls_seen, ch);
+            run_tls_seen_note(&th->app->run.tls_seen, ch);
             return true;
         }
         if (rc < 0 && strcmp(errs.last, err_msg()) != 0) {
@@ -257,30 +257,18 @@ static int on_readable(niprov_thread *th)
     }
 }
 
-static void *thread_main(void *arg)
+/* pv_thread_fns: the thread's one channel (bare): connected, logged in, publishing until the
+ * run stops or the channel is lost. */
+static void bare_loop(void *arg)
 {
     niprov_thread *th = arg;
     niprov_app *app = th->app;
     pv_sess *s = &th->sess;
-    if (cpu_bind(&th->cpu) != 0) {
-        printf("Error: Failed to bind thread to core %s: %s.\n", th->cpu.text, err_msg());
-        run_fail_stop(&app->fail, "binding the thread");
-        latbuf_close(&th->stats.lat);
-        return NULL;
-    }
-    if (app->cfg.pv.reactor) {
-        niprov_rx_thread(th);
-        latbuf_close(&th->stats.lat);
-        return NULL;
-    }
-    tick_tighten_slack();
-    if (!connect_loop(th)) {
-        latbuf_close(&th->stats.lat);
-        return NULL;
-    }
+    if (!connect_loop(th))
+        return;
     if (activate(th) != 0) {
         run_channel_closed(stdout, err_msg());
-        run_fail_stop(&app->fail, NULL);
+        run_fail_stop(&app->run.fail, NULL);
         goto out;
     }
     tick_init(&th->t, (uint32_t)app->cfg.pv.tick_rate,
@@ -319,7 +307,7 @@ static void *thread_main(void *arg)
     if (!sig_stop_requested()) {
         /* The channel was lost (or the ADH ended the login): the test cannot go on. */
         run_channel_closed(stdout, err_msg());
-        run_fail_stop(&app->fail, NULL);
+        run_fail_stop(&app->run.fail, NULL);
     }
 out:
     pv_stats_closed(&th->stats, s->pub_ns, clk_ns());
@@ -328,8 +316,26 @@ out:
     tp_close(s->ch);
     s->ch = NULL;
     fflush(stdout);
-    latbuf_close(&th->stats.lat);
-    return NULL;
+}
+
+/* pv_thread_fns: the loop with -reactor. */
+static void reactor_loop(void *th)
+{
+    niprov_rx_thread(th);
+}
+
+/* pv_thread_fns: the binding failed: its line, and the test ends. */
+static void bind_failed(void *th, const char *line)
+{
+    printf("%s\n", line);
+    run_fail_stop(&((niprov_thread *)th)->app->run.fail, "binding the thread");
+}
+
+static void *thread_main(void *arg)
+{
+    static const pv_thread_fns fns = {reactor_loop, bare_loop, bind_failed};
+    niprov_thread *th = arg;
+    return pv_thread_run(th, &th->cpu, th->app->cfg.pv.reactor, &th->stats, &fns);
 }
 
 int niprov_thread_start(niprov_thread *th)

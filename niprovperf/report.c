@@ -66,40 +66,27 @@ int niprov_stats_open(out_csv *csv, const pv_config *pv, int thread)
     return run_file_stats(csv, pv->stats_file, thread, 0, niprov_stats_header());
 }
 
-static json_object *stats_json(const niprov_config *cfg, const pv_totals *s)
+/* pv_stats_json_fn: NIProvPerf's figures (no rates over time: now is not needed). */
+static json_object *stats_json(const void *config, const pv_totals *s, uint64_t now)
 {
+    (void)now;
+    const niprov_config *cfg = config;
     json_object *o = json_object_new_object();
     out_json_add(o, "images_sent", json_object_new_uint64(s->refreshes));
     out_json_add(o, "updates_sent", json_object_new_uint64(s->updates));
     out_json_add(o, "closes_received", json_object_new_uint64(s->closes));
     out_json_add(o, "updates_out_of_buffers", json_object_new_uint64(s->out_of_bufs));
     pv_report_json_rate(o, s->conn_secs, cfg->pv.update_rate, s->updates);
-    if (s->encode.count)
-        out_json_add(o, "update_encode_time", out_json_lat(&s->encode));
+    out_json_add_lat(o, "update_encode_time", &s->encode);
     return o;
-}
-
-/* What thread_json needs. */
-typedef struct json_ctx {
-    const niprov_config *cfg;
-    const pv_result *res;
-} json_ctx;
-
-/* out_json_stats_fn: thread i's figures (with one thread, the totals), or the totals (-1). */
-static json_object *thread_json(const void *ctx, int i)
-{
-    const json_ctx *x = ctx;
-    const pv_result *res = x->res;
-    return stats_json(x->cfg, i >= 0 && res->thread_count > 1 ? &res->thread[i] : &res->total);
 }
 
 json_object *niprov_report_json(const niprov_config *cfg, const pv_result *res,
                                 const out_host *host, int pid, time_t now)
 {
-    json_ctx x = {cfg, res};
     json_object *results = NULL;
-    json_object *doc = out_json_summary("NIProvPerf", host, pid, now, niprov_config_json(cfg),
-                                        res->thread_count, thread_json, &x, &res->res, &results);
+    json_object *doc = pv_report_json("NIProvPerf", niprov_config_json(cfg), res, stats_json, cfg,
+                                      host, pid, now, &results);
     if (doc)
         out_json_add(results, "passed", json_object_new_boolean(!res->failed));
     return doc;

@@ -122,10 +122,7 @@ int main(int argc, char **argv)
     int rc = prov_config_init(&app.cfg, argc, argv, stdout, stderr);
     if (rc != OPT_CONTINUE)
         return rc;
-    out_report rep;
-    FILE *summary = NULL;
-    rc = run_start(&app, load_inputs, print_inputs, app.cfg.pv.summary_file, &app.fail,
-                   &app.tls_seen, &rep, &summary);
+    rc = run_start(&app.run, &app, load_inputs, print_inputs, app.cfg.pv.summary_file);
     if (rc != RUN_EXIT_OK)
         return rc;
 
@@ -150,13 +147,7 @@ int main(int argc, char **argv)
     if (bound)
         run_loop_serve(&loop, app.srv, to, app.n_threads,
                        app.cfg.pv.reactor ? &accept_text_rx : &accept_text);
-    int ev;
-    while ((ev = run_loop_next(&loop)) > 0)
-        if (ev == RUN_LOOP_INTERVAL)
-            pv_collect_interval(&col, loop.sec, (unsigned)app.cfg.pv.write_stats_interval);
-        else
-            run_col_drain_all(&col.col);
-    if (ev == RUN_LOOP_END)
+    if (pv_collect_run(&col, &loop, &app.cfg.pv) == RUN_LOOP_END)
         printf("\nRun time of %d seconds has expired.\n", app.cfg.pv.run_time);
     sig_request_stop();
 
@@ -165,15 +156,11 @@ int main(int argc, char **argv)
         sig_thread_join(&app.threads[i].thread);
     pv_result result;
     pv_collect_final(&col, &result);
-    prov_report_summary(&rep, &app.cfg, &result);
-    if (run_fail_status(&app.fail))
-        out_printf(&rep, "ERROR: TEST FAILED: %s\n", run_fail_text(&app.fail));
-    out_report_flush(&rep);
-    fclose(summary);
-    json_object *doc = prov_report_json(&app.cfg, &result, NULL, (int)getpid(), time(NULL));
-    run_tls_seen_to_results(doc, &app.tls_seen);
-    run_json_summary(app.cfg.pv.summary_file, doc);
-    printf("Exiting.\n");
+    prov_report_summary(&app.run.rep, &app.cfg, &result);
+    if (run_fail_status(&app.run.fail))
+        out_printf(&app.run.rep, "ERROR: TEST FAILED: %s\n", run_fail_text(&app.run.fail));
+    run_finish(&app.run, app.cfg.pv.summary_file,
+               prov_report_json(&app.cfg, &result, NULL, (int)getpid(), time(NULL)));
 
     pv_collect_free(&col);
     for (int i = 0; i < app.n_threads; i++)
@@ -183,5 +170,5 @@ int main(int argc, char **argv)
     tp_server_close(app.srv);
     run_ws_converter_free(app.json);
     pv_inputs_free(&app.in);
-    return run_fail_status(&app.fail);
+    return run_fail_status(&app.run.fail);
 }

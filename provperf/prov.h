@@ -18,8 +18,10 @@
 #include "pv_feed.h"
 #include "pv_inputs.h"
 #include "pv_stats.h"
+#include "pv_thread.h"
 #include "run_chan.h"
 #include "run_fail.h"
+#include "run_setup.h"
 #include "run_json.h"
 #include "run_ws.h"
 #include "rwf.h"
@@ -69,9 +71,9 @@ struct prov_app {
     int n_threads;
     bool sched_stamp; /* -noScheduledStamp not given */
 
-    /* An error that ends the run (a thread's): exit status 1. */
-    run_fail fail;
-    run_tls_seen tls_seen; /* TLS versions and ciphers of the encrypted channels */
+    /* The run: an error that ends it (a thread's: exit status 1), the TLS versions and ciphers
+     * of the encrypted channels, the summary. */
+    run_main run;
 };
 
 /* Room for one message as RWF on a JSON channel (either way). */

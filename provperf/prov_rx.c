@@ -50,7 +50,7 @@ static int on_up(prov_thread *th, pv_sess *s)
                       rx_chan_fd(s->rx), info->max_fragment_size, cfg->pv.pack_buf_size);
         return -1;
     }
-    run_tls_seen_add(&app->tls_seen, info->tls_version, info->tls_cipher);
+    run_tls_seen_add(&app->run.tls_seen, info->tls_version, info->tls_cipher);
     if (pv_items_init(&s->items, 1024) != 0)
         return -1;
     pv_out_init_rx(&s->out, s->rx, (uint32_t)cfg->pv.max_pack_count,

@@ -21,10 +21,10 @@ void prov_app_fail(prov_app *a, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    bool first = run_fail_vset(&a->fail, RUN_EXIT_FAILED, fmt, ap);
+    bool first = run_fail_vset(&a->run.fail, RUN_EXIT_FAILED, fmt, ap);
     va_end(ap);
     if (first) {
-        printf("%s\n", run_fail_text(&a->fail));
+        printf("%s\n", run_fail_text(&a->run.fail));
         fflush(stdout);
     }
     sig_request_stop();
@@ -172,7 +172,7 @@ static int activate(prov_thread *th, pv_sess *s)
     }
     pv_content_print_sizes(app->in.content, stdout);
     fflush(stdout);
-    run_tls_seen_note(&app->tls_seen, s->ch);
+    run_tls_seen_note(&app->run.tls_seen, s->ch);
     if (pv_items_init(&s->items, 1024) != 0)
         return -1;
     pv_out_init(&s->out, s->ch, (uint32_t)cfg->pv.max_pack_count, (uint32_t)cfg->pv.pack_buf_size,
@@ -353,21 +353,11 @@ static void on_events(prov_thread *th, struct epoll_event *ev, int n)
     sync_write_interest(th);
 }
 
-static void *thread_main(void *arg)
+/* pv_thread_fns: the thread's loop over its own channels (bare). */
+static void bare_loop(void *arg)
 {
     prov_thread *th = arg;
     prov_app *app = th->app;
-    if (cpu_bind(&th->cpu) != 0) {
-        prov_app_fail(app, "Error: Failed to bind thread to core %s: %s.", th->cpu.text, err_msg());
-        latbuf_close(&th->stats.lat);
-        return NULL;
-    }
-    if (app->cfg.pv.reactor) {
-        prov_rx_thread(th);
-        latbuf_close(&th->stats.lat);
-        return NULL;
-    }
-    tick_tighten_slack();
     const uint32_t rate = (uint32_t)app->cfg.pv.tick_rate;
     const int64_t interval = CLK_NS_PER_SEC / rate;
     tick_init(&th->t, rate, clk_ns() + interval);
@@ -405,8 +395,25 @@ static void *thread_main(void *arg)
     }
     while (th->n_sess)
         close_session(th, th->sess[0], NULL);
-    latbuf_close(&th->stats.lat);
-    return NULL;
+}
+
+/* pv_thread_fns: the loop with -reactor. */
+static void reactor_loop(void *th)
+{
+    prov_rx_thread(th);
+}
+
+/* pv_thread_fns: the binding failed; the first failure's line is printed and ends the run. */
+static void bind_failed(void *th, const char *line)
+{
+    prov_app_fail(((prov_thread *)th)->app, "%s", line);
+}
+
+static void *thread_main(void *arg)
+{
+    static const pv_thread_fns fns = {reactor_loop, bare_loop, bind_failed};
+    prov_thread *th = arg;
+    return pv_thread_run(th, &th->cpu, th->app->cfg.pv.reactor, &th->stats, &fns);
 }
 
 int prov_thread_start(prov_thread *th)

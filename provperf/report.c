@@ -103,10 +103,7 @@ void prov_report_interval(FILE *f, unsigned sec, int thread, int threads, unsign
                 "  GenMsgs: sent %" PRIu64 ", received %" PRIu64 ", latencies sent %" PRIu64
                 ", latencies received %" PRIu64 "\n",
                 iv->genmsgs_sent, iv->genmsgs_recv, iv->genmsg_lat_sent, iv->genmsg_lat.count);
-    if (iv->genmsg_lat.count) {
-        out_console_stat(f, "  GenMsgLat(usec)", &iv->genmsg_lat, false, "Msgs");
-        out_console_lat_extra(f, "  GenMsgLat(usec)", &iv->genmsg_lat, &iv->genmsg_sched, false);
-    }
+    out_console_lat(f, "  GenMsgLat(usec)", &iv->genmsg_lat, &iv->genmsg_sched, false);
     if (iv->tunnel_bufs.count)
         out_console_stat(f, "  TunnelStreamBufferUsed", &iv->tunnel_bufs, false, "Samples");
     pv_report_interval_tail(f, iv->closes, iv->out_of_bufs, &iv->encode, iv->msgs_packed,
@@ -145,8 +142,10 @@ int prov_stats_open(out_csv *csv, const pv_config *pv, int thread)
 /* ------------------------------------------------------------------------------------------ */
 /* JSON                                                                                       */
 
-static json_object *stats_json(const prov_config *cfg, const pv_totals *s, uint64_t now)
+/* pv_stats_json_fn: ProvPerf's figures. */
+static json_object *stats_json(const void *config, const pv_totals *s, uint64_t now)
 {
+    const prov_config *cfg = config;
     prov_derived d = derive(s, now);
     json_object *o = json_object_new_object();
     out_json_add(o, "image_requests_received", json_object_new_uint64(s->requests));
@@ -162,38 +161,17 @@ static json_object *stats_json(const prov_config *cfg, const pv_totals *s, uint6
     out_json_add(o, "genmsg_send_rate", out_json_double(d.genmsg.send_rate));
     out_json_add(o, "genmsg_receive_rate", out_json_double(d.genmsg.recv_rate));
     pv_report_json_rate(o, s->conn_secs, cfg->pv.update_rate, s->updates);
-    if (s->conn_secs > 0) {
-        out_json_add(o, "offered_genmsg_rate", json_object_new_int(cfg->generic_msg_rate));
-        out_json_add(o, "achieved_genmsg_rate", out_json_double(d.genmsg_rate));
-    }
-    if (s->genmsg_lat.count)
-        out_json_add(o, "genmsg_latency", out_json_lat(&s->genmsg_lat));
-    if (s->genmsg_sched.count)
-        out_json_add(o, "sched_genmsg_latency", out_json_lat(&s->genmsg_sched));
-    if (s->encode.count)
-        out_json_add(o, "update_encode_time", out_json_lat(&s->encode));
+    if (s->conn_secs > 0)
+        out_json_add_rates(o, "genmsg", cfg->generic_msg_rate, d.genmsg_rate);
+    out_json_add_lat(o, "genmsg_latency", &s->genmsg_lat);
+    out_json_add_lat(o, "sched_genmsg_latency", &s->genmsg_sched);
+    out_json_add_lat(o, "update_encode_time", &s->encode);
     return o;
-}
-
-/* What thread_json needs. */
-typedef struct json_ctx {
-    const prov_config *cfg;
-    const pv_result *res;
-} json_ctx;
-
-/* out_json_stats_fn: thread i's figures (with one thread, the totals), or the totals (-1). */
-static json_object *thread_json(const void *ctx, int i)
-{
-    const json_ctx *x = ctx;
-    const pv_result *res = x->res;
-    const pv_totals *s = i >= 0 && res->thread_count > 1 ? &res->thread[i] : &res->total;
-    return stats_json(x->cfg, s, res->now_ns);
 }
 
 json_object *prov_report_json(const prov_config *cfg, const pv_result *res, const out_host *host,
                               int pid, time_t now)
 {
-    json_ctx x = {cfg, res};
-    return out_json_summary("ProvPerf", host, pid, now, prov_config_json(cfg), res->thread_count,
-                            thread_json, &x, &res->res, NULL);
+    return pv_report_json("ProvPerf", prov_config_json(cfg), res, stats_json, cfg, host, pid, now,
+                          NULL);
 }

@@ -120,10 +120,7 @@ void tperf_report_interval(FILE *f, unsigned sec, int thread, int threads, unsig
     if (iv->out_of_bufs)
         fprintf(f, "  %" PRIu64 " messages not sent due to lack of output buffers.\n",
                 iv->out_of_bufs);
-    if (iv->lat.count) {
-        out_console_stat(f, "  Latency (usec)", &iv->lat, true, "Msgs");
-        out_console_lat_extra(f, "  Latency (usec)", &iv->lat, &iv->lat_sched, true);
-    }
+    out_console_lat(f, "  Latency (usec)", &iv->lat, &iv->lat_sched, true);
     tperf_report_interval_mcast(f, iv);
     fprintf(f, "  CPU: %6.2f%% Mem: %8.2fMB\n", iv->cpu, iv->mem_mb);
     tperf_report_interval_seq(f, iv);
@@ -186,14 +183,10 @@ static json_object *stats_json(const tperf_config *cfg, const tperf_stats *s)
         out_json_add(o, "first_sequence", json_object_new_uint64(s->first_seq));
     out_json_add(o, "msgs_out_of_buffers", json_object_new_uint64(s->out_of_bufs));
     tperf_seq_json(o, s);
-    if (!cfg->reflect_msgs && s->conn_secs > 0) {
-        out_json_add(o, "offered_msg_rate", json_object_new_int(cfg->msg_rate));
-        out_json_add(o, "achieved_msg_rate", out_json_double(d.achieved_rate));
-    }
-    if (s->lat.count)
-        out_json_add(o, "latency", out_json_lat(&s->lat));
-    if (s->lat_sched.count)
-        out_json_add(o, "sched_latency", out_json_lat(&s->lat_sched));
+    if (!cfg->reflect_msgs && s->conn_secs > 0)
+        out_json_add_rates(o, "msg", cfg->msg_rate, d.achieved_rate);
+    out_json_add_lat(o, "latency", &s->lat);
+    out_json_add_lat(o, "sched_latency", &s->lat_sched);
     return o;
 }
 

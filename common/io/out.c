@@ -340,6 +340,15 @@ void out_console_lat_extra(FILE *f, const char *label, const stat_lat *l, const 
     }
 }
 
+void out_console_lat(FILE *f, const char *label, const stat_lat *l, const stat_lat *sched,
+                     bool thousandths)
+{
+    if (!l->count)
+        return;
+    out_console_stat(f, label, l, thousandths, "Msgs");
+    out_console_lat_extra(f, label, l, sched, thousandths);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* CSV                                                                                        */
 
@@ -558,6 +567,21 @@ void out_json_add(json_object *obj, const char *key, json_object *value)
 {
     if (obj && value)
         json_object_object_add(obj, key, value);
+}
+
+void out_json_add_lat(json_object *obj, const char *key, const stat_lat *l)
+{
+    if (l->count)
+        out_json_add(obj, key, out_json_lat(l));
+}
+
+void out_json_add_rates(json_object *obj, const char *what, int offered, double achieved)
+{
+    char key[64];
+    snprintf(key, sizeof(key), "offered_%s_rate", what);
+    out_json_add(obj, key, json_object_new_int(offered));
+    snprintf(key, sizeof(key), "achieved_%s_rate", what);
+    out_json_add(obj, key, out_json_double(achieved));
 }
 
 json_object *out_json_summary(const char *tool, const out_host *host, int pid, time_t now,

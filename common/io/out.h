@@ -221,6 +221,11 @@ void out_console_stat(FILE *f, const char *label, const stat_lat *l, bool thousa
 void out_console_lat_extra(FILE *f, const char *label, const stat_lat *l, const stat_lat *sched,
                            bool thousandths);
 
+/* An interval's lines for one latency kind, when l has samples (nothing otherwise): the
+ * original's line (out_console_stat, unit "Msgs"), then ours (out_console_lat_extra). */
+void out_console_lat(FILE *f, const char *label, const stat_lat *l, const stat_lat *sched,
+                     bool thousandths);
+
 /* ------------------------------------------------------------------------------------------ */
 /* CSV files                                                                                  */
 
@@ -326,6 +331,13 @@ json_object *out_json_double(double v);
 
 /* Adds key: value to obj, ignoring a NULL value (json-c allocation failure). */
 void out_json_add(json_object *obj, const char *key, json_object *value);
+
+/* Adds key: out_json_lat(l) to obj when l has samples (nothing otherwise). */
+void out_json_add_lat(json_object *obj, const char *key, const stat_lat *l);
+
+/* Adds "offered_<what>_rate": offered and "achieved_<what>_rate": achieved (per connection) to
+ * obj; what is "update", "genmsg", "msg"... */
+void out_json_add_rates(json_object *obj, const char *what, int offered, double achieved);
 
 /* Makes the JSON object of one thread's figures (thread 0-based), or of every thread together
  * when thread is -1. */

@@ -100,6 +100,17 @@ void pv_collect_interval(pv_collect *c, unsigned sec, unsigned interval_secs)
     fflush(stdout);
 }
 
+int pv_collect_run(pv_collect *c, run_loop *loop, const pv_config *pv)
+{
+    int ev;
+    while ((ev = run_loop_next(loop)) > 0)
+        if (ev == RUN_LOOP_INTERVAL)
+            pv_collect_interval(c, loop->sec, (unsigned)pv->write_stats_interval);
+        else
+            run_col_drain_all(&c->col);
+    return ev;
+}
+
 /* The earlier of two times, 0 meaning "did not happen". */
 static uint64_t min_nonzero(uint64_t a, uint64_t b)
 {

@@ -12,6 +12,7 @@
 #include "pv_report.h"
 #include "pv_stats.h"
 #include "run_col.h"
+#include "run_loop.h"
 
 #include <stdio.h>
 #include <time.h>
@@ -62,6 +63,12 @@ void pv_collect_free(pv_collect *c);
 /* One interval ending `sec` seconds into the run, `interval_secs` seconds long: a resource
  * sample, each thread's statistics row and, with -displayStats, its console lines. */
 void pv_collect_interval(pv_collect *c, unsigned sec, unsigned interval_secs);
+
+/* The main thread's wait over the run, on loop (set up by the caller, run_loop_init; serving
+ * accepts when run_loop_serve was called): each -writeStatsInterval of pv an interval
+ * (pv_collect_interval), every other second the latency sets drained. Returns the event that
+ * ended it: RUN_LOOP_END when the run time has passed, RUN_LOOP_STOP on a stop request. */
+int pv_collect_run(pv_collect *c, run_loop *loop, const pv_config *pv);
 
 /* After the threads were joined: takes what remains and fills out (whose thread array points
  * into c, valid until pv_collect_free). out->failed is left false for the caller. */

@@ -36,11 +36,35 @@ void pv_report_our_lines(out_report *r, uint64_t out_of_bufs, double conn_secs, 
         out_rate_check(r, "update", update_rate, out_rate((double)updates, conn_secs));
 }
 
+/* What thread_json needs. */
+typedef struct json_ctx {
+    const pv_result *res;
+    pv_stats_json_fn stats;
+    const void *cfg;
+} json_ctx;
+
+/* out_json_stats_fn: thread i's figures (with one thread, the totals), or the totals (-1). */
+static json_object *thread_json(const void *ctx, int i)
+{
+    const json_ctx *x = ctx;
+    const pv_result *res = x->res;
+    const pv_totals *s = i >= 0 && res->thread_count > 1 ? &res->thread[i] : &res->total;
+    return x->stats(x->cfg, s, res->now_ns);
+}
+
+json_object *pv_report_json(const char *tool, json_object *inputs, const pv_result *res,
+                            pv_stats_json_fn stats, const void *cfg, const out_host *host, int pid,
+                            time_t now, json_object **results)
+{
+    json_ctx x = {res, stats, cfg};
+    return out_json_summary(tool, host, pid, now, inputs, res->thread_count, thread_json, &x,
+                            &res->res, results);
+}
+
 void pv_report_json_rate(json_object *o, double conn_secs, int update_rate, uint64_t updates)
 {
     if (conn_secs <= 0)
         return;
     out_json_add(o, "connection_secs", out_json_double(conn_secs));
-    out_json_add(o, "offered_update_rate", json_object_new_int(update_rate));
-    out_json_add(o, "achieved_update_rate", out_json_double(out_rate((double)updates, conn_secs)));
+    out_json_add_rates(o, "update", update_rate, out_rate((double)updates, conn_secs));
 }

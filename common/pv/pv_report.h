@@ -93,4 +93,16 @@ void pv_report_our_lines(out_report *r, uint64_t out_of_bufs, double conn_secs, 
  * "offered_update_rate" and "achieved_update_rate". */
 void pv_report_json_rate(json_object *o, double conn_secs, int update_rate, uint64_t updates);
 
+/* Makes the JSON object of one provider thread's figures s (or of every thread's), with the
+ * tool's configuration cfg and the time of the summary (now_ns, CLOCK_MONOTONIC). */
+typedef json_object *(*pv_stats_json_fn)(const void *cfg, const pv_totals *s, uint64_t now_ns);
+
+/* Builds a provider's JSON summary (out_json_summary, inputs taken over): "overall" from the
+ * totals of res, "threads" from each thread's figures (with one thread, the totals), each made
+ * by stats with cfg. Sets *results as out_json_summary does. The caller owns the result; NULL
+ * when out of memory. */
+json_object *pv_report_json(const char *tool, json_object *inputs, const pv_result *res,
+                            pv_stats_json_fn stats, const void *cfg, const out_host *host, int pid,
+                            time_t now, json_object **results);
+
 #endif

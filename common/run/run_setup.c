@@ -95,11 +95,11 @@ int run_json_summary(const char *summary_file, json_object *doc)
     return rc;
 }
 
-int run_start(void *app, run_load_fn load, run_print_fn print, const char *summary_file,
-              run_fail *fail, run_tls_seen *seen, out_report *rep, FILE **summary)
+int run_start(run_main *m, void *app, run_load_fn load, run_print_fn print,
+              const char *summary_file)
 {
-    run_fail_init(fail);
-    run_tls_seen_init(seen);
+    run_fail_init(&m->fail);
+    run_tls_seen_init(&m->tls_seen);
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (sig_install() != 0) {
         fprintf(stderr, "Error: %s\n", err_msg());
@@ -111,11 +111,21 @@ int run_start(void *app, run_load_fn load, run_print_fn print, const char *summa
         fprintf(stderr, "%s\n", err_msg());
         return RUN_EXIT_INVALID;
     }
-    *summary = run_summary_open(summary_file);
-    if (!*summary)
+    m->summary = run_summary_open(summary_file);
+    if (!m->summary)
         return RUN_EXIT_INVALID;
-    out_report_init(rep, stdout, *summary);
-    print(app, &extra, rep);
-    out_report_flush(rep);
+    out_report_init(&m->rep, stdout, m->summary);
+    print(app, &extra, &m->rep);
+    out_report_flush(&m->rep);
     return RUN_EXIT_OK;
+}
+
+void run_finish(run_main *m, const char *summary_file, json_object *doc)
+{
+    out_report_flush(&m->rep);
+    fclose(m->summary);
+    m->summary = NULL;
+    run_tls_seen_to_results(doc, &m->tls_seen);
+    run_json_summary(summary_file, doc);
+    printf("Exiting.\n");
 }

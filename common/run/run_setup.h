@@ -55,17 +55,34 @@ FILE *run_summary_open(const char *path);
 typedef int (*run_load_fn)(void *app);
 typedef void (*run_print_fn)(const void *app, const out_extra *extra, out_report *r);
 
+/* What a provider's main thread keeps over its run (run_start to run_finish): the failure slot
+ * its threads report to, the record of their encrypted sessions, and the summary written to the
+ * console and the summary file. */
+typedef struct run_main {
+    run_fail fail;
+    run_tls_seen tls_seen;
+    out_report rep; /* the console and the summary file */
+    FILE *summary;  /* the summary file */
+} run_main;
+
 /*
  * The start of a provider's main thread, in this order: the failure slot and the record of
- * encrypted sessions set up (run_fail_init, run_tls_seen_init), stdout line-buffered, the signal
- * handlers installed (sig_install; else "Error: <why>" on stderr and RUN_EXIT_FAILED), the
- * clock calibrated (run_extra_inputs), the inputs loaded by load (else its message on stderr
- * and RUN_EXIT_INVALID), the summary file created (run_summary_open; else RUN_EXIT_INVALID),
- * and the TEST INPUTS block written by print through *rep to the console and *summary.
- * Returns RUN_EXIT_OK with *summary open and *rep set up, or the exit status to end with.
+ * encrypted sessions of m set up (run_fail_init, run_tls_seen_init), stdout line-buffered, the
+ * signal handlers installed (sig_install; else "Error: <why>" on stderr and RUN_EXIT_FAILED),
+ * the clock calibrated (run_extra_inputs), the inputs loaded by load (else its message on
+ * stderr and RUN_EXIT_INVALID), the summary file created (run_summary_open; else
+ * RUN_EXIT_INVALID), and the TEST INPUTS block written by print through m->rep to the console
+ * and m->summary. Returns RUN_EXIT_OK with m->summary open and m->rep set up, or the exit
+ * status to end with.
  */
-int run_start(void *app, run_load_fn load, run_print_fn print, const char *summary_file,
-              run_fail *fail, run_tls_seen *seen, out_report *rep, FILE **summary);
+int run_start(run_main *m, void *app, run_load_fn load, run_print_fn print,
+              const char *summary_file);
+
+/* The end of a provider's main thread, once its summary lines are written through m->rep: the
+ * summary flushed and its file closed, the JSON summary doc (given the TLS sessions seen,
+ * run_tls_seen_to_results) written beside summary_file (run_json_summary, which releases it),
+ * and "Exiting." on stdout. */
+void run_finish(run_main *m, const char *summary_file, json_object *doc);
 
 /* Writes the JSON summary doc beside summary_file (out_json_path) and releases doc (which may
  * be NULL: json-c ran out of memory). Returns 0, or -1 after printing why on stderr. */
