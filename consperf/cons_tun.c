@@ -26,25 +26,17 @@
 static int on_status(rx_tunnel *t, const rwf_state *st, const rwf_login *auth)
 {
     cons_worker *w = rx_tunnel_user(t);
-    char text[512];
-    rx_state_text(st, text, sizeof(text));
-    printf("Received RsslTunnelStreamStatusEvent for stream \"%s\", with Stream ID %d and %s\n",
-           rx_tunnel_name(t), (int)rx_tunnel_stream_id(t), text);
-    if (st->stream_state == RWF_STREAM_OPEN) {
-        if (st->data_state == RWF_DATA_OK && !w->tun_open) {
-            if (auth)
-                printf("  Client was authenticated.\n");
-            w->tun_open = true;
-        }
-    } else {
-        if (auth)
-            printf("  Client's authentication failed.\n");
+    switch (rx_tunnel_status_print(t, st, auth, w->tun_open)) {
+    case RX_TUNNEL_OPENED:
+        w->tun_open = true;
+        break;
+    case RX_TUNNEL_CLOSED:
         w->tun = NULL;
         w->tun_open = false;
-        printf("Tunnel stream has closed.\n");
+        break;
+    case RX_TUNNEL_SAME:
+        break;
     }
-    printf("\n");
-    fflush(stdout);
     return 0;
 }
 

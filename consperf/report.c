@@ -41,17 +41,6 @@ static cons_derived derive(const cons_stats *s, uint64_t now, double images)
     return d;
 }
 
-static void lat_or(out_report *r, const char *name, const char *sched_name, const stat_lat *l,
-                   const stat_lat *sched, const char *none)
-{
-    if (l->count) {
-        out_lat_block(r, name, l, 1);
-        out_lat_sched_block(r, sched_name, sched, 1);
-    } else {
-        out_printf(r, "%s", none);
-    }
-}
-
 /* The lines of "Test Statistics" that depend on the configuration, shared by the CLIENT and
  * OVERALL blocks; `overall` selects the two places where ConsPerf's blocks differ. */
 /* Warm standby (ours: the original reports none of it): switches, the switch-over time (the
@@ -114,11 +103,11 @@ static void steady_block(out_report *r, const cons_config *cfg, const cons_stats
                          const cons_derived *d)
 {
     out_printf(r, "  Sampling duration (sec): %.3f\n", d->steady_secs);
-    lat_or(r, "Latency", "latency", &s->steady_lat, &s->steady_sched,
-           "  No latency information was received during steady-state time.\n");
+    out_lat_blocks(r, "Latency", "latency", &s->steady_lat, &s->steady_sched, 1,
+                   "  No latency information was received during steady-state time.\n");
     if (cfg->posting_latency_rate)
-        lat_or(r, "Posting latency", "posting latency", &s->post_lat, &s->post_sched,
-               "  No posting latency information was received during steady-state time.\n");
+        out_lat_blocks(r, "Posting latency", "posting latency", &s->post_lat, &s->post_sched, 1,
+                       "  No posting latency information was received during steady-state time.\n");
     out_printf(r, "  Avg update rate: %.0f\n", d->steady_rate);
 }
 
@@ -129,8 +118,8 @@ static void client_block(out_report *r, const cons_config *cfg, const cons_stats
     out_printf(r, "\n--- CLIENT %d SUMMARY ---\n\n", n);
     out_printf(r, "Startup State Statistics:\n");
     out_printf(r, "  Sampling duration (sec): %.3f\n", d.startup_secs);
-    lat_or(r, "Latency", "latency", &s->startup_lat, &s->startup_sched,
-           "  No latency information received during startup time.\n\n");
+    out_lat_blocks(r, "Latency", "latency", &s->startup_lat, &s->startup_sched, 1,
+                   "  No latency information received during startup time.\n\n");
     out_printf(r, "  Avg update rate: %.0f\n", d.startup_rate);
 
     out_printf(r, "\nSteady State Statistics:\n");
@@ -141,10 +130,10 @@ static void client_block(out_report *r, const cons_config *cfg, const cons_stats
 
     out_printf(r, "\nOverall Statistics: \n");
     out_printf(r, "  Sampling duration (sec): %.3f\n", d.overall_secs);
-    lat_or(r, "Latency", "latency", &s->overall_lat, &s->overall_sched,
-           "  No latency information was received.\n");
-    lat_or(r, "GenMsg latency", "GenMsg latency", &s->genmsg_lat, &s->genmsg_sched,
-           "  No GenMsg latency information was received.\n");
+    out_lat_blocks(r, "Latency", "latency", &s->overall_lat, &s->overall_sched, 1,
+                   "  No latency information was received.\n");
+    out_lat_blocks(r, "GenMsg latency", "GenMsg latency", &s->genmsg_lat, &s->genmsg_sched, 1,
+                   "  No GenMsg latency information was received.\n");
     test_statistics(r, cfg, s, &d, 1, false);
 }
 
@@ -161,8 +150,8 @@ bool cons_report_summary(out_report *r, const cons_config *cfg, const cons_resul
     out_printf(r, "\n--- OVERALL SUMMARY ---\n\n");
     out_printf(r, "Startup State Statistics:\n");
     out_printf(r, "  Sampling duration (sec): %.3f\n", d.startup_secs);
-    lat_or(r, "Latency", "latency", &s->startup_lat, &s->startup_sched,
-           "  No latency information received during startup time.\n\n");
+    out_lat_blocks(r, "Latency", "latency", &s->startup_lat, &s->startup_sched, 1,
+                   "  No latency information received during startup time.\n\n");
     out_printf(r, "  Avg update rate: %.0f\n\n", d.startup_rate);
 
     out_printf(r, "Steady State Statistics:\n");
@@ -175,10 +164,10 @@ bool cons_report_summary(out_report *r, const cons_config *cfg, const cons_resul
 
     out_printf(r, "Overall Statistics: \n");
     out_printf(r, "  Sampling duration (sec): %.3f\n", d.overall_secs);
-    lat_or(r, "Latency", "latency", &s->overall_lat, &s->overall_sched,
-           "  No latency information was received.\n");
-    lat_or(r, "GenMsg latency", "GenMsg latency", &s->genmsg_lat, &s->genmsg_sched,
-           "  No GenMsg latency information was received.\n");
+    out_lat_blocks(r, "Latency", "latency", &s->overall_lat, &s->overall_sched, 1,
+                   "  No latency information was received.\n");
+    out_lat_blocks(r, "GenMsg latency", "GenMsg latency", &s->genmsg_lat, &s->genmsg_sched, 1,
+                   "  No GenMsg latency information was received.\n");
     out_res_block(r, &res->res);
     test_statistics(r, cfg, s, &d, conns, true);
     out_printf(r, "\n");
@@ -215,15 +204,8 @@ void cons_report_interval(FILE *f, unsigned sec, int thread, int threads, unsign
         fprintf(f, "  - %" PRIu64 " posts not sent due to lack of output buffers.\n",
                 iv->post_out_of_bufs);
     out_console_lat(f, "  PostLat(usec)", &iv->post_lat, &iv->post_sched, false);
-    if (iv->genmsgs_sent || iv->genmsgs_recv)
-        fprintf(f,
-                "  GenMsgs: sent %" PRIu64 ", received %" PRIu64 ", latencies sent %" PRIu64
-                ", latencies received %" PRIu64 "\n",
-                iv->genmsgs_sent, iv->genmsgs_recv, iv->genmsg_lat_sent, iv->genmsg_lat.count);
-    if (iv->genmsg_out_of_bufs)
-        fprintf(f, "  - %" PRIu64 " gen msgs not sent due to lack of output buffers.\n",
-                iv->genmsg_out_of_bufs);
-    out_console_lat(f, "  GenMsgLat(usec)", &iv->genmsg_lat, &iv->genmsg_sched, false);
+    out_console_genmsgs(f, iv->genmsgs_sent, iv->genmsgs_recv, iv->genmsg_lat_sent,
+                        iv->genmsg_out_of_bufs, &iv->genmsg_lat, &iv->genmsg_sched);
     if (iv->decode.count)
         out_console_stat(f, "  Update decode time (usec)", &iv->decode, true, "Msgs");
     if (iv->tunnel_bufs.count)

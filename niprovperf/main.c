@@ -73,9 +73,8 @@ static int start_threads(niprov_app *a)
     for (int i = 0; i < a->n_threads; i++) {
         if (niprov_thread_init(&a->threads[i], a, i) != 0)
             return -1;
-        pv_collect_thread(&a->col, i, &a->threads[i].stats);
-        pv_thread_cpus(&cpus, &workers, i, &a->threads[i].cpu, &a->threads[i].worker_cpu,
-                       &a->threads[i].worker_bound);
+        pv_collect_thread(&a->col, i, &a->threads[i].pv.stats);
+        pv_thread_cpus(&a->threads[i].pv, &cpus, &workers);
     }
     for (int i = 0; i < a->n_threads; i++) {
         if (niprov_thread_start(&a->threads[i]) != 0) {
@@ -108,7 +107,7 @@ int main(int argc, char **argv)
         printf("\nRun time of %d seconds has expired.\n\n", cfg->pv.run_time);
     sig_request_stop();
     for (int i = 0; i < app.n_threads; i++)
-        sig_thread_join(&app.threads[i].thread);
+        sig_thread_join(&app.threads[i].pv.thread);
 
     pv_result result;
     pv_collect_final(&app.col, &result);

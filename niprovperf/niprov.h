@@ -38,17 +38,11 @@ typedef struct niprov_app niprov_app;
 
 typedef struct niprov_thread {
     niprov_app *app;
-    int index;         /* 0-based */
-    sig_thread thread; /* started by the main thread */
-    cpu_entry cpu;
-    cpu_entry worker_cpu; /* where its reactor's worker runs (-reactor -workerThreads) */
-    bool worker_bound;
+    pv_thread pv;      /* number, CPUs, tick schedule, statistics */
     items_share share; /* its items of the list */
     pv_sess sess;      /* its one channel */
     bool active;       /* the channel came up (losing it now ends the test) */
     bool publishing;   /* logged in: directory and items published */
-    tick t;
-    pv_stats stats;
 } niprov_thread;
 
 struct niprov_app {

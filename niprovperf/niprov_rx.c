@@ -133,8 +133,8 @@ static int open_channel(niprov_thread *th, rx_reactor **r, rx_chan **ch)
     const niprov_config *cfg = &app->cfg;
     rx_opts ro;
     rx_opts_init(&ro);
-    if (th->worker_bound)
-        ro.worker_cpu = &th->worker_cpu;
+    if (th->pv.worker_bound)
+        ro.worker_cpu = &th->pv.worker_cpu;
     if (rx_create(&ro, r) != 0)
         return err_push("creating the reactor"), fail(th);
     rwf_login l;
@@ -180,21 +180,21 @@ void niprov_rx_thread(niprov_thread *th)
     tick_tighten_slack();
     if (open_channel(th, &r, &ch) == 0) {
         const uint32_t rate = (uint32_t)app->cfg.pv.tick_rate;
-        tick_init(&th->t, rate, clk_ns() + CLK_NS_PER_SEC / rate);
+        tick_init(&th->pv.t, rate, clk_ns() + CLK_NS_PER_SEC / rate);
         while (!sig_stop_requested()) {
             int64_t now = clk_ns();
-            if (tick_poll(&th->t, now)) {
+            if (tick_poll(&th->pv.t, now)) {
                 if (th->publishing && rx_is_up(ch) &&
-                    pv_burst_tick(s, &app->in.feed, &app->in.rates, &th->stats, &th->t) ==
+                    pv_burst_tick(s, &app->in.feed, &app->in.rates, &th->pv.stats, &th->pv.t) ==
                         TP_EFAIL) {
                     run_channel_closed(stdout, err_msg());
                     fail(th);
                     break;
                 }
-                latbuf_poll(&th->stats.lat);
+                latbuf_poll(&th->pv.stats.lat);
                 continue;
             }
-            if (rx_wait(r, tick_wait_ns(&th->t, now)) < 0 && errno != EINTR) {
+            if (rx_wait(r, tick_wait_ns(&th->pv.t, now)) < 0 && errno != EINTR) {
                 err_set_errno(errno, "waiting for the reactor");
                 fail(th);
                 break;
@@ -202,7 +202,7 @@ void niprov_rx_thread(niprov_thread *th)
             int n;
             do {
                 n = rx_dispatch(r, NIPROV_RX_DISPATCH);
-            } while (n == NIPROV_RX_DISPATCH && clk_ns() < th->t.next_ns);
+            } while (n == NIPROV_RX_DISPATCH && clk_ns() < th->pv.t.next_ns);
             if (n < 0) {
                 if (run_fail_status(&app->run.fail) == RUN_EXIT_OK)
                     fail(th);
@@ -210,7 +210,7 @@ void niprov_rx_thread(niprov_thread *th)
             }
         }
     }
-    pv_stats_closed(&th->stats, s->pub_ns, clk_ns());
+    pv_stats_closed(&th->pv.stats, s->pub_ns, clk_ns());
     rx_destroy(r);
     if (s->active_ns)
         pv_items_free(&s->items);

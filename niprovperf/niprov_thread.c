@@ -17,17 +17,16 @@ int niprov_thread_init(niprov_thread *th, niprov_app *app, int i)
 {
     memset(th, 0, sizeof(*th));
     th->app = app;
-    th->index = i;
     const niprov_config *cfg = &app->cfg;
     if (items_split((size_t)cfg->item_count, (size_t)cfg->common_item_count, (size_t)app->n_threads,
                     (size_t)i, &th->share) != 0)
         return -1;
-    return pv_stats_init(&th->stats, 0);
+    return pv_thread_init(&th->pv, i, 0);
 }
 
 void niprov_thread_free(niprov_thread *th)
 {
-    pv_stats_free(&th->stats);
+    pv_thread_free(&th->pv);
 }
 
 /* Sleeps about one second, waking early when a stop is requested. */
@@ -189,7 +188,7 @@ int niprov_publish_items(niprov_thread *th)
     fflush(stdout);
     th->publishing = true;
     if (s->items.refresh.count &&
-        (rc = pv_burst_refreshes(s, &app->in.feed, &th->stats)) == TP_EFAIL)
+        (rc = pv_burst_refreshes(s, &app->in.feed, &th->pv.stats)) == TP_EFAIL)
         return -1;
     rc = pv_out_close(&s->out);
     if (rc < 0)
@@ -250,7 +249,7 @@ static int on_readable(niprov_thread *th)
             return -1;
         if (!(rc & TP_READ_MORE))
             return 0;
-        if ((n & 15) == 15 && tick_wait_ns(&th->t, clk_ns()) == 0) {
+        if ((n & 15) == 15 && tick_wait_ns(&th->pv.t, clk_ns()) == 0) {
             th->sess.more_input = true;
             return 0;
         }
@@ -271,22 +270,22 @@ static void bare_loop(void *arg)
         run_fail_stop(&app->run.fail, NULL);
         goto out;
     }
-    tick_init(&th->t, (uint32_t)app->cfg.pv.tick_rate,
+    tick_init(&th->pv.t, (uint32_t)app->cfg.pv.tick_rate,
               clk_ns() + CLK_NS_PER_SEC / app->cfg.pv.tick_rate);
     while (!sig_stop_requested()) {
         int64_t now = clk_ns();
-        if (tick_poll(&th->t, now)) {
-            if (th->publishing &&
-                pv_burst_tick(s, &app->in.feed, &app->in.rates, &th->stats, &th->t) == TP_EFAIL)
+        if (tick_poll(&th->pv.t, now)) {
+            if (th->publishing && pv_burst_tick(s, &app->in.feed, &app->in.rates, &th->pv.stats,
+                                                &th->pv.t) == TP_EFAIL)
                 break;
             if (tp_tick(s->ch, (uint64_t)now) < 0)
                 break;
-            latbuf_poll(&th->stats.lat);
+            latbuf_poll(&th->pv.stats.lat);
             continue;
         }
         if (s->more_input && on_readable(th) != 0)
             break;
-        struct timespec ts = tick_wait_timespec(&th->t, now);
+        struct timespec ts = tick_wait_timespec(&th->pv.t, now);
         if (s->more_input)
             ts.tv_sec = ts.tv_nsec = 0;
         struct pollfd p = {.fd = tp_fd(s->ch), .events = POLLIN | (s->want_write ? POLLOUT : 0)};
@@ -310,7 +309,7 @@ static void bare_loop(void *arg)
         run_fail_stop(&app->run.fail, NULL);
     }
 out:
-    pv_stats_closed(&th->stats, s->pub_ns, clk_ns());
+    pv_stats_closed(&th->pv.stats, s->pub_ns, clk_ns());
     if (s->active_ns)
         pv_items_free(&s->items);
     tp_close(s->ch);
@@ -331,16 +330,10 @@ static void bind_failed(void *th, const char *line)
     run_fail_stop(&((niprov_thread *)th)->app->run.fail, "binding the thread");
 }
 
-static void *thread_main(void *arg)
-{
-    static const pv_thread_fns fns = {reactor_loop, bare_loop, bind_failed};
-    niprov_thread *th = arg;
-    return pv_thread_run(th, &th->cpu, th->app->cfg.pv.reactor, &th->stats, &fns);
-}
-
 int niprov_thread_start(niprov_thread *th)
 {
-    return sig_thread_start(&th->thread, thread_main, th, "provider thread", th->index + 1);
+    static const pv_thread_fns fns = {reactor_loop, bare_loop, bind_failed};
+    return pv_thread_start(&th->pv, th, th->app->cfg.pv.reactor, &fns);
 }
 
 void niprov_login(const niprov_app *app, rwf_login *l, const char *app_name)

@@ -109,9 +109,8 @@ static int init_threads(prov_app *a, run_handoff ***to, pv_collect *col)
     for (int i = 0; i < a->n_threads; i++) {
         if (prov_thread_init(&a->threads[i], a, i) != 0)
             return -1;
-        pv_collect_thread(col, i, &a->threads[i].stats);
-        pv_thread_cpus(&cpus, &workers, i, &a->threads[i].cpu, &a->threads[i].worker_cpu,
-                       &a->threads[i].worker_bound);
+        pv_collect_thread(col, i, &a->threads[i].pv.stats);
+        pv_thread_cpus(&a->threads[i].pv, &cpus, &workers);
         (*to)[i] = &a->threads[i].hand;
     }
     return 0;
@@ -153,7 +152,7 @@ int main(int argc, char **argv)
 
     printf("\nShutting down.\n\n");
     for (int i = 0; i < app.n_threads; i++)
-        sig_thread_join(&app.threads[i].thread);
+        sig_thread_join(&app.threads[i].pv.thread);
     pv_result result;
     pv_collect_final(&col, &result);
     prov_report_summary(&app.run.rep, &app.cfg, &result);

@@ -40,21 +40,15 @@ typedef struct prov_app prov_app;
 /* One provider thread. */
 typedef struct prov_thread {
     prov_app *app;
-    int index;            /* 0-based; printed 1-based */
-    sig_thread thread;    /* started by the main thread */
-    cpu_entry cpu;        /* where it runs */
-    cpu_entry worker_cpu; /* where its reactor's worker runs (-reactor -workerThreads) */
-    bool worker_bound;
+    pv_thread pv; /* number, CPUs, tick schedule, statistics */
 
     /* Accepted channels handed over by the main thread (and the count of those still open). */
     run_handoff hand;
 
     /* Worker state. */
     int epfd;
-    tick t;
     pv_sess **sess; /* the thread's channels */
     int n_sess, cap_sess;
-    pv_stats stats;
 
     /* rssl.json.v2 channels: received messages converted to RWF (json.rwf), messages to send
      * encoded as RWF before their conversion (json_out) */

@@ -167,7 +167,7 @@ static int on_request(prov_thread *th, pv_sess *s, const rwf_msg *m)
 {
     const prov_config *cfg = &th->app->cfg;
     pv_items *items = &s->items;
-    counter_inc(&th->stats.requests);
+    counter_inc(&th->pv.stats.requests);
 
     if (items->count >= cfg->open_limit)
         return prov_item_reject(th, s, m->stream_id, m->domain, RWF_REJECT_ITEM_COUNT);
@@ -214,7 +214,7 @@ static int on_request(prov_thread *th, pv_sess *s, const rwf_msg *m)
 
 static int on_close(prov_thread *th, pv_sess *s, const rwf_msg *m)
 {
-    counter_inc(&th->stats.closes);
+    counter_inc(&th->pv.stats.closes);
     uint32_t idx = pv_items_find_stream(&s->items, m->stream_id);
     if (idx != PV_NONE)
         pv_items_remove(&s->items, idx);
@@ -236,7 +236,7 @@ static int enc_msg(rwf_enc *e, const void *arg)
  * post's stream with the post's user info, as the ETA provider does. */
 static int on_post(prov_thread *th, pv_sess *s, const rwf_msg *post)
 {
-    counter_inc(&th->stats.posts);
+    counter_inc(&th->pv.stats.posts);
     rwf_msg r;
     if (post->container_type == RWF_DT_MSG) {
         if (rwf_msg_decode(&r, post->payload) != RWF_OK) {
@@ -278,7 +278,7 @@ static int on_generic(prov_thread *th, pv_sess *s, const rwf_msg *m)
 {
     (void)s;
     prov_app *app = th->app;
-    pv_stats *st = &th->stats;
+    pv_stats *st = &th->pv.stats;
     counter_inc(&st->genmsgs_recv);
     if (!pv_stats_time(&st->first_genmsg_recv_ns))
         pv_stats_first(&st->first_genmsg_recv_ns, clk_ns());

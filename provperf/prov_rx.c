@@ -30,7 +30,7 @@ static void drop_session(prov_thread *th, pv_sess *s)
 {
     prov_tun_forget(s);
     if (s->active_ns)
-        pv_stats_closed(&th->stats, s->pub_ns, clk_ns());
+        pv_stats_closed(&th->pv.stats, s->pub_ns, clk_ns());
     if (s->active_ns)
         pv_items_free(&s->items);
     prov_remove_session(th, s);
@@ -161,7 +161,7 @@ static void bursts(prov_thread *th)
             i++;
             continue;
         }
-        if (pv_burst_tick(s, &app->in.feed, &app->in.rates, &th->stats, &th->t) == TP_EFAIL) {
+        if (pv_burst_tick(s, &app->in.feed, &app->in.rates, &th->pv.stats, &th->pv.t) == TP_EFAIL) {
             char why[ERR_MSG_MAX + 64];
             snprintf(why, sizeof(why), "Failure while writing message bursts: %s", err_msg());
             run_channel_closed(stdout, why);
@@ -171,7 +171,7 @@ static void bursts(prov_thread *th)
         }
         i++;
     }
-    latbuf_poll(&th->stats.lat);
+    latbuf_poll(&th->pv.stats.lat);
 }
 
 void prov_rx_thread(prov_thread *th)
@@ -179,8 +179,8 @@ void prov_rx_thread(prov_thread *th)
     prov_app *app = th->app;
     rx_opts ro;
     rx_opts_init(&ro);
-    if (th->worker_bound)
-        ro.worker_cpu = &th->worker_cpu;
+    if (th->pv.worker_bound)
+        ro.worker_cpu = &th->pv.worker_cpu;
     ro.json = app->json ? app->json->conv : NULL; /* -pl: rssl.json.v2 clients, converted */
     rx_reactor *r;
     if (rx_create(&ro, &r) != 0) {
@@ -190,35 +190,36 @@ void prov_rx_thread(prov_thread *th)
     tick_tighten_slack();
     const uint32_t rate = (uint32_t)app->cfg.pv.tick_rate;
     const int64_t interval = CLK_NS_PER_SEC / rate;
-    tick_init(&th->t, rate, clk_ns() + interval);
+    tick_init(&th->pv.t, rate, clk_ns() + interval);
     while (!sig_stop_requested()) {
         int64_t now = clk_ns();
-        if (th->n_sess && tick_poll(&th->t, now)) {
+        if (th->n_sess && tick_poll(&th->pv.t, now)) {
             bursts(th);
             continue;
         }
         /* Without a channel there is nothing to send: no ticks to keep until one comes. */
-        int64_t wait = th->n_sess ? tick_wait_ns(&th->t, now) : 100 * 1000000LL;
+        int64_t wait = th->n_sess ? tick_wait_ns(&th->pv.t, now) : 100 * 1000000LL;
         int w = rx_wait_fd(r, wait, th->hand.evfd);
         if (w < 0 && errno != EINTR) {
-            prov_app_fail(app, "provider thread %d: waiting: %s", th->index + 1, strerror(errno));
+            prov_app_fail(app, "provider thread %d: waiting: %s", th->pv.index + 1,
+                          strerror(errno));
             break;
         }
         if (w > 0 && (w & RX_WAIT_FD)) {
             bool had = th->n_sess > 0;
             adopt_handed(th, r);
             if (!had && th->n_sess)
-                tick_init(&th->t, rate, clk_ns() + interval);
+                tick_init(&th->pv.t, rate, clk_ns() + interval);
         }
         int n;
         do {
             n = rx_dispatch(r, PROV_RX_DISPATCH);
-        } while (n == PROV_RX_DISPATCH && clk_ns() < th->t.next_ns);
+        } while (n == PROV_RX_DISPATCH && clk_ns() < th->pv.t.next_ns);
         if (n < 0) {
-            prov_app_fail(app, "provider thread %d: %s", th->index + 1, err_msg());
+            prov_app_fail(app, "provider thread %d: %s", th->pv.index + 1, err_msg());
             break;
         }
-        latbuf_poll(&th->stats.lat); /* also when no channel ticks */
+        latbuf_poll(&th->pv.stats.lat); /* also when no channel ticks */
     }
     rx_destroy(r); /* closes every channel */
     while (th->n_sess)

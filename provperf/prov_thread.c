@@ -38,11 +38,10 @@ int prov_thread_init(prov_thread *th, prov_app *app, int i)
 {
     memset(th, 0, sizeof(*th));
     th->app = app;
-    th->index = i;
     th->epfd = -1;
     th->hand.evfd = -1;
     size_t ring = app->cfg.latency_file[0] ? 1u << 16 : 0;
-    if (pv_stats_init(&th->stats, ring) != 0 || run_handoff_init(&th->hand, i) != 0)
+    if (pv_thread_init(&th->pv, i, ring) != 0 || run_handoff_init(&th->hand, i) != 0)
         return -1;
     th->epfd = epoll_create1(EPOLL_CLOEXEC);
     if (th->epfd < 0)
@@ -66,7 +65,7 @@ void prov_thread_free(prov_thread *th)
     free(th->sess);
     if (th->epfd >= 0)
         close(th->epfd);
-    pv_stats_free(&th->stats);
+    pv_thread_free(&th->pv);
     run_json_free(&th->json);
     free(th->json_out);
 }
@@ -92,7 +91,7 @@ static void close_session(prov_thread *th, pv_sess *s, const char *why)
     run_channel_closed(stdout, why);
     fflush(stdout);
     if (s->active_ns)
-        pv_stats_closed(&th->stats, s->pub_ns, now);
+        pv_stats_closed(&th->pv.stats, s->pub_ns, now);
     epoll_ctl(th->epfd, EPOLL_CTL_DEL, tp_fd(s->ch), NULL);
     tp_close(s->ch);
     pv_items_free(&s->items);
@@ -250,7 +249,7 @@ static bool on_readable(prov_thread *th, pv_sess *s)
             return false;
         if (!(rc & TP_READ_MORE))
             break;
-        if ((n & 15) == 15 && tick_wait_ns(&th->t, clk_ns()) == 0) {
+        if ((n & 15) == 15 && tick_wait_ns(&th->pv.t, clk_ns()) == 0) {
             s->more_input = true;
             break;
         }
@@ -309,7 +308,7 @@ static void tick_bursts(prov_thread *th)
             i++;
             continue;
         }
-        int rc = pv_burst_tick(s, &app->in.feed, &app->in.rates, &th->stats, &th->t);
+        int rc = pv_burst_tick(s, &app->in.feed, &app->in.rates, &th->pv.stats, &th->pv.t);
         if (rc == TP_EFAIL) {
             char why[ERR_MSG_MAX + 64];
             snprintf(why, sizeof(why), "Failure while writing message bursts: %s", err_msg());
@@ -322,7 +321,7 @@ static void tick_bursts(prov_thread *th)
         }
         i++;
     }
-    latbuf_poll(&th->stats.lat);
+    latbuf_poll(&th->pv.stats.lat);
     sync_write_interest(th);
 }
 
@@ -360,34 +359,34 @@ static void bare_loop(void *arg)
     prov_app *app = th->app;
     const uint32_t rate = (uint32_t)app->cfg.pv.tick_rate;
     const int64_t interval = CLK_NS_PER_SEC / rate;
-    tick_init(&th->t, rate, clk_ns() + interval);
+    tick_init(&th->pv.t, rate, clk_ns() + interval);
     struct epoll_event ev[MAX_EVENTS];
 
     while (!sig_stop_requested()) {
         if (!th->n_sess) {
             /* No channel: nothing to send, so no ticks to keep. Sleep until one is handed
              * over (or a stop), then start a fresh schedule rather than catching up. */
-            latbuf_poll(&th->stats.lat);
+            latbuf_poll(&th->pv.stats.lat);
             int n = epoll_wait(th->epfd, ev, MAX_EVENTS, 100);
             if (n > 0)
                 on_events(th, ev, n);
             if (th->n_sess)
-                tick_init(&th->t, rate, clk_ns() + interval);
+                tick_init(&th->pv.t, rate, clk_ns() + interval);
             continue;
         }
         int64_t now = clk_ns();
-        if (tick_poll(&th->t, now)) {
+        if (tick_poll(&th->pv.t, now)) {
             tick_bursts(th);
             continue;
         }
-        struct timespec ts = tick_wait_timespec(&th->t, now);
+        struct timespec ts = tick_wait_timespec(&th->pv.t, now);
         if (read_leftovers(th))
             ts.tv_sec = ts.tv_nsec = 0;
         int n = epoll_pwait2(th->epfd, ev, MAX_EVENTS, &ts, NULL);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            prov_app_fail(app, "provider thread %d: epoll_pwait2: %s", th->index + 1,
+            prov_app_fail(app, "provider thread %d: epoll_pwait2: %s", th->pv.index + 1,
                           strerror(errno));
             break;
         }
@@ -409,14 +408,8 @@ static void bind_failed(void *th, const char *line)
     prov_app_fail(((prov_thread *)th)->app, "%s", line);
 }
 
-static void *thread_main(void *arg)
-{
-    static const pv_thread_fns fns = {reactor_loop, bare_loop, bind_failed};
-    prov_thread *th = arg;
-    return pv_thread_run(th, &th->cpu, th->app->cfg.pv.reactor, &th->stats, &fns);
-}
-
 int prov_thread_start(prov_thread *th)
 {
-    return sig_thread_start(&th->thread, thread_main, th, "provider thread", th->index + 1);
+    static const pv_thread_fns fns = {reactor_loop, bare_loop, bind_failed};
+    return pv_thread_start(&th->pv, th, th->app->cfg.pv.reactor, &fns);
 }

@@ -31,7 +31,7 @@ static void sample(void *arg)
         return;
     rx_tunnel_info in;
     rx_tunnel_get_info(s->tun, &in);
-    lat_record(&latbuf_cur(&th->stats.lat)[PV_LAT_TUNNEL_BUFS], (int64_t)in.buffers_used * 1000);
+    lat_record(&latbuf_cur(&th->pv.stats.lat)[PV_LAT_TUNNEL_BUFS], (int64_t)in.buffers_used * 1000);
 }
 
 /* The session's item traffic goes back to the channel. */
@@ -55,27 +55,19 @@ void prov_tun_forget(pv_sess *s)
 static int on_status(rx_tunnel *t, const rwf_state *st, const rwf_login *auth)
 {
     pv_sess *s = rx_tunnel_user(t);
-    char text[512];
-    rx_state_text(st, text, sizeof(text));
-    printf("Received RsslTunnelStreamStatusEvent for stream \"%s\", with Stream ID %d and %s\n",
-           rx_tunnel_name(t), (int)rx_tunnel_stream_id(t), text);
-    if (st->stream_state == RWF_STREAM_OPEN) {
-        if (st->data_state == RWF_DATA_OK && !s->tun_open) {
-            if (auth)
-                printf("  Client was authenticated.\n");
-            pv_out_close(&s->out); /* what the channel's packing holds goes first */
-            pv_out_init_tunnel(&s->out, t, sample, s);
-            s->tun_open = true;
-            s->tun_auth_wait = rx_tunnel_cos(t)->auth_type != RX_COS_AU_NOT_REQUIRED;
-        }
-    } else {
-        if (auth)
-            printf("  Client's authentication failed.\n");
+    switch (rx_tunnel_status_print(t, st, auth, s->tun_open)) {
+    case RX_TUNNEL_OPENED:
+        pv_out_close(&s->out); /* what the channel's packing holds goes first */
+        pv_out_init_tunnel(&s->out, t, sample, s);
+        s->tun_open = true;
+        s->tun_auth_wait = rx_tunnel_cos(t)->auth_type != RX_COS_AU_NOT_REQUIRED;
+        break;
+    case RX_TUNNEL_CLOSED:
         to_channel(s);
-        printf("Tunnel stream has closed.\n");
+        break;
+    case RX_TUNNEL_SAME:
+        break;
     }
-    printf("\n");
-    fflush(stdout);
     return 0;
 }
 

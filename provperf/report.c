@@ -36,12 +36,8 @@ static void stats_block(out_report *r, const prov_config *cfg, const pv_totals *
                         const prov_derived *d)
 {
     out_printf(r, "Overall Statistics: \n");
-    if (s->genmsg_lat.count) {
-        out_lat_block(r, "GenMsg latency", &s->genmsg_lat, 1);
-        out_lat_sched_block(r, "GenMsg latency", &s->genmsg_sched, 1);
-    } else {
-        out_printf(r, "  No GenMsg latency information was received.\n");
-    }
+    out_lat_blocks(r, "GenMsg latency", "GenMsg latency", &s->genmsg_lat, &s->genmsg_sched, 1,
+                   "  No GenMsg latency information was received.\n");
     out_genmsg_counts(r, &d->genmsg, cfg->generic_msg_rate != 0,
                       cfg->generic_msg_latency_rate != 0);
     out_genmsg_rates(r, &d->genmsg, cfg->generic_msg_rate != 0, cfg->generic_msg_latency_rate != 0);
@@ -98,12 +94,8 @@ void prov_report_interval(FILE *f, unsigned sec, int thread, int threads, unsign
     if (iv->posts)
         fprintf(f, "  Posting: received %" PRIu64 ", reflected %" PRIu64 "\n", iv->posts,
                 iv->posts);
-    if (iv->genmsgs_sent || iv->genmsgs_recv)
-        fprintf(f,
-                "  GenMsgs: sent %" PRIu64 ", received %" PRIu64 ", latencies sent %" PRIu64
-                ", latencies received %" PRIu64 "\n",
-                iv->genmsgs_sent, iv->genmsgs_recv, iv->genmsg_lat_sent, iv->genmsg_lat.count);
-    out_console_lat(f, "  GenMsgLat(usec)", &iv->genmsg_lat, &iv->genmsg_sched, false);
+    out_console_genmsgs(f, iv->genmsgs_sent, iv->genmsgs_recv, iv->genmsg_lat_sent, 0,
+                        &iv->genmsg_lat, &iv->genmsg_sched);
     if (iv->tunnel_bufs.count)
         out_console_stat(f, "  TunnelStreamBufferUsed", &iv->tunnel_bufs, false, "Samples");
     pv_report_interval_tail(f, iv->closes, iv->out_of_bufs, &iv->encode, iv->msgs_packed,

@@ -37,12 +37,8 @@ static tperf_derived derive(const tperf_stats *s)
 static void stats_block(out_report *r, const tperf_stats *s, const tperf_derived *d)
 {
     out_printf(r, "Statistics: \n");
-    if (s->lat.count) {
-        out_lat_block(r, "Latency", &s->lat, 3);
-        out_lat_sched_block(r, "latency", &s->lat_sched, 3);
-    } else {
-        out_printf(r, "  No latency information was received.\n\n");
-    }
+    out_lat_blocks(r, "Latency", "latency", &s->lat, &s->lat_sched, 3,
+                   "  No latency information was received.\n\n");
     out_printf(r,
                "  Sampling duration(sec): %.2f\n"
                "  Msgs Sent: %" PRIu64 "\n"

@@ -205,6 +205,17 @@ void out_lat_sched_block(out_report *r, const char *name, const stat_lat *sched,
     out_lat_block(r, full, sched, decimals);
 }
 
+void out_lat_blocks(out_report *r, const char *name, const char *sched_name, const stat_lat *l,
+                    const stat_lat *sched, int decimals, const char *none)
+{
+    if (l->count) {
+        out_lat_block(r, name, l, decimals);
+        out_lat_sched_block(r, sched_name, sched, decimals);
+    } else {
+        out_printf(r, "%s", none);
+    }
+}
+
 void out_res_block(out_report *r, const stat_res *res)
 {
     if (!res || res->samples == 0)
@@ -347,6 +358,20 @@ void out_console_lat(FILE *f, const char *label, const stat_lat *l, const stat_l
         return;
     out_console_stat(f, label, l, thousandths, "Msgs");
     out_console_lat_extra(f, label, l, sched, thousandths);
+}
+
+void out_console_genmsgs(FILE *f, uint64_t sent, uint64_t recv, uint64_t lat_sent,
+                         uint64_t out_of_bufs, const stat_lat *lat, const stat_lat *sched)
+{
+    if (sent || recv)
+        fprintf(f,
+                "  GenMsgs: sent %" PRIu64 ", received %" PRIu64 ", latencies sent %" PRIu64
+                ", latencies received %" PRIu64 "\n",
+                sent, recv, lat_sent, lat->count);
+    if (out_of_bufs)
+        fprintf(f, "  - %" PRIu64 " gen msgs not sent due to lack of output buffers.\n",
+                out_of_bufs);
+    out_console_lat(f, "  GenMsgLat(usec)", lat, sched, false);
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -136,6 +136,12 @@ void out_lat_block(out_report *r, const char *name, const stat_lat *l, int decim
  */
 void out_lat_sched_block(out_report *r, const char *name, const stat_lat *sched, int decimals);
 
+/* One latency kind of a summary block: when l has samples, its block (out_lat_block for name)
+ * and its scheduled-time view (out_lat_sched_block for sched_name); else the original's line
+ * `none` ("  No latency information was received.\n"...), written as it is. */
+void out_lat_blocks(out_report *r, const char *name, const char *sched_name, const stat_lat *l,
+                    const stat_lat *sched, int decimals, const char *none);
+
 /* Writes the CPU/Memory block (samples, CPU max/min/avg %, memory max/min/avg MB) when
  * res->samples > 0; nothing otherwise. */
 void out_res_block(out_report *r, const stat_res *res);
@@ -225,6 +231,13 @@ void out_console_lat_extra(FILE *f, const char *label, const stat_lat *l, const 
  * original's line (out_console_stat, unit "Msgs"), then ours (out_console_lat_extra). */
 void out_console_lat(FILE *f, const char *label, const stat_lat *l, const stat_lat *sched,
                      bool thousandths);
+
+/* An interval's generic-message lines (ConsPerf, ProvPerf), each only when it has something to
+ * say: "  GenMsgs: sent <n>, received <n>, latencies sent <n>, latencies received <n>" (the
+ * count of lat), "  - <n> gen msgs not sent due to lack of output buffers.", then the latency
+ * lines ("  GenMsgLat(usec)", out_console_lat). */
+void out_console_genmsgs(FILE *f, uint64_t sent, uint64_t recv, uint64_t lat_sent,
+                         uint64_t out_of_bufs, const stat_lat *lat, const stat_lat *sched);
 
 /* ------------------------------------------------------------------------------------------ */
 /* CSV files                                                                                  */

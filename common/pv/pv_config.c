@@ -63,13 +63,3 @@ int pv_config_check_feed(const pv_config *c)
                        c->max_pack_count);
     return 0;
 }
-
-void pv_thread_cpus(const cpu_list *cpus, const cpu_list *workers, int i, cpu_entry *cpu,
-                    cpu_entry *worker, bool *worker_bound)
-{
-    *cpu = cpus->entry[i < cpus->count ? i : 0];
-    if (workers->given && i < workers->count) {
-        *worker = workers->entry[i];
-        *worker_bound = true;
-    }
-}

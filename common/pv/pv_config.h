@@ -100,12 +100,6 @@ typedef struct pv_config {
         OPT_STR_("-statsFile", T, pv.stats_file, "<base>",                                         \
                  "Statistics file base name (<base><thread>.csv)")
 
-/* Where provider thread i (0-based) runs: *cpu from cpus (its first entry when it has fewer),
- * and with workers given and an entry for i, its reactor worker's *worker with *worker_bound
- * set (else both left as they are). */
-void pv_thread_cpus(const cpu_list *cpus, const cpu_list *workers, int i, cpu_entry *cpu,
-                    cpu_entry *worker, bool *worker_bound);
-
 /* Fills c with the defaults both providers have; port, summary_file and stats_file are the
  * tool's own. */
 void pv_config_defaults(pv_config *c, const char *port, const char *summary_file,

@@ -1,24 +1,53 @@
 #include "pv_thread.h"
 
 #include "err.h"
-#include "tick.h"
 
 #include <stdio.h>
 
-void *pv_thread_run(void *th, const cpu_entry *cpu, bool reactor, pv_stats *stats,
-                    const pv_thread_fns *fns)
+int pv_thread_init(pv_thread *p, int i, size_t ring)
 {
-    if (cpu_bind(cpu) != 0) {
+    p->index = i;
+    return pv_stats_init(&p->stats, ring);
+}
+
+void pv_thread_cpus(pv_thread *p, const cpu_list *cpus, const cpu_list *workers)
+{
+    int i = p->index;
+    p->cpu = cpus->entry[i < cpus->count ? i : 0];
+    if (workers->given && i < workers->count) {
+        p->worker_cpu = workers->entry[i];
+        p->worker_bound = true;
+    }
+}
+
+/* The started thread: see pv_thread_start. */
+static void *body(void *arg)
+{
+    pv_thread *p = arg;
+    if (cpu_bind(&p->cpu) != 0) {
         char line[ERR_MSG_MAX + CPU_ENTRY_LEN + 64];
-        snprintf(line, sizeof(line), "Error: Failed to bind thread to core %s: %s.", cpu->text,
+        snprintf(line, sizeof(line), "Error: Failed to bind thread to core %s: %s.", p->cpu.text,
                  err_msg());
-        fns->bind_failed(th, line);
-    } else if (reactor) {
-        fns->reactor(th);
+        p->fns->bind_failed(p->owner, line);
+    } else if (p->reactor) {
+        p->fns->reactor(p->owner);
     } else {
         tick_tighten_slack();
-        fns->bare(th);
+        p->fns->bare(p->owner);
     }
-    latbuf_close(&stats->lat);
+    latbuf_close(&p->stats.lat);
     return NULL;
+}
+
+int pv_thread_start(pv_thread *p, void *owner, bool reactor, const pv_thread_fns *fns)
+{
+    p->owner = owner;
+    p->reactor = reactor;
+    p->fns = fns;
+    return sig_thread_start(&p->thread, body, p, "provider thread", p->index + 1);
+}
+
+void pv_thread_free(pv_thread *p)
+{
+    pv_stats_free(&p->stats);
 }

@@ -225,4 +225,20 @@ bool rx_tunnel_is_open(const rx_tunnel *t);
 /* "State: Open/Ok/None - text: \"...\"", as the ETA tools print a state. */
 int rx_state_text(const rwf_state *st, char *buf, size_t cap);
 
+/* What a tunnel stream's status event changes for the tool that has the tunnel. */
+typedef enum rx_tunnel_change {
+    RX_TUNNEL_SAME = 0,   /* nothing: still open, or open but not yet Ok */
+    RX_TUNNEL_OPENED = 1, /* now open with data Ok (it was not before) */
+    RX_TUNNEL_CLOSED = 2  /* closed (any stream state but Open) */
+} rx_tunnel_change;
+
+/* The console lines the ETA tools print (on stdout, flushed) for status event st of tunnel t,
+ * and what it changes (the tunnel was open with data Ok when was_open):
+ *     Received RsslTunnelStreamStatusEvent for stream "<name>", with Stream ID <id> and <state>
+ * then, when it opens, "  Client was authenticated." (auth: the authentication's login, NULL
+ * without); when it closes, "  Client's authentication failed." (with auth) and "Tunnel
+ * stream has closed."; then an empty line. */
+rx_tunnel_change rx_tunnel_status_print(const rx_tunnel *t, const rwf_state *st,
+                                        const rwf_login *auth, bool was_open);
+
 #endif
