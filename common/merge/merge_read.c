@@ -335,13 +335,48 @@ static void pool_stats(merge_kind *k, uint64_t n, double mean, double m2, double
     k->has_json = true;
 }
 
-/* Pools a JSON latency object ({"count", "avg", "stddev", "min", "max", "negative"}) into k. */
+/* Pools a JSON latency object ({"count", "avg", "stddev", "min", "max", "negative"}) into k;
+ * its counts were checked by json_lat_check. */
 static void pool_json_lat(merge_kind *k, json_object *l)
 {
     uint64_t n = (uint64_t)num(l, "count");
     double sd = num(l, "stddev");
     pool_stats(k, n, num(l, "avg"), n > 1 ? sd * sd * (double)(n - 1) : 0, num(l, "min"),
                num(l, "max"), (uint64_t)num(l, "negative"));
+}
+
+/* True when key of o is absent (taken as 0) or a whole number from 0 to 2^53: a count that
+ * converts to uint64_t exactly. */
+static bool count_ok(json_object *o, const char *key)
+{
+    json_object *v;
+    if (!json_object_object_get_ex(o, key, &v))
+        return true;
+    double d = json_object_get_double(v);
+    return d >= 0 && d <= 9007199254740992.0 && d == (double)(uint64_t)d;
+}
+
+/* Checks the counts of tool's latency objects in results.overall (ov) before any is pooled.
+ * Returns 0, or -1 with the bad input recorded (which object, which member). */
+static int json_lat_check(merge *m, const char *path, json_object *ov, const char *tool)
+{
+    for (size_t i = 0; i < sizeof(json_kinds) / sizeof(json_kinds[0]); i++) {
+        const json_kind *jk = &json_kinds[i];
+        json_object *l;
+        if ((jk->tool && strcmp(jk->tool, tool) != 0) ||
+            !json_object_object_get_ex(ov, jk->key, &l) ||
+            !json_object_is_type(l, json_type_object))
+            continue;
+        const char *key = !count_ok(l, "count")      ? "count"
+                          : !count_ok(l, "negative") ? "negative"
+                                                     : NULL;
+        if (key)
+            return bad(m, path, 0,
+                       "a %s JSON summary whose results.overall.%s.%s is not a whole number "
+                       "from 0 to 2^53",
+                       tool, jk->key, key);
+    }
+    return 0;
 }
 
 static int json_into_proc(merge *m, const char *path, json_object *doc, const char *tool)
@@ -355,6 +390,8 @@ static int json_into_proc(merge *m, const char *path, json_object *doc, const ch
         !json_object_object_get_ex(res, "overall", &ov) ||
         !json_object_is_type(ov, json_type_object))
         return bad(m, path, 0, "a %s JSON summary without results.overall (cut off?)", tool);
+    if (json_lat_check(m, path, ov, tool) < 0)
+        return -1;
     merge_proc *p = proc_get(m, tool, name ? json_object_get_string(name) : "",
                              pid ? json_object_get_int(pid) : 0);
     if (!p)

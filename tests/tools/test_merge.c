@@ -307,6 +307,20 @@ static void test_bad_inputs(void **state)
     expect_bad("broken.json", 3, "not valid JSON");
     write_text("foreign.json", "{\"tool\": \"wrk2\", \"results\": {}}\n");
     expect_bad("foreign.json", 1, "the JSON summary of another tool (\"wrk2\")");
+    /* Latency counts that are not whole numbers >= 0 (a negative one was once cast to
+     * uint64_t). */
+    write_text("negcount.json",
+               "{\"tool\": \"ConsPerf\", \"results\": {\"overall\": {\"sched_latency\":"
+               " {\"count\": -5997}}}}\n");
+    expect_bad("negcount.json", 0,
+               "a ConsPerf JSON summary whose results.overall.sched_latency.count is not a whole "
+               "number from 0 to 2^53");
+    write_text("hugeneg.json", "{\"tool\": \"ProvPerf\", \"results\": {\"overall\": "
+                               "{\"genmsg_latency\": {\"count\": 3, \"negative\": 1e300}}}}\n");
+    expect_bad("hugeneg.json", 0, "results.overall.genmsg_latency.negative is not a whole number");
+    write_text("halfcount.json", "{\"tool\": \"TransportPerf\", \"results\": {\"overall\": "
+                                 "{\"latency\": {\"count\": 2.5}}}}\n");
+    expect_bad("halfcount.json", 0, "results.overall.latency.count is not a whole number");
     write_text("empty.hlog", "");
     expect_bad("empty.hlog", 0, "the file is empty");
     expect_bad("missing.hlog", 0, "cannot open");
