@@ -1,32 +1,45 @@
 /*
  * delay_relay: a TCP delay line for the latency truth test (latency_truth.py).
  *
- *     delay_relay [-r <prio>] [-E <us>] [-T <file>] -L <delay_us>:<host>:<port> [-L ...]
+ *     delay_relay [-r <prio>] [-E <us>] [-S <pct>] [-T <file>] -L <delay_us>:<host>:<port>
+ *                 [-L ...]
  *
  * Each -L opens a listener on 127.0.0.1, port 0, and prints
  *     "listen <i> port <p> delay <delay_us> to <host>:<port>"
  * (then "ready" once all are open), flushing standard output. Every connection accepted on
  * listener i gets a connection of its own to <host>:<port>; every byte read from either side
- * is written to the other exactly <delay_us> microseconds after the read that got it returned
- * (CLOCK_MONOTONIC), both directions, one queue per direction: a chunk read is never held
- * longer than that, and chunks that are due together are written together. Delay 0 forwards
- * at once. When one side closes, what is queued toward the other is still delivered at its
- * time, then that side's write end is shut.
+ * is written to the other exactly <delay_us> microseconds after it arrived in the relay's
+ * socket (the kernel's receive time stamp, SO_TIMESTAMPNS, on CLOCK_MONOTONIC; the time of the
+ * read where there is none), both directions, one queue per direction: so a late read does not
+ * lengthen the delay; chunks that are due together are written together. Delay 0 forwards at
+ * once. When one side closes, what is queued toward the other is still delivered at its time,
+ * then that side's write end is shut.
  *
- * The relay measures itself: for every chunk, how late its write came after its due time.
- * When a connection pair ends, and at exit (SIGTERM, SIGINT), it prints per direction
+ * The relay measures itself: for every chunk, how late its write came after its due time (the
+ * time after the write call returned: the bytes are with the receiver by then), and how long
+ * the chunk waited in the socket before it was read. When a connection pair ends, and at exit
+ * (SIGTERM, SIGINT), it prints per direction
  *     "pair <n> listen <i> <a->b|b->a>: chunks <c> bytes <b> late_us avg <a> p50 <q> p99 <p>
- *      max <m>" (one line)
- * so that a test can tell a late delay line from a wrong measurement.
+ *      max <m> read_us p50 <r> p99 <s>" (one line)
+ * so that a test can tell a late delay line from a wrong measurement, and at exit what it cost:
+ *     "cpu <pct>% (<ms> ms in <s> s), awake before due times <pct>% (<ms> ms), wake-ups <w>
+ *      late <l>, early_us <e>" (one line)
  *
- * With -r it asks for SCHED_FIFO at that priority (it sleeps between due times, so it takes
- * little CPU; the priority only makes its wake-ups punctual on a busy machine) and prints
- * "realtime <prio>" or "realtime refused: <reason>" and goes on without it.
+ * Waking on time: a sleeping thread wakes some time after its timer (tens of microseconds on a
+ * busy machine, up to milliseconds on an idle virtual machine, whose halted virtual CPU the
+ * host has to run again first). So the relay sleeps until `early` before a due time and spends
+ * the rest awake, polling its sockets (epoll, no wait) and the clock, reading what comes in
+ * and writing each chunk at its due time. `early` is learned from its own wake-ups (a high
+ * percentile of how late the recent ones came, see early_learn), and the time awake is bounded
+ * by a budget (see spin_*): at most SPIN_SHARE of the time plus SPIN_BURST, so that dense due
+ * times cannot make it take a whole CPU; past the budget it sleeps until the due time itself.
  *
- * A timer wakes it somewhat before a due time and it waits out the rest on the clock (see
- * timer_fired); -E fixes how long before (microseconds) instead of learning it. -T writes one
- * line per chunk written to <file>: "<listener> <0: a->b | 1: b->a> <due ns> <written ns>
- * <bytes>", CLOCK_MONOTONIC, for a closer look at a run.
+ * With -r it asks for SCHED_FIFO at that priority (the priority makes its wake-ups punctual on
+ * a busy machine) and prints "realtime <prio>" or "realtime refused: <reason>" and goes on
+ * without it. -E fixes `early` (microseconds) instead of learning it; -S sets the budget's
+ * share in percent (0: never awake before a due time). -T writes one line per chunk written to
+ * <file>: "<listener> <0: a->b | 1: b->a> <due ns> <written ns> <bytes>", CLOCK_MONOTONIC, for
+ * a closer look at a run.
  *
  * Exit status: 0 after a signal, 2 on a usage error or when a listener cannot be opened.
  */
@@ -45,6 +58,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
@@ -75,11 +89,12 @@ typedef struct dir {
     bool blocked;       /* the last write found `to` full: wait for EPOLLOUT, not the timer */
     bool readable;      /* epoll said `from` has data (edge-triggered: read until drained) */
     bool watching;      /* EPOLLOUT is asked for on `to` (while blocked) */
-    uint64_t chunks, bytes;
+    uint64_t chunks, bytes, rchunks; /* chunks written, bytes written, chunks read */
     double late_sum;
     uint64_t late_max;
-    uint32_t *late; /* histogram, LATE_BUCKETS */
-    int listen, k;  /* its listener, and 0 (a->b) or 1 (b->a), for the trace */
+    uint32_t *late;  /* histogram, LATE_BUCKETS */
+    uint32_t *rwait; /* how long chunks waited in the socket before the read: histogram */
+    int listen, k;   /* its listener, and 0 (a->b) or 1 (b->a), for the trace */
 } dir;
 
 typedef struct pair {
@@ -178,31 +193,41 @@ static int dir_init(dir *d, int from, int to)
     d->ring = malloc(RING);
     d->ch = malloc(sizeof(chunk) * CHUNKS);
     d->late = calloc(LATE_BUCKETS, sizeof(uint32_t));
-    return d->ring && d->ch && d->late ? 0 : -1;
+    d->rwait = calloc(LATE_BUCKETS, sizeof(uint32_t));
+    return d->ring && d->ch && d->late && d->rwait ? 0 : -1;
 }
 
-/* The lateness (us) below which at least `permille`/1000 of direction d's chunks were written:
- * the histogram's percentile, 0 when nothing was written. */
-static uint64_t late_pct(const dir *d, unsigned permille)
+/* The value (us) below which at least `permille`/1000 of the n samples of histogram h (1 us
+ * buckets, LATE_BUCKETS) lie: its percentile, 0 when it is empty. */
+static uint64_t hist_pct(const uint32_t *h, uint64_t n, unsigned permille)
 {
-    uint64_t seen = 0, rank = d->chunks - d->chunks * (1000 - permille) / 1000;
-    for (uint32_t i = 0; i < LATE_BUCKETS && d->chunks; i++) {
-        seen += d->late[i];
+    uint64_t seen = 0, rank = n - n * (1000 - permille) / 1000;
+    for (uint32_t i = 0; i < LATE_BUCKETS && n; i++) {
+        seen += h[i];
         if (seen >= rank)
             return i;
     }
     return 0;
 }
 
+/* Adds a sample of ns nanoseconds to histogram h (1 us buckets, the last one open-ended). */
+static void hist_add(uint32_t *h, uint64_t ns)
+{
+    uint64_t us = ns / 1000u;
+    h[us < LATE_BUCKETS ? us : LATE_BUCKETS - 1]++;
+}
+
 static void dir_report(const pair *p, int k)
 {
     const dir *d = &p->d[k];
     printf("pair %d listen %d %s: chunks %llu bytes %llu late_us avg %.1f p50 %llu p99 %llu "
-           "max %.1f\n",
+           "max %.1f read_us p50 %llu p99 %llu\n",
            p->n, p->listen, k ? "b->a" : "a->b", (unsigned long long)d->chunks,
            (unsigned long long)d->bytes, d->chunks ? d->late_sum / (double)d->chunks / 1000.0 : 0,
-           (unsigned long long)late_pct(d, 500), (unsigned long long)late_pct(d, 990),
-           (double)d->late_max / 1000.0);
+           (unsigned long long)hist_pct(d->late, d->chunks, 500),
+           (unsigned long long)hist_pct(d->late, d->chunks, 990), (double)d->late_max / 1000.0,
+           (unsigned long long)hist_pct(d->rwait, d->rchunks, 500),
+           (unsigned long long)hist_pct(d->rwait, d->rchunks, 990));
 }
 
 static void pair_end(pair *p)
@@ -219,6 +244,7 @@ static void pair_end(pair *p)
         free(p->d[k].ring);
         free(p->d[k].ch);
         free(p->d[k].late);
+        free(p->d[k].rwait);
     }
     p->used = false;
 }
@@ -245,6 +271,8 @@ static void accept_one(int li)
     int one = 1;
     setsockopt(a, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     setsockopt(b, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    setsockopt(a, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+    setsockopt(b, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
     pair *p = &P[slot];
     memset(p, 0, sizeof(*p));
     p->used = true;
@@ -269,7 +297,29 @@ static void accept_one(int li)
     fflush(stdout);
 }
 
-/* Reads everything `from` has into the queue, stamped due = read time + delay. */
+/* When the bytes of the read that returned at `now` (CLOCK_MONOTONIC) arrived in the socket:
+ * the kernel's receive time stamp of the last of them (CLOCK_REALTIME, in m's control data),
+ * brought onto CLOCK_MONOTONIC by the two clocks' difference now; `now` when there is none or
+ * it is not plausible (after now, or more than a second before: the wall clock was set). */
+static uint64_t arrival_ns(struct msghdr *m, uint64_t now)
+{
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS)
+            continue;
+        struct timespec st, rt;
+        memcpy(&st, CMSG_DATA(c), sizeof(st));
+        clock_gettime(CLOCK_REALTIME, &rt);
+        uint64_t stamp = (uint64_t)st.tv_sec * 1000000000u + (uint64_t)st.tv_nsec;
+        uint64_t wall = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
+        if (stamp == 0 || stamp > wall || wall - stamp > 1000000000u || wall - stamp > now)
+            return now;
+        return now - (wall - stamp);
+    }
+    return now;
+}
+
+/* Reads everything `from` has into the queue, each chunk due `delay` after it arrived in the
+ * socket (arrival_ns), and counts how long it waited there. */
 static void dir_read(pair *p, dir *d)
 {
     uint64_t delay = L[p->listen].delay_ns;
@@ -281,7 +331,16 @@ static void dir_read(pair *p, dir *d)
         size_t room = RING - used;
         if (room > RING - pos)
             room = RING - pos;
-        ssize_t r = read(d->from, d->ring + pos, room);
+        union {
+            char buf[CMSG_SPACE(sizeof(struct timespec)) * 2];
+            struct cmsghdr align;
+        } ctl;
+        struct iovec iov = {d->ring + pos, room};
+        struct msghdr m = {.msg_iov = &iov,
+                           .msg_iovlen = 1,
+                           .msg_control = ctl.buf,
+                           .msg_controllen = sizeof(ctl.buf)};
+        ssize_t r = recvmsg(d->from, &m, 0);
         if (r == 0) {
             d->eof = true;
             return;
@@ -294,9 +353,11 @@ static void dir_read(pair *p, dir *d)
             d->readable = false;
             return;
         }
-        uint64_t t = now_ns();
+        uint64_t t = now_ns(), arrived = arrival_ns(&m, t);
+        hist_add(d->rwait, t - arrived);
+        d->rchunks++;
         d->tail += (uint64_t)r;
-        d->ch[d->ch_tail % CHUNKS] = (chunk){t + delay, (uint32_t)r};
+        d->ch[d->ch_tail % CHUNKS] = (chunk){arrived + delay, (uint32_t)r};
         d->ch_tail++;
         if ((size_t)r < room) {
             d->readable = false; /* drained: the next data brings a new edge */
@@ -351,8 +412,7 @@ static int dir_write(dir *d)
             d->late_sum += (double)late;
             if (late > d->late_max)
                 d->late_max = late;
-            uint64_t us = late / 1000u;
-            d->late[us < LATE_BUCKETS ? us : LATE_BUCKETS - 1]++;
+            hist_add(d->late, late);
             d->chunks++;
             d->bytes += c->len;
             d->head += c->len;
@@ -421,52 +481,147 @@ static uint64_t service(void)
 }
 
 /*
- * The timer. A timer's wake-up comes some tens of microseconds after its time (more in a
- * virtual machine), so it is set `early` before the due time and the relay then waits out the
- * rest on the clock. `early` follows the wake-up latency seen: up EARLY_UP each time the
- * wake-up came later than `early`, down EARLY_DOWN each time it came sooner, which settles
- * where 99% of the wake-ups are in time; it stays within 0..EARLY_MAX.
+ * Waking on time (see the top of the file), in three parts:
+ * - early_learn: `early`, how long before a due time the timer is set, is the EARLY_PERMILLE-th
+ *   permille of how late the last WAKES timer wake-ups came after their time (WAKE_BUCKET
+ *   buckets), plus EARLY_MARGIN, within EARLY_MIN..EARLY_MAX; EARLY_INIT until EARLY_LEARN
+ *   wake-ups have been seen. A wake-up later than `early` makes a late write.
+ * - spin_account: the budget of time spent awake waiting for due times, a token bucket that
+ *   fills at spin_share percent of the time passing, up to SPIN_BURST, and empties by the time
+ *   spent polling. It can fall below zero by the rest of one wait begun within the budget.
+ * - next_wait: from the next due time, `early` and the budget: poll (no wait), or sleep with
+ *   the timer set `early` before the due time, or less when the budget will not cover it.
  */
-#define EARLY_UP 2000 /* ns */
-#define EARLY_DOWN 20 /* ns: settles where 1% of the wake-ups come late (20 / (2000 + 20)) */
-#define EARLY_MAX 400000
-static uint64_t armed = UINT64_MAX; /* the due time the timer is set for */
-static uint64_t early = 50000;      /* ns before the due time at which it is set */
-static bool early_fixed;            /* -E: early stays as given */
+#define EARLY_INIT 300000 /* ns */
+#define EARLY_MIN 20000
+#define EARLY_MAX 2000000
+#define EARLY_MARGIN 20000
+#define EARLY_PERMILLE 995
+#define EARLY_LEARN 64
+#define WAKES 1024
+#define WAKE_BUCKET 5000 /* ns */
+#define WAKE_BUCKETS (EARLY_MAX / WAKE_BUCKET + 1)
+#define SPIN_BURST 2000000 /* ns */
 
-/* Sets the timer for due (UINT64_MAX: disarmed), unless it is already set so. */
-static void arm(uint64_t due)
+static uint64_t early = EARLY_INIT; /* ns before a due time at which the timer is set */
+static bool early_fixed;            /* -E: early stays as given */
+static unsigned spin_share = 25;    /* -S: percent of the time the relay may poll */
+static uint16_t wake_ring[WAKES];   /* the last WAKES wake-ups' buckets */
+static uint32_t wake_hist[WAKE_BUCKETS];
+static uint64_t wakes, wakes_late;       /* timer wake-ups, those later than `early` */
+static int64_t spin_tokens = SPIN_BURST; /* ns of polling the budget allows now */
+static uint64_t spin_at, spin_total;     /* when it was last counted; ns spent polling */
+static uint64_t armed_due = UINT64_MAX;  /* the due time the timer is set for */
+static uint64_t armed_at;                /* the time it is set to fire */
+static uint64_t poll_until;              /* a due time the relay woke for: poll up to it */
+
+/* Counts a timer wake-up that came lat ns after its time, and sets `early` from the last
+ * WAKES of them (unless -E fixed it). */
+static void early_learn(uint64_t lat)
 {
-    if (due == armed)
+    uint64_t b = lat / WAKE_BUCKET < WAKE_BUCKETS ? lat / WAKE_BUCKET : WAKE_BUCKETS - 1;
+    wakes_late += lat > early;
+    if (wakes >= WAKES)
+        wake_hist[wake_ring[wakes % WAKES]]--;
+    wake_ring[wakes % WAKES] = (uint16_t)b;
+    wake_hist[b]++;
+    wakes++;
+    if (early_fixed || wakes < EARLY_LEARN)
         return;
-    armed = due;
+    uint64_t n = wakes < WAKES ? wakes : WAKES, above = n - n * EARLY_PERMILLE / 1000, seen = 0;
+    uint64_t i = WAKE_BUCKETS;
+    while (i > 1 && seen + wake_hist[i - 1] <= above)
+        seen += wake_hist[--i];
+    uint64_t e = i * WAKE_BUCKET + EARLY_MARGIN; /* the top of the percentile's bucket */
+    early = e < EARLY_MIN ? EARLY_MIN : e > EARLY_MAX ? EARLY_MAX : e;
+}
+
+/* Brings the budget to `now`: filled at spin_share of the time since it was last counted, and
+ * emptied by that time when the relay was polling through it. */
+static void spin_account(uint64_t now, bool polling)
+{
+    uint64_t dt = now - spin_at;
+    spin_at = now;
+    spin_tokens += (int64_t)(dt * spin_share / 100u);
+    if (polling) {
+        spin_tokens -= (int64_t)dt;
+        spin_total += dt;
+    }
+    if (spin_tokens > SPIN_BURST)
+        spin_tokens = SPIN_BURST;
+}
+
+/* Sets the timer to fire at `at` for the due time `due` (UINT64_MAX: disarmed), unless it is
+ * set so already. */
+static void arm(uint64_t due, uint64_t at)
+{
+    if (due == armed_due && (due == UINT64_MAX || at == armed_at))
+        return;
+    armed_due = due;
+    armed_at = at;
     struct itimerspec its = {0};
     if (due != UINT64_MAX) {
-        due = due > early + 1 ? due - early : 1;
-        its.it_value.tv_sec = (time_t)(due / 1000000000u);
-        its.it_value.tv_nsec = (long)(due % 1000000000u);
+        at = at ? at : 1;
+        its.it_value.tv_sec = (time_t)(at / 1000000000u);
+        its.it_value.tv_nsec = (long)(at % 1000000000u);
     }
     timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
-/* The timer fired: adapts `early` to how late it came, and waits on the clock (a few
- * microseconds) for the due time it was set for. */
-static void timer_fired(void)
+/* The timer fired at `now`: counts how late, and polls from here up to the due time it was
+ * set for. */
+static void timer_fired(uint64_t now)
 {
-    uint64_t due = armed, now = now_ns();
-    armed = UINT64_MAX; /* it fired: disarmed */
-    if (due == UINT64_MAX)
+    uint64_t x;
+    (void)!read(tfd, &x, sizeof(x));
+    if (armed_due == UINT64_MAX)
         return;
-    uint64_t set_for = due > early ? due - early : 0;
-    uint64_t lat = now > set_for ? now - set_for : 0;
-    if (early_fixed)
-        ;
-    else if (lat > early)
-        early = early + EARLY_UP < EARLY_MAX ? early + EARLY_UP : EARLY_MAX;
-    else
-        early = early > EARLY_DOWN ? early - EARLY_DOWN : 0;
-    while (now < due && due - now <= EARLY_MAX)
-        now = now_ns();
+    early_learn(now > armed_at ? now - armed_at : 0);
+    poll_until = armed_due;
+    armed_due = UINT64_MAX; /* it fired: disarmed */
+}
+
+/* How to wait for the next due time `next` (UINT64_MAX: none) at `now`: returns the epoll
+ * timeout, 0 to poll (and *polling true) or -1 to sleep until an event or the timer, set
+ * `early` (or what the budget allows) before `next`. */
+static int next_wait(uint64_t next, uint64_t now, bool *polling)
+{
+    *polling = false;
+    if (next == UINT64_MAX) {
+        arm(UINT64_MAX, 0);
+        return -1;
+    }
+    if (next <= now)
+        return 0; /* due already: write it */
+    uint64_t gap = next - now;
+    int64_t allow = spin_tokens + (int64_t)(gap * spin_share / 100u);
+    uint64_t w = allow <= 0 ? 0 : (uint64_t)allow < early ? (uint64_t)allow : early;
+    if (next <= poll_until || (spin_tokens > 0 && gap <= w && gap <= (uint64_t)spin_tokens)) {
+        poll_until = next;
+        arm(UINT64_MAX, 0);
+        *polling = true;
+        return 0;
+    }
+    arm(next, next - w);
+    return -1;
+}
+
+/* Prints what the relay cost: CPU time and its share of the time since `start`, the time spent
+ * polling before due times, its timer wake-ups (and how many came after `early`), `early`. */
+static void cost_report(uint64_t start)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+                 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+    double wall = (double)(now_ns() - start) / 1e6;
+    printf("cpu %.1f%% (%.0f ms in %.1f s), awake before due times %.1f%% (%.0f ms), wake-ups "
+           "%llu late %llu, early_us %llu\n",
+           wall > 0 ? 100.0 * cpu / wall : 0, cpu, wall / 1e3,
+           wall > 0 ? 100.0 * (double)spin_total / 1e6 / wall : 0, (double)spin_total / 1e6,
+           (unsigned long long)wakes, (unsigned long long)wakes_late,
+           (unsigned long long)(early / 1000u));
+    fflush(stdout);
 }
 
 int main(int argc, char **argv)
@@ -478,6 +633,10 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "-E") == 0 && i + 1 < argc) {
             early = strtoull(argv[++i], NULL, 10) * 1000u;
             early_fixed = true;
+        } else if (strcmp(argv[i], "-S") == 0 && i + 1 < argc) {
+            spin_share = (unsigned)strtoul(argv[++i], NULL, 10);
+            if (spin_share > 100)
+                spin_share = 100;
         } else if (strcmp(argv[i], "-T") == 0 && i + 1 < argc) {
             trace = fopen(argv[++i], "w");
         } else if (strcmp(argv[i], "-L") == 0 && i + 1 < argc && nlisten < MAX_LISTEN) {
@@ -487,13 +646,13 @@ int main(int argc, char **argv)
             }
             nlisten++;
         } else {
-            fprintf(stderr, "usage: delay_relay [-r <prio>] [-E <us>] [-T <file>] "
+            fprintf(stderr, "usage: delay_relay [-r <prio>] [-E <us>] [-S <pct>] [-T <file>] "
                             "-L <delay_us>:<host>:<port> ...\n");
             return 2;
         }
     }
     if (nlisten == 0) {
-        fprintf(stderr, "usage: delay_relay [-r <prio>] [-E <us>] [-T <file>] "
+        fprintf(stderr, "usage: delay_relay [-r <prio>] [-E <us>] [-S <pct>] [-T <file>] "
                         "-L <delay_us>:<host>:<port> ...\n");
         return 2;
     }
@@ -523,9 +682,15 @@ int main(int argc, char **argv)
         }
     printf("ready\n");
     fflush(stdout);
+    uint64_t start = now_ns();
+    spin_at = start;
+    bool polling = false;
+    int timeout = -1;
     while (!stop) {
         struct epoll_event ev[32];
-        int n = epoll_wait(ep, ev, 32, -1);
+        int n = epoll_wait(ep, ev, 32, timeout);
+        uint64_t now = now_ns();
+        spin_account(now, polling);
         for (int i = 0; i < n; i++) {
             int kind = (int)(ev[i].data.u64 >> 32);
             if (kind == 1)
@@ -538,18 +703,18 @@ int main(int argc, char **argv)
                 if (ev[i].events & (EPOLLOUT | EPOLLERR))
                     P[slot].d[1 - side].blocked = false; /* d[0] writes side b, d[1] side a */
             } else if (kind == 3) {
-                uint64_t x;
-                (void)!read(tfd, &x, sizeof(x));
-                timer_fired();
+                timer_fired(now);
             }
         }
-        arm(service());
+        uint64_t next = service();
+        timeout = next_wait(next, now_ns(), &polling);
     }
     for (int i = 0; i < MAX_PAIRS; i++)
         if (P[i].used)
             pair_end(&P[i]);
     for (int i = 0; i < nlisten; i++)
         freeaddrinfo(L[i].target);
+    cost_report(start);
     if (trace)
         fclose(trace);
     return 0;
