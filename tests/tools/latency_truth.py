@@ -17,7 +17,9 @@ skipped. In a build with sanitizers (RWFPERF_SANITIZE, set by the build) they ar
 skipped, saying so: timing does not hold there.
 Environment: RWFPERF_BIN (our tools), RWFPERF_RELAY (the delay_relay executable),
 RWFPERF_SOURCE_DIR (the tree, for data/), TRUTH_KEEP=1 keeps the working folders, TRUTH_RT=0
-runs everything at normal priority (see below), TRUTH_TRACE=1 has the relays log every write.
+runs everything at normal priority (see below), TRUTH_TRACE=1 has the relays log every write,
+TRUTH_RELAY_ARGS adds options to the relays' command lines (e.g. "-S 0": no polling before due
+times, to see the gate skip a round whose delay lines were late).
 
 latency_*: a relay (delay_relay.c) forwards every byte it reads exactly a given delay later,
 both directions. Each round runs two identical paths at the same time: a server, a relay and
@@ -319,6 +321,7 @@ def latency_round(work, name, groups, rt, delay_us):
             port = srv.expect(GROUPS[groups[i // 2]]["bound"]).group(1)
             d = BASE_US + (delay_us if i % 2 else 0)
             extra = ["-T", "trace.txt"] if os.environ.get("TRUTH_TRACE") else []
+            extra += os.environ.get("TRUTH_RELAY_ARGS", "").split()
             relay = g.start(f"relay{i}", [RELAY, "-r", str(RELAY_PRIO) if rt else "0"] + extra
                             + ["-L", f"{d}:127.0.0.1:{port}"])
             relay.expect(r"^ready$")
