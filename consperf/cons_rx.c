@@ -109,6 +109,13 @@ static int on_msg(rx_chan *ch, const rwf_msg *m)
     return cons_on_item(w, m);
 }
 
+/* What the consumer channel reports to this thread. */
+static const rx_callbacks callbacks = {.on_channel = on_channel,
+                                       .on_login = on_login,
+                                       .on_directory = on_directory,
+                                       .on_dictionary = on_admin,
+                                       .on_msg = on_msg};
+
 /* Opens the thread's reactor and its consumer channel. Returns 0, or -1 after cons_fail(). */
 static int open_channel(cons_worker *w)
 {
@@ -141,11 +148,7 @@ static int open_channel(cons_worker *w)
     l.position = rwf_buf_cstr(pos);
     rx_role role;
     rx_role_init(&role, RX_ROLE_CONSUMER);
-    role.cb.on_channel = on_channel;
-    role.cb.on_login = on_login;
-    role.cb.on_directory = on_directory;
-    role.cb.on_dictionary = on_admin;
-    role.cb.on_msg = on_msg;
+    role.cb = callbacks;
     role.login = &l;
     role.watchlist = w->watchlist;
     role.dictionary_download = !w->watchlist && w->dict_have != CONS_HAVE_BOTH;

@@ -126,6 +126,10 @@ static int on_msg(rx_chan *ch, const rwf_msg *m)
     return 0;
 }
 
+/* What the channel to the ADH reports to this thread. */
+static const rx_callbacks callbacks = {
+    .on_channel = on_channel, .on_login = on_login, .on_msg = on_msg};
+
 /* Opens the reactor and the channel. Returns 0, or -1 after fail(). */
 static int open_channel(niprov_thread *th, rx_reactor **r, rx_chan **ch)
 {
@@ -143,9 +147,7 @@ static int open_channel(niprov_thread *th, rx_reactor **r, rx_chan **ch)
     niprov_directory(app, &d);
     rx_role role;
     rx_role_init(&role, RX_ROLE_NIPROVIDER);
-    role.cb.on_channel = on_channel;
-    role.cb.on_login = on_login;
-    role.cb.on_msg = on_msg;
+    role.cb = callbacks;
     role.login = &l;
     role.directory_refresh = &d;
     rx_conn_opts co;

@@ -114,18 +114,22 @@ static int on_directory(rx_chan *ch, const rwf_msg *m, const rwf_service *svc, u
     return on_message(ch, m);
 }
 
+/* What the consumers' channels report to this thread: every message goes to prov_handle_msg,
+ * tunnel stream requests to prov_tun_request. */
+static const rx_callbacks callbacks = {.on_channel = on_channel,
+                                       .on_login = on_login,
+                                       .on_directory = on_directory,
+                                       .on_dictionary = on_message,
+                                       .on_msg = on_message,
+                                       .on_tunnel_request = prov_tun_request};
+
 /* Gives the channels the main thread handed over to the reactor. */
 static void adopt_handed(prov_thread *th, rx_reactor *r)
 {
     const prov_config *cfg = &th->app->cfg;
     rx_role role;
     rx_role_init(&role, RX_ROLE_PROVIDER);
-    role.cb.on_channel = on_channel;
-    role.cb.on_login = on_login;
-    role.cb.on_directory = on_directory;
-    role.cb.on_dictionary = on_message;
-    role.cb.on_msg = on_message;
-    role.cb.on_tunnel_request = prov_tun_request;
+    role.cb = callbacks;
     tp_channel *ch[16];
     int n;
     while ((n = run_handoff_take(&th->hand, ch, 16)) > 0) {

@@ -249,12 +249,10 @@ void rx_destroy(rx_reactor *r)
         drain_in(r);
     while (r->chans)
         chan_free(r->chans);
-    if (r->app_efd >= 0)
-        close(r->app_efd);
-    if (r->worker_efd >= 0)
-        close(r->worker_efd);
-    if (r->epfd >= 0)
-        close(r->epfd);
+    const int fds[] = {r->app_efd, r->worker_efd, r->epfd}; /* -1: not opened */
+    for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
     rx_ring_free(&r->in);
     rx_ring_free(&r->cmd);
     free(r->scratch);
