@@ -19,39 +19,39 @@
 /* Room for any admin request: user names and positions are short. */
 #define CONS_ADMIN_ROOM 1024
 
-/* Encodes one admin message with fn into a buffer and writes it. */
-typedef int (*encode_fn)(rwf_enc *e, const void *arg);
-
-static int send_admin(cons_worker *w, encode_fn fn, const void *arg)
+/* Starts an admin message: *e writes into an output buffer of the channel (never inside the
+ * tunnel). Returns 0, or -1 (err_msg() set); after 0, admin_send ends it. */
+static int admin_begin(cons_worker *w, rwf_enc *e)
 {
     uint8_t *data;
     uint32_t cap;
-    w->out_channel = true; /* never inside the tunnel */
+    w->out_channel = true;
     int rc = cons_out_get(w, CONS_ADMIN_ROOM, &data, &cap);
     w->out_channel = false;
     if (rc < 0)
         return err_push("no output buffer");
     if (rc == 0)
         return err_set("no room to write an admin request");
-    rwf_enc e;
-    rwf_enc_init(&e, data, cap);
+    rwf_enc_init(e, data, cap);
+    return 0;
+}
+
+/* Ends the admin message admin_begin started: enc_rc is its encoding's status; when that is
+ * not an error, the message is written, else the buffer is given back. Returns 0 or -1. */
+static int admin_send(cons_worker *w, rwf_enc *e, int enc_rc)
+{
     size_t len;
-    if (fn(&e, arg) < 0 || rwf_enc_finish(&e, &len) != RWF_OK) {
+    if (enc_rc < 0 || rwf_enc_finish(e, &len) != RWF_OK) {
         cons_out_drop(w);
         return -1;
     }
-    rc = cons_out_put(w, (uint32_t)len);
+    int rc = cons_out_put(w, (uint32_t)len);
     if (rc == 0)
         return err_set("no room to write an admin request");
     return rc < 0 ? -1 : 0;
 }
 
 /* ---- login ------------------------------------------------------------------------------- */
-
-static int encode_login(rwf_enc *e, const void *arg)
-{
-    return rwf_rdm_login_request(e, arg);
-}
 
 void cons_login_names(const cons_config *cfg, char user[256], char pos[64])
 {
@@ -76,14 +76,20 @@ int cons_send_login(cons_worker *w)
     l.app_name = RWF_STR("ConsPerf");
     l.position = rwf_buf_cstr(pos);
     l.role = 0; /* consumer */
-    return send_admin(w, encode_login, &l);
+    rwf_enc e;
+    if (admin_begin(w, &e) < 0)
+        return -1;
+    return admin_send(w, &e, rwf_rdm_login_request(&e, &l));
 }
 
-static int encode_directory(rwf_enc *e, const void *arg)
+/* The source directory request (stream 2) for every service's info, state and group. */
+static int send_directory_request(cons_worker *w)
 {
-    (void)arg;
-    return rwf_rdm_directory_request(e, CONS_DIRECTORY_STREAM,
-                                     RWF_DIR_INFO | RWF_DIR_STATE | RWF_DIR_GROUP, 0, 0);
+    const uint32_t filter = RWF_DIR_INFO | RWF_DIR_STATE | RWF_DIR_GROUP;
+    rwf_enc e;
+    if (admin_begin(w, &e) < 0)
+        return -1;
+    return admin_send(w, &e, rwf_rdm_directory_request(&e, CONS_DIRECTORY_STREAM, filter, 0, 0));
 }
 
 static int on_login(cons_worker *w, const rwf_msg *m)
@@ -117,7 +123,7 @@ static int on_login(cons_worker *w, const rwf_msg *m)
     }
     if (!w->logged_in) {
         w->logged_in = true;
-        if (!w->reactor && send_admin(w, encode_directory, NULL) < 0)
+        if (!w->reactor && send_directory_request(w) < 0)
             return err_push("sending the directory request");
     }
     return 0;
@@ -125,24 +131,21 @@ static int on_login(cons_worker *w, const rwf_msg *m)
 
 /* ---- directory --------------------------------------------------------------------------- */
 
-typedef struct dict_req {
-    int32_t stream;
-    uint16_t service;
-    rwf_buf name;
-} dict_req;
-
-static int encode_dict_request(rwf_enc *e, const void *arg)
+/* The dictionary request named name on stream id, to the service found. */
+static int send_dictionary_request(cons_worker *w, int32_t id, const char *name)
 {
-    const dict_req *r = arg;
-    return rwf_rdm_dictionary_request(e, r->stream, r->service, r->name, RWF_DICT_NORMAL);
+    rwf_enc e;
+    if (admin_begin(w, &e) < 0)
+        return -1;
+    return admin_send(
+        w, &e,
+        rwf_rdm_dictionary_request(&e, id, w->service_id, rwf_buf_cstr(name), RWF_DICT_NORMAL));
 }
 
 static int send_dictionary_requests(cons_worker *w)
 {
-    dict_req fld = {CONS_FIELD_DICT_STREAM, w->service_id, RWF_STR("RWFFld")};
-    dict_req enm = {CONS_ENUM_DICT_STREAM, w->service_id, RWF_STR("RWFEnum")};
-    if (send_admin(w, encode_dict_request, &fld) < 0 ||
-        send_admin(w, encode_dict_request, &enm) < 0)
+    if (send_dictionary_request(w, CONS_FIELD_DICT_STREAM, "RWFFld") < 0 ||
+        send_dictionary_request(w, CONS_ENUM_DICT_STREAM, "RWFEnum") < 0)
         return err_push("sending the dictionary requests");
     return 0;
 }

@@ -146,21 +146,19 @@ static bool qos_in_range(const rwf_qos *best, const rwf_qos *worst, const rwf_qo
            adjust_time(best, -1) <= qt && adjust_time(worst, 65535 * 2 + 3) >= qt;
 }
 
+/* The request's key as the item table keeps it (pointing into the request). */
 static pv_key key_of(const rwf_key *k)
 {
-    pv_key p;
-    memset(&p, 0, sizeof(p));
-    p.flags = k->flags;
-    p.name_type = k->name_type;
-    p.attrib_type = k->attrib_type;
-    p.service_id = k->service_id;
-    p.name_len = (uint16_t)k->name.len;
-    p.name = (const uint8_t *)k->name.data;
-    p.filter = k->filter;
-    p.identifier = k->identifier;
-    p.attrib_len = k->attrib.len;
-    p.attrib = (const uint8_t *)k->attrib.data;
-    return p;
+    return (pv_key){.flags = k->flags,
+                    .name_type = k->name_type,
+                    .attrib_type = k->attrib_type,
+                    .service_id = k->service_id,
+                    .name_len = (uint16_t)k->name.len,
+                    .filter = k->filter,
+                    .identifier = k->identifier,
+                    .attrib_len = k->attrib.len,
+                    .name = (const uint8_t *)k->name.data,
+                    .attrib = (const uint8_t *)k->attrib.data};
 }
 
 static int on_request(prov_thread *th, pv_sess *s, const rwf_msg *m)
@@ -244,12 +242,11 @@ static int on_post(prov_thread *th, pv_sess *s, const rwf_msg *post)
                    post->domain, post->stream_id, err_msg());
             return 0;
         }
-    } else {
-        memset(&r, 0, sizeof(r));
-        r.msg_class = RWF_MC_UPDATE;
-        r.container_type = post->container_type;
-        r.domain = post->domain;
-        r.payload = post->payload;
+    } else { /* a payload alone goes back in an update */
+        r = (rwf_msg){.msg_class = RWF_MC_UPDATE,
+                      .domain = post->domain,
+                      .container_type = post->container_type,
+                      .payload = post->payload};
     }
     r.stream_id = post->stream_id;
     r.post_user_addr = post->post_user_addr;
