@@ -72,10 +72,7 @@ static json_object *stats_json(const void *config, const pv_totals *s, uint64_t 
     (void)now;
     const niprov_config *cfg = config;
     json_object *o = json_object_new_object();
-    out_json_add(o, "images_sent", json_object_new_uint64(s->refreshes));
-    out_json_add(o, "updates_sent", json_object_new_uint64(s->updates));
-    out_json_add(o, "closes_received", json_object_new_uint64(s->closes));
-    out_json_add(o, "updates_out_of_buffers", json_object_new_uint64(s->out_of_bufs));
+    pv_report_json_counts(o, s, false);
     pv_report_json_rate(o, s->conn_secs, cfg->pv.update_rate, s->updates);
     out_json_add_lat(o, "update_encode_time", &s->encode);
     return o;

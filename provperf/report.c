@@ -140,16 +140,7 @@ static json_object *stats_json(const void *config, const pv_totals *s, uint64_t 
     const prov_config *cfg = config;
     prov_derived d = derive(s, now);
     json_object *o = json_object_new_object();
-    out_json_add(o, "image_requests_received", json_object_new_uint64(s->requests));
-    out_json_add(o, "images_sent", json_object_new_uint64(s->refreshes));
-    out_json_add(o, "updates_sent", json_object_new_uint64(s->updates));
-    out_json_add(o, "posts_received", json_object_new_uint64(s->posts));
-    out_json_add(o, "posts_reflected", json_object_new_uint64(s->posts));
-    out_json_add(o, "closes_received", json_object_new_uint64(s->closes));
-    out_json_add(o, "updates_out_of_buffers", json_object_new_uint64(s->out_of_bufs));
-    out_json_add(o, "genmsgs_sent", json_object_new_uint64(s->genmsgs_sent));
-    out_json_add(o, "genmsgs_received", json_object_new_uint64(s->genmsgs_recv));
-    out_json_add(o, "genmsg_latencies_sent", json_object_new_uint64(s->genmsg_lat_sent));
+    pv_report_json_counts(o, s, true);
     out_json_add(o, "genmsg_send_rate", out_json_double(d.genmsg.send_rate));
     out_json_add(o, "genmsg_receive_rate", out_json_double(d.genmsg.recv_rate));
     pv_report_json_rate(o, s->conn_secs, cfg->pv.update_rate, s->updates);

@@ -149,30 +149,32 @@ static void sender_obj(const tp_seq_sender *e, void *arg)
     out_json_add(o, "address", json_object_new_string(from));
     out_json_add(o, "port", json_object_new_int(e->from.port));
     out_json_add(o, "instance_id", json_object_new_int(e->from.instance_id));
-    out_json_add(o, "msgs", json_object_new_uint64(e->c.received));
-    out_json_add(o, "first", json_object_new_uint64(e->first));
-    out_json_add(o, "last", json_object_new_uint64(e->last));
-    out_json_add(o, "gaps", json_object_new_uint64(e->c.gaps));
-    out_json_add(o, "lost", json_object_new_uint64(e->c.lost));
-    out_json_add(o, "duplicates", json_object_new_uint64(e->c.duplicates));
-    out_json_add(o, "out_of_order", json_object_new_uint64(e->c.late + e->c.old));
+    const out_json_count counts[] = {{"msgs", e->c.received},
+                                     {"first", e->first},
+                                     {"last", e->last},
+                                     {"gaps", e->c.gaps},
+                                     {"lost", e->c.lost},
+                                     {"duplicates", e->c.duplicates},
+                                     {"out_of_order", e->c.late + e->c.old}};
+    out_json_add_counts(o, counts, OUT_LEN(counts));
     json_object_array_add(a, o);
 }
 
 static json_object *mcast_json(const tp_mc_stats *m)
 {
     json_object *o = json_object_new_object();
-    out_json_add(o, "pkts_sent", json_object_new_uint64(m->pkts_sent));
-    out_json_add(o, "pkts_received", json_object_new_uint64(m->pkts_recv));
-    out_json_add(o, "retrans_sent", json_object_new_uint64(m->retrans_sent));
-    out_json_add(o, "retrans_received", json_object_new_uint64(m->retrans_recv));
-    out_json_add(o, "pings_sent", json_object_new_uint64(m->pings_sent));
-    out_json_add(o, "pings_received", json_object_new_uint64(m->pings_recv));
-    out_json_add(o, "gaps", json_object_new_uint64(m->seq.gaps));
-    out_json_add(o, "lost", json_object_new_uint64(m->seq.lost));
-    out_json_add(o, "duplicates", json_object_new_uint64(m->seq.duplicates));
-    out_json_add(o, "out_of_order", json_object_new_uint64(m->seq.late + m->seq.old));
-    out_json_add(o, "loss_generator_dropped", json_object_new_uint64(m->loss_dropped));
+    const out_json_count counts[] = {{"pkts_sent", m->pkts_sent},
+                                     {"pkts_received", m->pkts_recv},
+                                     {"retrans_sent", m->retrans_sent},
+                                     {"retrans_received", m->retrans_recv},
+                                     {"pings_sent", m->pings_sent},
+                                     {"pings_received", m->pings_recv},
+                                     {"gaps", m->seq.gaps},
+                                     {"lost", m->seq.lost},
+                                     {"duplicates", m->seq.duplicates},
+                                     {"out_of_order", m->seq.late + m->seq.old},
+                                     {"loss_generator_dropped", m->loss_dropped}};
+    out_json_add_counts(o, counts, OUT_LEN(counts));
     json_object *bad = json_object_new_object();
     out_json_add(bad, "total", json_object_new_uint64(m->bad));
     static const char *const keys[TP_MC_BAD_KINDS] = {
@@ -190,12 +192,11 @@ void tperf_seq_json(json_object *o, const tperf_stats *s)
 {
     if (s->tracked) {
         json_object *q = json_object_new_object();
-        out_json_add(q, "gaps", json_object_new_uint64(s->seq_gaps));
-        out_json_add(q, "lost", json_object_new_uint64(s->seq_lost));
-        out_json_add(q, "duplicates", json_object_new_uint64(s->seq_dups));
-        out_json_add(q, "out_of_order", json_object_new_uint64(s->seq_ooo));
-        out_json_add(q, "too_short", json_object_new_uint64(s->seq_short));
-        out_json_add(q, "untracked", json_object_new_uint64(s->seq_untracked));
+        const out_json_count counts[] = {
+            {"gaps", s->seq_gaps},       {"lost", s->seq_lost},
+            {"duplicates", s->seq_dups}, {"out_of_order", s->seq_ooo},
+            {"too_short", s->seq_short}, {"untracked", s->seq_untracked}};
+        out_json_add_counts(q, counts, OUT_LEN(counts));
         if (s->mcast) {
             sender_json sj = {json_object_new_array()};
             for (int i = 0; sj.a && i < s->n_trk; i++)

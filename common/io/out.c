@@ -594,6 +594,18 @@ void out_json_add(json_object *obj, const char *key, json_object *value)
         json_object_object_add(obj, key, value);
 }
 
+void out_json_add_counts(json_object *obj, const out_json_count *m, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out_json_add(obj, m[i].key, json_object_new_uint64(m[i].value));
+}
+
+void out_json_add_figures(json_object *obj, const out_json_figure *m, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out_json_add(obj, m[i].key, out_json_double(m[i].value));
+}
+
 void out_json_add_lat(json_object *obj, const char *key, const stat_lat *l)
 {
     if (l->count)
@@ -662,10 +674,9 @@ json_object *out_json_lat(const stat_lat *l)
 {
     json_object *o = json_object_new_object();
     out_json_add(o, "count", json_object_new_uint64(l->count));
-    out_json_add(o, "avg", out_json_double(l->avg));
-    out_json_add(o, "stddev", out_json_double(l->stddev));
-    out_json_add(o, "min", out_json_double(l->min));
-    out_json_add(o, "max", out_json_double(l->max));
+    const out_json_figure figures[] = {
+        {"avg", l->avg}, {"stddev", l->stddev}, {"min", l->min}, {"max", l->max}};
+    out_json_add_figures(o, figures, OUT_LEN(figures));
     for (size_t i = 0; i < OUT_PCTS; i++) {
         out_json_add(o, pcts[i].key, out_json_double(pct_value(l, &pcts[i])));
         char note[96], key[32];
@@ -683,12 +694,10 @@ json_object *out_json_res(const stat_res *r)
 {
     json_object *o = json_object_new_object();
     out_json_add(o, "samples", json_object_new_uint64(r->samples));
-    out_json_add(o, "cpu_max", out_json_double(r->cpu_max));
-    out_json_add(o, "cpu_min", out_json_double(r->cpu_min));
-    out_json_add(o, "cpu_avg", out_json_double(r->cpu_avg));
-    out_json_add(o, "mem_max_mb", out_json_double(r->mem_max));
-    out_json_add(o, "mem_min_mb", out_json_double(r->mem_min));
-    out_json_add(o, "mem_avg_mb", out_json_double(r->mem_avg));
+    const out_json_figure figures[] = {{"cpu_max", r->cpu_max},    {"cpu_min", r->cpu_min},
+                                       {"cpu_avg", r->cpu_avg},    {"mem_max_mb", r->mem_max},
+                                       {"mem_min_mb", r->mem_min}, {"mem_avg_mb", r->mem_avg}};
+    out_json_add_figures(o, figures, OUT_LEN(figures));
     return o;
 }
 

@@ -345,6 +345,25 @@ json_object *out_json_double(double v);
 /* Adds key: value to obj, ignoring a NULL value (json-c allocation failure). */
 void out_json_add(json_object *obj, const char *key, json_object *value);
 
+/* Members of a JSON object given as a table, name beside value: a count (a JSON integer) or a
+ * figure (a number as out_json_double writes it). */
+typedef struct out_json_count {
+    const char *key;
+    uint64_t value;
+} out_json_count;
+
+typedef struct out_json_figure {
+    const char *key;
+    double value;
+} out_json_figure;
+
+/* The number of entries of an array, such as a table of members. */
+#define OUT_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Adds the n members m[0..n) to obj in their order. */
+void out_json_add_counts(json_object *obj, const out_json_count *m, size_t n);
+void out_json_add_figures(json_object *obj, const out_json_figure *m, size_t n);
+
 /* Adds key: out_json_lat(l) to obj when l has samples (nothing otherwise). */
 void out_json_add_lat(json_object *obj, const char *key, const stat_lat *l);
 

@@ -61,6 +61,28 @@ json_object *pv_report_json(const char *tool, json_object *inputs, const pv_resu
                             &res->res, results);
 }
 
+void pv_report_json_counts(json_object *o, const pv_totals *s, bool interactive)
+{
+    const struct {
+        out_json_count m;
+        bool interactive; /* ProvPerf's only */
+    } counts[] = {
+        {{"image_requests_received", s->requests}, true},
+        {{"images_sent", s->refreshes}, false},
+        {{"updates_sent", s->updates}, false},
+        {{"posts_received", s->posts}, true},
+        {{"posts_reflected", s->posts}, true},
+        {{"closes_received", s->closes}, false},
+        {{"updates_out_of_buffers", s->out_of_bufs}, false},
+        {{"genmsgs_sent", s->genmsgs_sent}, true},
+        {{"genmsgs_received", s->genmsgs_recv}, true},
+        {{"genmsg_latencies_sent", s->genmsg_lat_sent}, true},
+    };
+    for (size_t i = 0; i < OUT_LEN(counts); i++)
+        if (interactive || !counts[i].interactive)
+            out_json_add_counts(o, &counts[i].m, 1);
+}
+
 void pv_report_json_rate(json_object *o, double conn_secs, int update_rate, uint64_t updates)
 {
     if (conn_secs <= 0)

@@ -89,6 +89,12 @@ void pv_report_interval_tail(FILE *f, uint64_t closes, uint64_t out_of_bufs, con
 void pv_report_our_lines(out_report *r, uint64_t out_of_bufs, double conn_secs, int update_rate,
                          uint64_t updates);
 
+/* Adds to o the counts of s: "images_sent", "updates_sent", "closes_received",
+ * "updates_out_of_buffers" and, when interactive (ProvPerf), "image_requests_received",
+ * "posts_received", "posts_reflected", "genmsgs_sent", "genmsgs_received" and
+ * "genmsg_latencies_sent", in ProvPerf's order. */
+void pv_report_json_counts(json_object *o, const pv_totals *s, bool interactive);
+
 /* Adds to o, when the connection time is known (conn_secs > 0): "connection_secs",
  * "offered_update_rate" and "achieved_update_rate". */
 void pv_report_json_rate(json_object *o, double conn_secs, int update_rate, uint64_t updates);
