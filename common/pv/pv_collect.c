@@ -117,11 +117,9 @@ static uint64_t min_nonzero(uint64_t a, uint64_t b)
     return !a ? b : !b ? a : a < b ? a : b;
 }
 
-/* Thread i's figures over the run into s, from its sums and its times. */
-static void thread_totals(pv_collect *c, int i, pv_totals *s)
+/* The counts sum into the figures s (a thread's or the run's). */
+static void totals_counts(pv_totals *s, const pv_counts *sum)
 {
-    pv_stats *st = c->stats[i];
-    const pv_counts *sum = &c->sum[i];
     s->requests = sum->requests;
     s->refreshes = sum->refreshes;
     s->updates = sum->updates;
@@ -131,6 +129,13 @@ static void thread_totals(pv_collect *c, int i, pv_totals *s)
     s->genmsgs_sent = sum->genmsgs_sent;
     s->genmsgs_recv = sum->genmsgs_recv;
     s->genmsg_lat_sent = sum->genmsg_lat_sent;
+}
+
+/* Thread i's figures over the run into s, from its sums and its times. */
+static void thread_totals(pv_collect *c, int i, pv_totals *s)
+{
+    pv_stats *st = c->stats[i];
+    totals_counts(s, &c->sum[i]);
     s->first_genmsg_sent_ns = (uint64_t)pv_stats_time(&st->first_genmsg_sent_ns);
     s->first_genmsg_recv_ns = (uint64_t)pv_stats_time(&st->first_genmsg_recv_ns);
     s->inactive_ns = (uint64_t)pv_stats_time(&st->inactive_ns);
@@ -140,18 +145,10 @@ static void thread_totals(pv_collect *c, int i, pv_totals *s)
     run_col_summary(&c->col, i, PV_LAT_ENCODE, &s->encode);
 }
 
-/* Adds one thread's figures s to the run's t (the latencies are summarised apart). */
-static void add_totals(pv_totals *t, const pv_totals *s)
+/* Adds one thread's times s to the run's t (the counts are added as pv_counts, the latencies
+ * summarised apart). */
+static void add_times(pv_totals *t, const pv_totals *s)
 {
-    t->requests += s->requests;
-    t->refreshes += s->refreshes;
-    t->updates += s->updates;
-    t->posts += s->posts;
-    t->closes += s->closes;
-    t->out_of_bufs += s->out_of_bufs;
-    t->genmsgs_sent += s->genmsgs_sent;
-    t->genmsgs_recv += s->genmsgs_recv;
-    t->genmsg_lat_sent += s->genmsg_lat_sent;
     t->conn_secs += s->conn_secs;
     t->first_genmsg_sent_ns = min_nonzero(t->first_genmsg_sent_ns, s->first_genmsg_sent_ns);
     t->first_genmsg_recv_ns = min_nonzero(t->first_genmsg_recv_ns, s->first_genmsg_recv_ns);
@@ -164,12 +161,16 @@ void pv_collect_final(pv_collect *c, pv_result *out)
     memset(out, 0, sizeof(*out));
     run_col_final(&c->col);
     pv_totals *t = &out->total;
+    pv_counts all;
+    memset(&all, 0, sizeof(all));
     for (int i = 0; i < c->n; i++) {
         pv_interval iv;
         take_counts(c, i, &iv);
         thread_totals(c, i, &c->st[i]);
-        add_totals(t, &c->st[i]);
+        pv_counts_add(&all, &c->sum[i]);
+        add_times(t, &c->st[i]);
     }
+    totals_counts(t, &all);
     run_col_summary(&c->col, -1, PV_LAT_GENMSG, &t->genmsg_lat);
     run_col_summary(&c->col, -1, PV_LAT_GENMSG_SCHED, &t->genmsg_sched);
     run_col_summary(&c->col, -1, PV_LAT_ENCODE, &t->encode);

@@ -4,14 +4,24 @@
 
 #include <string.h>
 
+/* The counters of a pv_stats in the order of pv_counts. */
+typedef struct pv_counters {
+    counter *c[PV_COUNTS];
+} pv_counters;
+
+static pv_counters counters_of(pv_stats *s)
+{
+    return (pv_counters){{&s->requests, &s->refreshes, &s->updates, &s->posts, &s->closes,
+                          &s->out_of_bufs, &s->genmsgs_sent, &s->genmsgs_recv, &s->genmsg_lat_sent,
+                          &s->msgs_packed, &s->packs}};
+}
+
 int pv_stats_init(pv_stats *s, size_t ring_size)
 {
     memset(s, 0, sizeof(*s));
-    counter *all[] = {&s->requests,        &s->refreshes,   &s->updates,      &s->posts,
-                      &s->closes,          &s->out_of_bufs, &s->genmsgs_sent, &s->genmsgs_recv,
-                      &s->genmsg_lat_sent, &s->msgs_packed, &s->packs};
-    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-        counter_init(all[i]);
+    pv_counters all = counters_of(s);
+    for (size_t i = 0; i < PV_COUNTS; i++)
+        counter_init(all.c[i]);
     atomic_init(&s->first_genmsg_sent_ns, 0);
     atomic_init(&s->first_genmsg_recv_ns, 0);
     atomic_init(&s->inactive_ns, 0);
@@ -36,30 +46,17 @@ void pv_stats_free(pv_stats *s)
     s->ring_on = false;
 }
 
+void pv_counts_add(pv_counts *sum, const pv_counts *d)
+{
+    for (size_t i = 0; i < PV_COUNTS; i++)
+        sum->all[i] += d->all[i];
+}
+
 void pv_stats_take(pv_stats *s, pv_counts *out, pv_counts *sum)
 {
-    out->requests = counter_change(&s->requests);
-    out->refreshes = counter_change(&s->refreshes);
-    out->updates = counter_change(&s->updates);
-    out->posts = counter_change(&s->posts);
-    out->closes = counter_change(&s->closes);
-    out->out_of_bufs = counter_change(&s->out_of_bufs);
-    out->genmsgs_sent = counter_change(&s->genmsgs_sent);
-    out->genmsgs_recv = counter_change(&s->genmsgs_recv);
-    out->genmsg_lat_sent = counter_change(&s->genmsg_lat_sent);
-    out->msgs_packed = counter_change(&s->msgs_packed);
-    out->packs = counter_change(&s->packs);
-    if (!sum)
-        return;
-    sum->requests += out->requests;
-    sum->refreshes += out->refreshes;
-    sum->updates += out->updates;
-    sum->posts += out->posts;
-    sum->closes += out->closes;
-    sum->out_of_bufs += out->out_of_bufs;
-    sum->genmsgs_sent += out->genmsgs_sent;
-    sum->genmsgs_recv += out->genmsgs_recv;
-    sum->genmsg_lat_sent += out->genmsg_lat_sent;
-    sum->msgs_packed += out->msgs_packed;
-    sum->packs += out->packs;
+    pv_counters all = counters_of(s);
+    for (size_t i = 0; i < PV_COUNTS; i++)
+        out->all[i] = counter_change(all.c[i]);
+    if (sum)
+        pv_counts_add(sum, out);
 }

@@ -57,11 +57,23 @@ typedef struct pv_stats {
     char pad[64];
 } pv_stats;
 
-/* The counts of a pv_stats, as changes since the main thread's last look. */
-typedef struct pv_counts {
-    uint64_t requests, refreshes, updates, posts, closes, out_of_bufs;
-    uint64_t genmsgs_sent, genmsgs_recv, genmsg_lat_sent, msgs_packed, packs;
+/* How many counts a pv_stats keeps. */
+#define PV_COUNTS 11
+
+/* The counts of a pv_stats, as changes since the main thread's last look: by name, or as all[]
+ * in the same order (to add them up). */
+typedef union pv_counts {
+    struct {
+        uint64_t requests, refreshes, updates, posts, closes, out_of_bufs;
+        uint64_t genmsgs_sent, genmsgs_recv, genmsg_lat_sent, msgs_packed, packs;
+    };
+    uint64_t all[PV_COUNTS];
 } pv_counts;
+
+_Static_assert(sizeof(pv_counts) == PV_COUNTS * sizeof(uint64_t), "pv_counts: PV_COUNTS counts");
+
+/* sum += d, count by count. */
+void pv_counts_add(pv_counts *sum, const pv_counts *d);
 
 /* Main thread: the counts since its previous call into out, added to *sum when sum is not
  * NULL. */
