@@ -87,27 +87,28 @@ typedef struct cons_result {
  */
 bool cons_report_summary(out_report *r, const cons_config *cfg, const cons_result *res);
 
-/* One statistics interval of one connection: counts are for the interval only. */
+/* One statistics interval of one connection: counts are for the interval only. The members
+ * stand in the order of the console lines they are printed in. */
 typedef struct cons_interval {
     uint64_t refreshes; /* images received */
-    uint64_t updates;   /* updates received (startup + steady) */
     uint64_t posts_sent;
+    uint64_t updates;          /* updates received (startup + steady) */
+    double cpu;                /* process CPU % of the interval */
+    double mem_mb;             /* resident memory, MB */
+    stat_lat lat;              /* update latency */
+    stat_lat lat_sched;        /* ... from the scheduled send time (count 0 = none) */
     uint64_t post_out_of_bufs; /* posts not sent for lack of output buffers */
+    stat_lat post_lat;
+    stat_lat post_sched;
     uint64_t genmsgs_sent;
     uint64_t genmsgs_recv;
     uint64_t genmsg_lat_sent;
     uint64_t genmsg_out_of_bufs;
-    uint64_t status_msgs; /* status messages received */
-    stat_lat lat;         /* update latency */
-    stat_lat lat_sched;   /* ... from the scheduled send time (count 0 = none) */
-    stat_lat post_lat;
-    stat_lat post_sched;
     stat_lat genmsg_lat; /* its count is the "latencies received" */
     stat_lat genmsg_sched;
     stat_lat decode;      /* update decode time (-measureDecode; count 0 = none) */
     stat_lat tunnel_bufs; /* tunnel buffers in use, sampled (-tunnelStreamBuffersUsed) */
-    double cpu;           /* process CPU % of the interval */
-    double mem_mb;        /* resident memory, MB */
+    uint64_t status_msgs; /* status messages received */
     int image_items;      /* > 0: print the connection's image retrieval line, once */
     uint64_t image_ns;    /* its image retrieval time */
 } cons_interval;
