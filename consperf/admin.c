@@ -55,8 +55,8 @@ static int admin_send(cons_worker *w, rwf_enc *e, int enc_rc)
 
 void cons_login_names(const cons_config *cfg, char user[256], char pos[64])
 {
-    if (cfg->uname[0])
-        snprintf(user, 256, "%s", cfg->uname);
+    if (cfg->opts.uname[0])
+        snprintf(user, 256, "%s", cfg->opts.uname);
     else
         run_host_user(user, 256);
     run_host_position(pos, 64, "localhost/net");
@@ -152,7 +152,7 @@ static int send_dictionary_requests(cons_worker *w)
 
 static int on_directory(cons_worker *w, const rwf_msg *m)
 {
-    const char *want = w->cfg->service_name;
+    const char *want = w->cfg->opts.service_name;
     if (!w->reactor) /* the original prints it in its bare read loop only */
         printf("Received source directory response.\n\n");
     if (w->have_service) /* found already: later directory messages do not matter */

@@ -35,14 +35,15 @@ int cons_collect_init(cons_collector *c, cons_run *run)
     c->image_shown = calloc((size_t)run->thread_count, sizeof(*c->image_shown));
     if (!c->image_shown)
         return err_set("out of memory for the statistics");
-    if (run_col_init(&c->col, run->thread_count, CONS_LAT_KINDS, c->cfg->tick_rate) < 0)
+    if (run_col_init(&c->col, run->thread_count, CONS_LAT_KINDS, c->cfg->opts.tick_rate) < 0)
         return -1;
     for (int i = 0; i < run->thread_count; i++)
         if (cons_stats_open(run_col_stats(&c->col, i), c->cfg, i + 1) < 0 ||
-            run_file_latency(run_col_latlog(&c->col, i), c->cfg->latency_file, i + 1, 0, true) < 0)
+            run_file_latency(run_col_latlog(&c->col, i), c->cfg->opts.latency_file, i + 1, 0,
+                             true) < 0)
             return -1;
-    if (c->cfg->histogram_log[0] &&
-        run_col_hlog(&c->col, c->cfg->histogram_log, 0, "ConsPerf", hlog_tags) < 0)
+    if (c->cfg->opts.histogram_log[0] &&
+        run_col_hlog(&c->col, c->cfg->opts.histogram_log, 0, "ConsPerf", hlog_tags) < 0)
         return -1;
     watch(c);
     return 0;
@@ -109,7 +110,7 @@ static uint64_t images_start(const cons_run *run)
 void cons_collect_interval(cons_collector *c, unsigned sec, bool display)
 {
     const cons_config *cfg = c->cfg;
-    const unsigned secs = (unsigned)cfg->write_stats_interval;
+    const unsigned secs = (unsigned)cfg->opts.write_stats_interval;
     const int n = c->run->thread_count;
     watch(c);
     run_col_interval(&c->col);
@@ -145,7 +146,8 @@ void cons_collect_interval(cons_collector *c, unsigned sec, bool display)
         if (end) {
             c->overall_shown = true;
             if (display)
-                cons_report_overall_images(stdout, cfg->item_count, end - images_start(c->run));
+                cons_report_overall_images(stdout, cfg->opts.item_count,
+                                           end - images_start(c->run));
         }
     }
     fflush(stdout);
@@ -208,7 +210,7 @@ static int fill_total(cons_collector *c, const cons_stats *thread, cons_stats *s
 {
     const int n = c->run->thread_count;
     memset(s, 0, sizeof(*s));
-    s->item_count = c->cfg->item_count;
+    s->item_count = c->cfg->opts.item_count;
     for (int i = 0; i < n; i++) {
         const cons_stats *t = &thread[i];
         s->image_start_ns = min_nonzero(s->image_start_ns, t->image_start_ns);
@@ -272,7 +274,7 @@ int cons_collect_result(cons_collector *c, cons_result *out, cons_stats *thread,
     out->now_ns = now_ns;
     if (n == 1) {
         out->total = thread[0];
-        out->total.item_count = c->cfg->item_count;
+        out->total.item_count = c->cfg->opts.item_count;
     } else if (fill_total(c, thread, &out->total) < 0) {
         return -1;
     }

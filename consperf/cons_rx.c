@@ -52,7 +52,7 @@ static int on_channel(rx_chan *ch, rx_event ev, const char *text)
         cons_print_msg_sizes(w);
         if (!w->have_service)
             printf("Requested service '%s' not up. Waiting for service to be up...",
-                   cfg->service_name);
+                   cfg->opts.service_name);
         break;
     case RX_CHANNEL_WARNING:
         break;
@@ -60,11 +60,11 @@ static int on_channel(rx_chan *ch, rx_event ev, const char *text)
         fflush(stdout);
         if (!w->have_service)
             return 0; /* not started yet: the layer keeps trying */
-        err_set("connection to %s:%s lost: %s", cfg->host, cfg->port, text ? text : "");
+        err_set("connection to %s:%s lost: %s", cfg->opts.host, cfg->opts.port, text ? text : "");
         return cons_fail(w, NULL);
     case RX_CHANNEL_DOWN:
         fflush(stdout);
-        err_set("connection to %s:%s lost: %s", cfg->host, cfg->port, text ? text : "");
+        err_set("connection to %s:%s lost: %s", cfg->opts.host, cfg->opts.port, text ? text : "");
         return cons_fail(w, NULL);
     }
     fflush(stdout);
@@ -124,7 +124,7 @@ static int open_channel(cons_worker *w)
     rx_opts_init(&ro);
     if (cons_config_websocket(cfg)) {
         /* rssl.json.v2: the layer converts, naming fields from the dictionary files */
-        if (!w->run->json && strstr(cfg->ws.pl, "json")) {
+        if (!w->run->json && strstr(cfg->opts.ws.pl, "json")) {
             err_set("-pl offers rssl.json.v2, which needs the dictionary files "
                     "RDMFieldDictionary and enumtype.def in the working folder (to name the "
                     "fields)");
@@ -158,19 +158,19 @@ static int open_channel(cons_worker *w)
                                                  : 0;
     rx_conn_opts co;
     rx_conn_opts_init(&co);
-    co.tp.host = w->wsb ? cfg->wsb_start_host : cfg->host;
-    co.tp.port = w->wsb ? cfg->wsb_start_port : cfg->port;
-    co.tp.interface = cfg->interface_name[0] ? cfg->interface_name : NULL;
-    co.tp.guaranteed_output_buffers = (uint32_t)cfg->output_bufs;
-    co.tp.max_output_buffers = (uint32_t)cfg->max_output_bufs;
-    co.tp.num_input_buffers = (uint32_t)cfg->input_bufs;
-    co.tp.sndbuf = cfg->send_buf_size;
-    co.tp.rcvbuf = cfg->recv_buf_size;
-    co.tp.tcp_nodelay = cfg->tcp_nodelay;
-    co.tp.compression = (tp_comp)cfg->compression_type;
-    run_tls_opts(&cfg->tls, cfg->conn_type, &co.tp);
-    run_ws_opts(&cfg->ws, cfg->conn_type, &co.tp);
-    co.high_water_mark = cfg->high_water_mark > 0 ? (uint32_t)cfg->high_water_mark : 0;
+    co.tp.host = w->wsb ? cfg->wsb_start_host : cfg->opts.host;
+    co.tp.port = w->wsb ? cfg->wsb_start_port : cfg->opts.port;
+    co.tp.interface = cfg->opts.interface_name[0] ? cfg->opts.interface_name : NULL;
+    co.tp.guaranteed_output_buffers = (uint32_t)cfg->opts.output_bufs;
+    co.tp.max_output_buffers = (uint32_t)cfg->opts.max_output_bufs;
+    co.tp.num_input_buffers = (uint32_t)cfg->opts.input_bufs;
+    co.tp.sndbuf = cfg->opts.send_buf_size;
+    co.tp.rcvbuf = cfg->opts.recv_buf_size;
+    co.tp.tcp_nodelay = cfg->opts.tcp_nodelay;
+    co.tp.compression = (tp_comp)cfg->opts.compression_type;
+    run_tls_opts(&cfg->opts.tls, cfg->opts.conn_type, &co.tp);
+    run_ws_opts(&cfg->opts.ws, cfg->opts.conn_type, &co.tp);
+    co.high_water_mark = cfg->opts.high_water_mark > 0 ? (uint32_t)cfg->opts.high_water_mark : 0;
     if (rx_connect(w->rx, &co, &role, w, &w->rch) != 0)
         return cons_fail(w, "connecting");
     w->wsb_start = w->rch;
@@ -206,7 +206,8 @@ void cons_rx_run(cons_worker *w)
     if (open_channel(w) == 0) {
         tick_tighten_slack();
         int64_t now = clk_ns();
-        if (tick_init(&w->tk, (uint32_t)cfg->tick_rate, now + CLK_NS_PER_SEC / cfg->tick_rate) < 0)
+        if (tick_init(&w->tk, (uint32_t)cfg->opts.tick_rate,
+                      now + CLK_NS_PER_SEC / cfg->opts.tick_rate) < 0)
             cons_fail(w, NULL);
         while (!sig_stop_requested()) {
             now = clk_ns();

@@ -74,7 +74,7 @@ int cons_tun_open(cons_worker *w)
     o.cos.flow_control = RX_COS_FC_BIDIRECTIONAL;
     if (w->cfg->tunnel_auth)
         o.cos.auth_type = RX_COS_AU_OMM_LOGIN;
-    o.guaranteed_output_buffers = (uint32_t)w->cfg->tunnel_output_bufs;
+    o.guaranteed_output_buffers = (uint32_t)w->cfg->opts.tunnel_output_bufs;
     o.cb.on_status = on_status;
     o.cb.on_msg = on_msg;
     o.user = w;
@@ -100,7 +100,7 @@ void cons_tun_close(cons_worker *w)
 
 void cons_tun_sample(cons_worker *w)
 {
-    if (!w->cfg->tunnel_bufs_used || !w->tun_open)
+    if (!w->cfg->opts.tunnel_bufs_used || !w->tun_open)
         return;
     rx_tunnel_info in;
     rx_tunnel_get_info(w->tun, &in);

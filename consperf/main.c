@@ -37,12 +37,12 @@ static cons_end main_loop(cons_collector *col, cons_run *run)
     int64_t end_ns = clk_ns() + steady_ns;
     bool rearmed = false;
     run_loop loop;
-    run_loop_init(&loop, cfg->write_stats_interval, -1);
+    run_loop_init(&loop, cfg->opts.write_stats_interval, -1);
     int ev;
     while ((ev = run_loop_next(&loop)) > 0) {
         int64_t now = clk_ns();
         if (ev == RUN_LOOP_INTERVAL)
-            cons_collect_interval(col, loop.sec, cfg->display_stats);
+            cons_collect_interval(col, loop.sec, cfg->opts.display_stats);
         else
             cons_collect_samples(col);
         uint64_t images_end = cons_collect_images_end(run);

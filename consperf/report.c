@@ -80,8 +80,8 @@ static void test_statistics(out_report *r, const cons_config *cfg, const cons_st
     wsb_lines(r, cfg, s);
     if (cfg->posting_rate)
         out_printf(r, "  Posts sent: %" PRIu64 "\n", s->posts_sent);
-    out_genmsg_counts(r, &d->genmsg, cfg->generic_msg_rate != 0,
-                      cfg->generic_msg_latency_rate != 0);
+    out_genmsg_counts(r, &d->genmsg, cfg->opts.generic_msg_rate != 0,
+                      cfg->opts.generic_msg_latency_rate != 0);
     if (s->image_end_ns)
         out_printf(r,
                    "  Image retrieval time (sec): %.3f\n"
@@ -91,12 +91,13 @@ static void test_statistics(out_report *r, const cons_config *cfg, const cons_st
     /* The per-connection block tests the option, the overall block the count. */
     if (overall ? s->posts_sent != 0 : cfg->posting_rate != 0)
         out_printf(r, "  Avg posting rate: %.0f\n", d->post_rate);
-    out_genmsg_rates(r, &d->genmsg, cfg->generic_msg_rate != 0, cfg->generic_msg_latency_rate != 0);
+    out_genmsg_rates(r, &d->genmsg, cfg->opts.generic_msg_rate != 0,
+                     cfg->opts.generic_msg_latency_rate != 0);
 
     /* Ours: what was asked for against what was achieved, per connection. */
     out_rate_check(r, "update", cfg->expected_update_rate, d->steady_rate / conns);
     out_rate_check(r, "post", cfg->posting_rate, d->post_rate / conns);
-    out_rate_check(r, "GenMsg", cfg->generic_msg_rate, d->genmsg.send_rate / conns);
+    out_rate_check(r, "GenMsg", cfg->opts.generic_msg_rate, d->genmsg.send_rate / conns);
 }
 
 static void steady_block(out_report *r, const cons_config *cfg, const cons_stats *s,
@@ -146,7 +147,7 @@ bool cons_report_summary(out_report *r, const cons_config *cfg, const cons_resul
             client_block(r, cfg, &res->thread[i], i + 1, now);
 
     const cons_stats *s = &res->total;
-    cons_derived d = derive(s, now, (double)cfg->item_count);
+    cons_derived d = derive(s, now, (double)cfg->opts.item_count);
     out_printf(r, "\n--- OVERALL SUMMARY ---\n\n");
     out_printf(r, "Startup State Statistics:\n");
     out_printf(r, "  Sampling duration (sec): %.3f\n", d.startup_secs);
@@ -258,7 +259,8 @@ int cons_report_stats_row(out_csv *csv, time_t t, unsigned interval_secs, const 
 
 int cons_stats_open(out_csv *csv, const cons_config *cfg, int thread)
 {
-    return run_file_stats_built(csv, cfg->stats_file, thread, 0, stats_columns, stats_lat_kinds);
+    return run_file_stats_built(csv, cfg->opts.stats_file, thread, 0, stats_columns,
+                                stats_lat_kinds);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -315,8 +317,8 @@ static json_object *stats_json(const cons_config *cfg, const cons_stats *s, uint
     }
     if (cfg->posting_rate)
         out_json_add_rates(o, "posting", cfg->posting_rate, d.post_rate / conns);
-    if (cfg->generic_msg_rate)
-        out_json_add_rates(o, "genmsg", cfg->generic_msg_rate, d.genmsg.send_rate / conns);
+    if (cfg->opts.generic_msg_rate)
+        out_json_add_rates(o, "genmsg", cfg->opts.generic_msg_rate, d.genmsg.send_rate / conns);
     out_json_add_lat(o, "startup_latency", &s->startup_lat);
     out_json_add_lat(o, "steady_latency", &s->steady_lat);
     out_json_add_lat(o, "latency", &s->overall_lat);
@@ -342,7 +344,7 @@ json_object *cons_report_json(const cons_config *cfg, const cons_result *res, co
     const int conns = res->thread_count > 0 ? res->thread_count : 1;
     json_object *results = json_object_new_object();
     out_json_add(results, "overall",
-                 stats_json(cfg, &res->total, res->now_ns, (double)cfg->item_count, conns));
+                 stats_json(cfg, &res->total, res->now_ns, (double)cfg->opts.item_count, conns));
     json_object *threads = json_object_new_array();
     bool failed = res->total.error[0] != '\0';
     for (int i = 0; threads && i < res->thread_count; i++) {

@@ -412,7 +412,7 @@ void cons_print_msg_sizes(cons_worker *w)
         print_sizes(w, MSGDATA_POST, "PostMsg");
     else
         printf("\n");
-    if (w->run->msgs && w->cfg->generic_msg_rate)
+    if (w->run->msgs && w->cfg->opts.generic_msg_rate)
         print_sizes(w, MSGDATA_GENERIC, "GenMsg");
     else
         printf("\n");

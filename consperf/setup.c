@@ -44,20 +44,21 @@ static rwf_dict *load_dictionary(void)
 static int load_items(const cons_config *cfg, int threads, items *list)
 {
     memset(list, 0, sizeof(*list));
-    size_t need =
-        items_needed((size_t)cfg->item_count, (size_t)cfg->common_item_count, (size_t)threads);
+    size_t need = items_needed((size_t)cfg->opts.item_count, (size_t)cfg->opts.common_item_count,
+                               (size_t)threads);
     if (need == 0)
         return 0;
     char path[1024];
-    if (items_load(list, data_find(cfg->item_file, path, sizeof(path)), need) < 0) {
-        printf("Error: Failed to load item list from file '%s': %s\n", cfg->item_file, err_msg());
+    if (items_load(list, data_find(cfg->opts.item_file, path, sizeof(path)), need) < 0) {
+        printf("Error: Failed to load item list from file '%s': %s\n", cfg->opts.item_file,
+               err_msg());
         return -1;
     }
     if (cfg->posting_rate && list->post_count == 0) {
         printf("Error: Configured for posting but no posting items found in item file.\n");
         return -1;
     }
-    if (cfg->generic_msg_rate && list->generic_count == 0) {
+    if (cfg->opts.generic_msg_rate && list->generic_count == 0) {
         printf("Error: Configured for sending generic messages but no generic message items "
                "found in item file.\n");
         return -1;
@@ -83,12 +84,12 @@ static int check_msgs(const cons_config *cfg, const items *list, const msgdata *
             }
         const msgdata_list *l = msgdata_list_of(md, domains[d].domain);
         if (cfg->posting_rate && post && (!l || l->post_count == 0)) {
-            printf("Error: No %s posting data in file: %s\n", domains[d].name, cfg->msg_file);
+            printf("Error: No %s posting data in file: %s\n", domains[d].name, cfg->opts.msg_file);
             return -1;
         }
-        if (cfg->generic_msg_rate && generic && (!l || l->generic_count == 0)) {
+        if (cfg->opts.generic_msg_rate && generic && (!l || l->generic_count == 0)) {
             printf("Error: No %s generic message data in file: %s\n", domains[d].name,
-                   cfg->msg_file);
+                   cfg->opts.msg_file);
             return -1;
         }
     }
@@ -133,8 +134,8 @@ static int prepare_thread(cons_app *a, int i)
         t->worker_cpu = a->worker_cpus.entry[i];
         t->worker_bound = true;
     }
-    if (items_split((size_t)cfg->item_count, (size_t)cfg->common_item_count, (size_t)n, (size_t)i,
-                    &t->share) < 0) {
+    if (items_split((size_t)cfg->opts.item_count, (size_t)cfg->opts.common_item_count, (size_t)n,
+                    (size_t)i, &t->share) < 0) {
         printf("Config Error: %s\n", err_msg());
         return RUN_EXIT_INVALID;
     }
@@ -153,7 +154,7 @@ static int prepare_thread(cons_app *a, int i)
         printf("Error: %s\n", err_msg());
         return RUN_EXIT_FAILED;
     }
-    if (cfg->latency_file[0]) {
+    if (cfg->opts.latency_file[0]) {
         if (latring_init(&t->ring, CONS_RING_SAMPLES) < 0) {
             printf("Error: %s\n", err_msg());
             return RUN_EXIT_FAILED;
@@ -169,26 +170,27 @@ int cons_app_prepare(cons_app *a)
     cons_run *run = &a->run;
     const int n = cons_config_threads(cfg);
 
-    if (cpu_parse(&a->cpus, cfg->threads.list) < 0) {
+    if (cpu_parse(&a->cpus, cfg->opts.threads.list) < 0) {
         printf("Config Error: -threads: %s\n", err_msg());
         return RUN_EXIT_INVALID;
     }
-    if (cpu_parse(&a->worker_cpus, cfg->worker_threads.list) < 0) {
+    if (cpu_parse(&a->worker_cpus, cfg->opts.worker_threads.list) < 0) {
         printf("Config Error: -workerThreads: %s\n", err_msg());
         return RUN_EXIT_INVALID;
     }
     if (load_items(cfg, n, &a->list) < 0)
         return RUN_EXIT_INVALID;
     a->dict = load_dictionary();
-    if (cfg->posting_rate || cfg->generic_msg_rate) {
+    if (cfg->posting_rate || cfg->opts.generic_msg_rate) {
         if (!a->dict) {
             printf("Error: %s needs the dictionary files RDMFieldDictionary and enumtype.def in "
                    "the working folder to validate %s.\n",
-                   cfg->posting_rate ? "-postingRate" : "-genericMsgRate", cfg->msg_file);
+                   cfg->posting_rate ? "-postingRate" : "-genericMsgRate", cfg->opts.msg_file);
             return RUN_EXIT_INVALID;
         }
         char path[1024];
-        if (msgdata_load(&a->msgs, data_find(cfg->msg_file, path, sizeof(path)), a->dict) < 0) {
+        if (msgdata_load(&a->msgs, data_find(cfg->opts.msg_file, path, sizeof(path)), a->dict) <
+            0) {
             printf("Error: %s\n", err_msg());
             return RUN_EXIT_INVALID;
         }
@@ -199,7 +201,7 @@ int cons_app_prepare(cons_app *a)
 
     if (cons_config_websocket(cfg) && a->dict) {
         /* rssl.json.v2 names fields; -calcRWFJSONConversionLatency converts too */
-        if (!(a->json = run_ws_converter(a->dict, cfg->service_name, 1))) {
+        if (!(a->json = run_ws_converter(a->dict, cfg->opts.service_name, 1))) {
             printf("Error: %s\n", err_msg());
             return RUN_EXIT_FAILED;
         }
@@ -219,12 +221,13 @@ int cons_app_prepare(cons_app *a)
     if (cfg->posting_rate)
         run_host_ipv4(&run->post_user_addr);
     if (run_stamps(&run->post_lra, &run->post_lra_on, cfg->posting_rate, cfg->posting_latency_rate,
-                   cfg->tick_rate, lra_time_seed()) < 0) {
+                   cfg->opts.tick_rate, lra_time_seed()) < 0) {
         printf("Config Error: -postingLatencyRate: %s\n", err_msg());
         return RUN_EXIT_INVALID;
     }
-    if (run_stamps(&run->gen_lra, &run->gen_lra_on, cfg->generic_msg_rate,
-                   cfg->generic_msg_latency_rate, cfg->tick_rate, lra_time_seed() + 1) < 0) {
+    if (run_stamps(&run->gen_lra, &run->gen_lra_on, cfg->opts.generic_msg_rate,
+                   cfg->opts.generic_msg_latency_rate, cfg->opts.tick_rate,
+                   lra_time_seed() + 1) < 0) {
         printf("Config Error: -genericMsgLatencyRate: %s\n", err_msg());
         return RUN_EXIT_INVALID;
     }
@@ -244,7 +247,7 @@ int cons_app_prepare(cons_app *a)
         printf("Error: %s\n", err_msg());
         return RUN_EXIT_INVALID;
     }
-    if (!(a->summary = run_summary_open(cfg->summary_file)))
+    if (!(a->summary = run_summary_open(cfg->opts.summary_file)))
         return RUN_EXIT_INVALID;
     return OPT_CONTINUE;
 }

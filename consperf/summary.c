@@ -45,9 +45,9 @@ int cons_app_summary(cons_app *a, cons_end why)
         free(thread);
         return RUN_EXIT_FAILED;
     }
-    bool images = result.total.image_end_ns != 0 || cfg->item_count == 0;
+    bool images = result.total.image_end_ns != 0 || cfg->opts.item_count == 0;
     char why_text[128];
-    if (why == CONS_END_IMAGES_LATE && cfg->item_count == 0) {
+    if (why == CONS_END_IMAGES_LATE && cfg->opts.item_count == 0) {
         snprintf(thread[0].error, sizeof(thread[0].error),
                  "No items were requested (-itemCount 0): there are no images to wait for and "
                  "no steady state.");
@@ -75,7 +75,7 @@ int cons_app_summary(cons_app *a, cons_end why)
         run_tls_seen_add(&seen, run->threads[i].tls_version, run->threads[i].tls_cipher);
     run_tls_seen_to_results(doc, &seen);
     pthread_mutex_destroy(&seen.lock);
-    run_json_summary(cfg->summary_file, doc);
+    run_json_summary(cfg->opts.summary_file, doc);
     free(thread);
     return failed || why == CONS_END_IMAGES_LATE ? RUN_EXIT_FAILED : RUN_EXIT_OK;
 }

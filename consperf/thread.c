@@ -345,7 +345,7 @@ static int read_all(cons_worker *w)
         tp_msg m;
         int rc = tp_read(w->ch, &m);
         if (__builtin_expect(rc < 0, 0)) {
-            err_push("connection to %s:%s", w->cfg->host, w->cfg->port);
+            err_push("connection to %s:%s", w->cfg->opts.host, w->cfg->opts.port);
             return cons_fail(w, NULL);
         }
         if ((rc & TP_READ_MSG) && on_msg(w, &m) < 0)
@@ -384,12 +384,12 @@ int cons_tick_sends(cons_worker *w)
                                     sched) < 0)
                     return cons_fail(w, "sending posts");
             }
-            if (w->gen_n && cfg->generic_msg_rate) {
+            if (w->gen_n && cfg->opts.generic_msg_rate) {
                 int64_t pos = w->run->gen_lra_on
                                   ? lra_at(&w->run->gen_lra, w->tk.second, w->tk.index)
                                   : LRA_NONE;
-                if (cons_send_generics(w, tick_burst(&w->tk, (uint64_t)cfg->generic_msg_rate), pos,
-                                       sched) < 0)
+                if (cons_send_generics(w, tick_burst(&w->tk, (uint64_t)cfg->opts.generic_msg_rate),
+                                       pos, sched) < 0)
                     return cons_fail(w, "sending generic messages");
             }
         }
@@ -403,7 +403,7 @@ int cons_tick_sends(cons_worker *w)
 static int on_tick(cons_worker *w, int64_t now)
 {
     if (tp_tick(w->ch, (uint64_t)now) < 0) {
-        err_push("connection to %s:%s", w->cfg->host, w->cfg->port);
+        err_push("connection to %s:%s", w->cfg->opts.host, w->cfg->opts.port);
         return cons_fail(w, NULL);
     }
     latbuf_poll(&w->t->lat);
@@ -419,7 +419,7 @@ bool cons_idle(const cons_worker *w)
         return false;
     if (!w->image_end_ns)
         return true;
-    return !(w->post_n && w->cfg->posting_rate) && !(w->gen_n && w->cfg->generic_msg_rate);
+    return !(w->post_n && w->cfg->posting_rate) && !(w->gen_n && w->cfg->opts.generic_msg_rate);
 }
 
 /* ---- connection -------------------------------------------------------------------------- */
@@ -444,21 +444,21 @@ static int connect_channel(cons_worker *w)
     const cons_config *cfg = w->cfg;
     tp_opts o;
     tp_opts_init(&o);
-    o.host = cfg->host;
-    o.port = cfg->port;
-    o.interface = cfg->interface_name[0] ? cfg->interface_name : NULL;
-    o.guaranteed_output_buffers = (uint32_t)cfg->output_bufs;
-    o.max_output_buffers = (uint32_t)cfg->max_output_bufs;
-    o.num_input_buffers = (uint32_t)cfg->input_bufs;
-    o.sndbuf = cfg->send_buf_size;
-    o.rcvbuf = cfg->recv_buf_size;
-    o.tcp_nodelay = cfg->tcp_nodelay;
-    o.compression = (tp_comp)cfg->compression_type;
-    run_tls_opts(&cfg->tls, cfg->conn_type, &o);
+    o.host = cfg->opts.host;
+    o.port = cfg->opts.port;
+    o.interface = cfg->opts.interface_name[0] ? cfg->opts.interface_name : NULL;
+    o.guaranteed_output_buffers = (uint32_t)cfg->opts.output_bufs;
+    o.max_output_buffers = (uint32_t)cfg->opts.max_output_bufs;
+    o.num_input_buffers = (uint32_t)cfg->opts.input_bufs;
+    o.sndbuf = cfg->opts.send_buf_size;
+    o.rcvbuf = cfg->opts.recv_buf_size;
+    o.tcp_nodelay = cfg->opts.tcp_nodelay;
+    o.compression = (tp_comp)cfg->opts.compression_type;
+    run_tls_opts(&cfg->opts.tls, cfg->opts.conn_type, &o);
     run_conn_errors errs = {0};
-    run_ws_opts(&cfg->ws, cfg->conn_type, &o);
+    run_ws_opts(&cfg->opts.ws, cfg->opts.conn_type, &o);
     while (!sig_stop_requested()) {
-        printf("\nAttempting to connect to server %s:%s...\n", cfg->host, cfg->port);
+        printf("\nAttempting to connect to server %s:%s...\n", cfg->opts.host, cfg->opts.port);
         fflush(stdout);
         tp_channel *ch = NULL;
         int rc = tp_connect(&o, &ch);
@@ -499,12 +499,12 @@ static int worker_init(cons_worker *w, cons_thread *t)
     w->t = t;
     w->run = t->run;
     w->cfg = t->run->cfg;
-    w->nano = w->cfg->nano_time;
+    w->nano = w->cfg->opts.nano_time;
     w->unit_ns = w->nano ? 1 : 1000;
     w->multi = t->run->thread_count > 1;
     w->dict = t->run->dict;
     w->watchlist = w->cfg->watchlist;
-    w->reactor = w->cfg->reactor || w->watchlist;
+    w->reactor = w->cfg->opts.reactor || w->watchlist;
     if (w->dict)
         w->dict_have = CONS_HAVE_BOTH;
     else if (!(w->own_dict = rwf_dict_new()))
@@ -527,7 +527,7 @@ static int worker_init(cons_worker *w, cons_thread *t)
         it->def = d;
         it->streaming = !cfg->snapshot && !d->snapshot;
         it->post = d->post && cfg->posting_rate > 0;
-        it->generic = d->generic && cfg->generic_msg_rate > 0;
+        it->generic = d->generic && cfg->opts.generic_msg_rate > 0;
     }
     return 0;
 }
@@ -553,8 +553,8 @@ static void run_session(cons_worker *w)
         cons_fail(w, NULL);
         return;
     }
-    if (cfg->high_water_mark > 0)
-        tp_set_high_water_mark(w->ch, (uint32_t)cfg->high_water_mark);
+    if (cfg->opts.high_water_mark > 0)
+        tp_set_high_water_mark(w->ch, (uint32_t)cfg->opts.high_water_mark);
     if (cons_send_login(w) < 0) {
         cons_fail(w, "sending the login request");
         return;
@@ -562,7 +562,8 @@ static void run_session(cons_worker *w)
     cons_print_msg_sizes(w);
     tick_tighten_slack();
     int64_t now = clk_ns();
-    if (tick_init(&w->tk, (uint32_t)cfg->tick_rate, now + CLK_NS_PER_SEC / cfg->tick_rate) < 0) {
+    if (tick_init(&w->tk, (uint32_t)cfg->opts.tick_rate,
+                  now + CLK_NS_PER_SEC / cfg->opts.tick_rate) < 0) {
         cons_fail(w, NULL);
         return;
     }

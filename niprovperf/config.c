@@ -1,11 +1,8 @@
 #include "config.h"
 
-#include "err.h"
 #include "items.h"
 
-#include <inttypes.h>
 #include <limits.h>
-#include <string.h>
 
 #define C niprov_config
 
@@ -18,36 +15,33 @@ static const opt_name conn_types[] = {
 
 const opt_def niprov_options[] = {
     OPT_SECTION_("Connection:"),
-    OPT_ENUM_("-connType", C, pv.conn_type, conn_types, NULL, "Type of connection"),
-    OPT_STR_("-h", C, host, "<hostname>", "Host of the ADH to publish to"),
-    OPT_STR_("-p", C, pv.port, "<port>", "Port (number or service name) of the ADH"),
-    OPT_STR_("-if", C, pv.interface_name, "<interface>",
-             "Network interface (host name or address) to connect from"),
-    OPT_ENUM_("-compressionType", C, pv.compression_type, opt_compression_names, "<type>",
-              "Compression to ask for: none, zlib, lz4 (or 0, 1, 2)"),
-    OPT_INT_("-outputBufs", C, pv.output_bufs, 1, INT_MAX, "<count>", "Guaranteed output buffers"),
+    RUN_OPT_CONN_TYPE(C, pv.opts, conn_types),
+    RUN_OPT_HOST(C, pv.opts, "Host of the ADH to publish to"),
+    RUN_OPT_PORT(C, pv.opts, "Port (number or service name) of the ADH"),
+    RUN_OPT_INTERFACE(C, pv.opts, "Network interface (host name or address) to connect from"),
+    RUN_OPT_COMPRESSION(C, pv.opts, "Compression to ask for: none, zlib, lz4 (or 0, 1, 2)"),
+    RUN_OPT_OUTPUT_BUFS(C, pv.opts, "Guaranteed output buffers"),
     PV_SOCKET_OPTIONS(C),
-    OPT_STR_("-uname", C, uname, "<name>", "User name in the login request (default: login name)"),
-    OPT_THREADS_("-threads", C, pv.threads, PV_MAX_THREADS, "<list>",
-                 "One connection per entry, bound to: -1 (none), a CPU, or P:<n> C:<n> T:<n>"),
+    RUN_OPT_UNAME(C, pv.opts),
+    RUN_OPT_THREADS(C, pv.opts, PV_MAX_THREADS,
+                    "One connection per entry, bound to: -1 (none), a CPU, or P:<n> C:<n> T:<n>"),
 
     OPT_SECTION_("Test:"),
-    OPT_RUN_TICK_(C, pv.run_time, pv.tick_rate),
-    OPT_INT_("-itemCount", C, item_count, 0, INT_MAX, "<count>", "Items to publish in all"),
-    OPT_INT_("-commonItemCount", C, common_item_count, 0, INT_MAX, "<count>",
-             "Items published on every connection when there are several"),
+    RUN_OPT_RUN_TICK(C, pv.opts),
+    RUN_OPT_ITEM_COUNTS(C, pv.opts, "Items to publish in all",
+                        "Items published on every connection when there are several"),
     PV_UPDATE_RATE_OPTIONS(C),
     PV_PACK_OPTIONS(C),
-    OPT_STR_("-serviceName", C, pv.service_name, "<name>", "Name of the service published"),
+    RUN_OPT_SERVICE_NAME(C, pv.opts, "Name of the service published"),
     OPT_U64_("-serviceId", C, pv.service_id, 0, 65535, "<id>", "ID of the service published"),
     PV_ENCODE_OPTIONS(C),
     OPT_FLAG_OFF_("-noScheduledStamp", C, pv.sched_stamp,
                   "Do not add the scheduled send time (TIM_TRK_3) to latency updates"),
 
     OPT_SECTION_("Files and output:"),
-    OPT_STR_("-itemFile", C, item_file, "<file>", "Items to publish"),
+    RUN_OPT_ITEM_FILE(C, pv.opts, "Items to publish"),
     PV_FILE_OPTIONS(C),
-    OPT_STATS_OUTPUT_(C, pv.write_stats_interval, pv.display_stats),
+    RUN_OPT_STATS_OUTPUT(C, pv.opts),
 
     OPT_REFUSED_("-sa", true, OPT_WHY_RELIABLE_MCAST),
     OPT_REFUSED_("-sp", true, OPT_WHY_RELIABLE_MCAST),
@@ -56,34 +50,31 @@ const opt_def niprov_options[] = {
     OPT_REFUSED_("-u", true, OPT_WHY_RELIABLE_MCAST),
     OPT_REFUSED_("-mcastStats", false, OPT_WHY_RELIABLE_MCAST),
     OPT_REFUSED_("-takeMCastStats", false, OPT_WHY_RELIABLE_MCAST),
-    RUN_TLS_CLIENT_OPTIONS(C, pv.tls),
-    OPT_FLAG_("-reactor", C, pv.reactor, "Connect over the reactor layer"),
-    OPT_THREADS_("-workerThreads", C, pv.worker_threads, PV_MAX_THREADS, "<list>",
-                 "Binding of each connection's reactor worker thread (as -threads)"),
+    RUN_TLS_CLIENT_OPTIONS(C, pv.opts.tls),
+    RUN_OPT_REACTOR(C, pv.opts, "Connect over the reactor layer"),
+    RUN_OPT_WORKERS(C, pv.opts, PV_MAX_THREADS,
+                    "Binding of each connection's reactor worker thread (as -threads)"),
 
     OPT_SECTION_("Ours, beyond the ETA tools' options:"),
-    OPT_STR_("-histogramLog", C, pv.histogram_log, "<base>",
-             "HdrHistogram interval log of the update encoding time (-measureEncode; ours): "
-             "<base><thread>.hlog"),
+    RUN_OPT_HISTOGRAM_LOG(C, pv.opts,
+                          "HdrHistogram interval log of the update encoding time (-measureEncode; "
+                          "ours): <base><thread>.hlog"),
     OPT_END_,
 };
 
 void niprov_config_defaults(niprov_config *cfg)
 {
-    memset(cfg, 0, sizeof(*cfg));
     pv_config_defaults(&cfg->pv, "14003", "NIProvSummary.out", "NIProvStats");
-    strcpy(cfg->host, "localhost");
-    cfg->item_count = 100000;
-    strcpy(cfg->item_file, "350k.xml");
 }
 
 int niprov_config_check(const niprov_config *c)
 {
-    if (run_tls_check(&c->pv.tls, c->pv.conn_type, false) < 0)
+    const run_opts *o = &c->pv.opts;
+    if (run_tls_check(&o->tls, o->conn_type, false) < 0)
         return -1;
     if (pv_config_check_workers(&c->pv) != 0)
         return -1;
-    if (items_check_common(c->item_count, c->common_item_count, pv_config_threads(&c->pv)) != 0)
+    if (items_check_common(o->item_count, o->common_item_count, pv_config_threads(&c->pv)) != 0)
         return -1;
     return pv_config_check_feed(&c->pv);
 }
@@ -94,50 +85,32 @@ OPT_DEFINE_TOOL_INIT(niprov_config_init, niprov_config, "NIProvPerf", niprov_opt
 void niprov_config_print(const niprov_config *c, const out_extra *extra, out_report *r)
 {
     const int w = NIPROV_LABEL_WIDTH;
+    const run_opts *o = &c->pv.opts;
     out_printf(r, "--- TEST INPUTS ---\n\n");
-    out_input(r, w, "Run Time", "%d sec", c->pv.run_time);
+    out_input(r, w, "Run Time", "%d sec", o->run_time);
     out_input(r, w, "Connection Type", "%s",
-              c->pv.conn_type == RUN_CONN_ENCRYPTED ? "encrypted" : "socket");
-    out_input(r, w, "Hostname", "%s", c->host);
-    out_input(r, w, "Port", "%s", c->pv.port);
-    out_input_threads(r, w, &c->pv.threads, c->pv.reactor ? &c->pv.worker_threads : NULL);
-    out_input(r, w, "Output Buffers", "%d", c->pv.output_bufs);
-    out_input_bytes(r, w, "Send Buffer Size", c->pv.send_buf_size);
-    out_input_bytes(r, w, "Recv Buffer Size", c->pv.recv_buf_size);
-    out_input_bytes(r, w, "High Water Mark", c->pv.high_water_mark);
-    out_input_name(r, w, "Interface Name", c->pv.interface_name);
-    out_input(r, w, "Username", "%s", c->uname[0] ? c->uname : "(use system login name)");
-    out_input(r, w, "Tcp_NoDelay", "%s", out_yes_no(c->pv.tcp_nodelay));
-    out_input(r, w, "Item Count", "%d", c->item_count);
-    out_input(r, w, "Common Item Count", "%d", c->common_item_count);
-    out_input(r, w, "Tick Rate", "%d", c->pv.tick_rate);
-    out_input(r, w, "Use Direct Writes", "%s", out_yes_no(c->pv.direct_write));
-    out_input(r, w, "Summary File", "%s", c->pv.summary_file);
-    out_input(r, w, "Stats File", "%s", c->pv.stats_file);
-    out_input(r, w, "Write Stats Interval", "%d", c->pv.write_stats_interval);
-    out_input(r, w, "Display Stats", "%s", out_yes_no(c->pv.display_stats));
-    out_input(r, w, "Update Rate", "%d", c->pv.update_rate);
-    out_input(r, w, "Latency Update Rate", "%d", pv_config_latency_update_rate(&c->pv));
+              o->conn_type == RUN_CONN_ENCRYPTED ? "encrypted" : "socket");
+    RUN_OPTS_PRINT(r, w, o, RUN_IN_HOSTNAME, RUN_IN_PORT, RUN_IN_THREADS, RUN_IN_OUTPUT_BUFS,
+                   RUN_IN_SEND_BUF, RUN_IN_RECV_BUF, RUN_IN_HIGH_WATER, RUN_IN_INTERFACE,
+                   RUN_IN_USERNAME, RUN_IN_NODELAY, RUN_IN_ITEM_COUNT, RUN_IN_COMMON_ITEM_COUNT,
+                   RUN_IN_TICK_RATE, RUN_IN_DIRECT_WRITE, RUN_IN_SUMMARY_FILE, RUN_IN_STATS_FILE,
+                   RUN_IN_STATS_INTERVAL, RUN_IN_DISPLAY_STATS);
+    pv_config_print_rates(r, w, &c->pv);
     out_input(r, w, "Refresh Burst Size", "%d", c->pv.refresh_burst_size);
-    out_input(r, w, "Item File", "%s", c->item_file);
-    out_input(r, w, "Data File", "%s", c->pv.msg_file);
-    out_input_packing(r, w, c->pv.max_pack_count, c->pv.pack_buf_size);
-    out_input(r, w, "Service ID", "%" PRIu64, c->pv.service_id);
-    out_input(r, w, "Service Name", "%s", c->pv.service_name);
-    out_input(r, w, "Use Reactor", "%s", c->pv.reactor ? "Yes" : "No");
+    RUN_OPTS_PRINT(r, w, o, RUN_IN_ITEM_FILE, RUN_IN_DATA_FILE);
+    pv_config_print_service(r, w, &c->pv);
+    RUN_OPTS_PRINT(r, w, o, RUN_IN_REACTOR);
     out_printf(r, "\n");
 
     /* NIProvPerf prints these after a blank line, one column to the left. */
     const int t = NIPROV_LABEL_WIDTH_TAIL;
-    out_input(r, t, "Pre-Encoded Updates", "%s", out_yes_no(c->pv.pre_enc));
-    out_input(r, t, "Nanosecond Time", "%s", out_yes_no(c->pv.nano_time));
-    out_input(r, t, "Measure Encode", "%s", out_yes_no(c->pv.measure_encode));
+    pv_config_print_encode(r, t, &c->pv);
     out_input(r, t, "Multicast Stats", "No");
 
     /* Ours, after the original's lines. */
-    out_input(r, t, "Compression type", "%d", c->pv.compression_type);
+    RUN_OPTS_PRINT(r, t, o, RUN_IN_COMPRESSION);
     out_input(r, t, "Scheduled Stamp", "%s", out_yes_no(c->pv.sched_stamp));
-    out_inputs_end(r, t, extra, c->pv.summary_file);
+    out_inputs_end(r, t, extra, o->summary_file);
 }
 
 json_object *niprov_config_json(const niprov_config *cfg)

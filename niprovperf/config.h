@@ -26,45 +26,17 @@
 #define NIPROV_LABEL_WIDTH_TAIL 21
 
 typedef struct niprov_config {
-    pv_config pv; /* what NIProvPerf shares with ProvPerf: -p (default "14003"), -summaryFile
-                   * ("NIProvSummary.out"), -statsFile ("NIProvStats"), ... */
-
-    /* Connection */
-    char host[PV_NAME_LEN];  /* -h, "localhost" */
-    char uname[PV_NAME_LEN]; /* -uname, "" = the login name */
-
-    /* Test */
-    int item_count;        /* -itemCount, 100000 */
-    int common_item_count; /* -commonItemCount, 0 */
-
-    /* Files and output */
-    char item_file[PV_PATH_LEN]; /* -itemFile, "350k.xml" */
+    pv_config pv; /* what NIProvPerf shares with ProvPerf and the other tools: -p (default
+                   * "14003"), -summaryFile ("NIProvSummary.out"), -statsFile ("NIProvStats"),
+                   * -h, -uname, -itemCount, -commonItemCount, -itemFile, ... */
 } niprov_config;
 
 /* Fills cfg with NIProvPerf's defaults. */
 void niprov_config_defaults(niprov_config *cfg);
 
-/*
- * Fills cfg from the command line: defaults, then argv, then the cross-option checks. Prints
- * the usage to out for -? / -help, and errors to err. Returns OPT_CONTINUE when the program
- * should run, else the exit status to end with (0 after the usage, 2 after an error).
- */
-int niprov_config_init(niprov_config *cfg, int argc, char **argv, FILE *out, FILE *err);
-
-/* The cross-option rules. Returns 0, or -1 after err_set() with the user-facing message. */
-int niprov_config_check(const niprov_config *cfg);
-
-/* (The number of connections and the latency update rate: pv_config_threads,
+/* niprov_config_init, _check, _print (as NIProvPerf 3.6.5 prints it), _json, niprov_options.
+ * (The number of connections and the latency update rate: pv_config_threads,
  * pv_config_latency_update_rate of cfg->pv.) */
-
-/* Writes the TEST INPUTS block to r, as NIProvPerf 3.6.5 prints it (ending with its blank
- * line), with our additional inputs (extra may be NULL) after the original's lines. */
-void niprov_config_print(const niprov_config *cfg, const out_extra *extra, out_report *r);
-
-/* The inputs as a new JSON object (every accepted option, plus "threadCount"). Caller owns. */
-json_object *niprov_config_json(const niprov_config *cfg);
-
-/* The option table (for usage and tests). */
-extern const opt_def niprov_options[];
+RUN_OPTS_DECLARE_TOOL(niprov_config, niprov_config, niprov_options);
 
 #endif

@@ -45,11 +45,12 @@ static int load_inputs(void *p)
     if (pv_inputs_load(&a->in, &cfg->pv, (pv_generic_rates){0, 0}, 0) != 0)
         return -1;
     a->n_threads = pv_config_threads(&cfg->pv);
-    size_t need =
-        items_needed((size_t)cfg->item_count, (size_t)cfg->common_item_count, (size_t)a->n_threads);
+    size_t need = items_needed((size_t)cfg->pv.opts.item_count,
+                               (size_t)cfg->pv.opts.common_item_count, (size_t)a->n_threads);
     /* With -itemCount 0 only the directory is published: no item file is read. */
     char path[1024];
-    if (need > 0 && items_load(&a->list, data_find(cfg->item_file, path, sizeof(path)), need) != 0)
+    if (need > 0 &&
+        items_load(&a->list, data_find(cfg->pv.opts.item_file, path, sizeof(path)), need) != 0)
         return err_push("Failed to load item file");
     run_host_user(a->user, sizeof(a->user));
     return 0;
@@ -66,8 +67,8 @@ static int start_threads(niprov_app *a)
 {
     cpu_list cpus, workers;
     a->threads = calloc((size_t)a->n_threads, sizeof(*a->threads));
-    if (!a->threads || cpu_parse(&cpus, a->cfg.pv.threads.list) != 0 ||
-        cpu_parse(&workers, a->cfg.pv.worker_threads.list) != 0 ||
+    if (!a->threads || cpu_parse(&cpus, a->cfg.pv.opts.threads.list) != 0 ||
+        cpu_parse(&workers, a->cfg.pv.opts.worker_threads.list) != 0 ||
         pv_collect_init(&a->col, &collect_spec, &a->cfg.pv, a->n_threads) != 0)
         return -1;
     for (int i = 0; i < a->n_threads; i++) {
@@ -93,7 +94,7 @@ int main(int argc, char **argv)
     if (rc != OPT_CONTINUE)
         return rc;
     const niprov_config *cfg = &app.cfg;
-    rc = run_start(&app.run, &app, load_inputs, print_inputs, cfg->pv.summary_file);
+    rc = run_start(&app.run, &app, load_inputs, print_inputs, cfg->pv.opts.summary_file);
     if (rc != RUN_EXIT_OK)
         return rc;
     if (start_threads(&app) != 0) {
@@ -102,9 +103,9 @@ int main(int argc, char **argv)
     }
 
     run_loop loop;
-    run_loop_init(&loop, cfg->pv.write_stats_interval, cfg->pv.run_time);
+    run_loop_init(&loop, cfg->pv.opts.write_stats_interval, cfg->pv.opts.run_time);
     if (pv_collect_run(&app.col, &loop, &cfg->pv) == RUN_LOOP_END)
-        printf("\nRun time of %d seconds has expired.\n\n", cfg->pv.run_time);
+        printf("\nRun time of %d seconds has expired.\n\n", cfg->pv.opts.run_time);
     sig_request_stop();
     for (int i = 0; i < app.n_threads; i++)
         sig_thread_join(&app.threads[i].pv.thread);
@@ -113,7 +114,7 @@ int main(int argc, char **argv)
     pv_collect_final(&app.col, &result);
     result.failed = run_fail_status(&app.run.fail) != RUN_EXIT_OK;
     niprov_report_summary(&app.run.rep, cfg, &result);
-    run_finish(&app.run, cfg->pv.summary_file,
+    run_finish(&app.run, cfg->pv.opts.summary_file,
                niprov_report_json(cfg, &result, NULL, (int)getpid(), time(NULL)));
 
     pv_collect_free(&app.col);

@@ -42,7 +42,8 @@ static int on_up(niprov_thread *th, rx_chan *ch)
         if (pv_items_init(&s->items, (uint32_t)th->share.count + 1) != 0)
             return -1;
         pv_out_init_rx(&s->out, ch, (uint32_t)cfg->pv.max_pack_count,
-                       (uint32_t)cfg->pv.pack_buf_size, cfg->pv.direct_write ? TP_WRITE_DIRECT : 0);
+                       (uint32_t)cfg->pv.pack_buf_size,
+                       cfg->pv.opts.direct_write ? TP_WRITE_DIRECT : 0);
         s->active_ns = clk_ns();
     }
     th->active = true;
@@ -152,21 +153,23 @@ static int open_channel(niprov_thread *th, rx_reactor **r, rx_chan **ch)
     role.directory_refresh = &d;
     rx_conn_opts co;
     rx_conn_opts_init(&co);
-    co.tp.host = cfg->host;
-    co.tp.port = cfg->pv.port;
-    co.tp.interface = cfg->pv.interface_name[0] ? cfg->pv.interface_name : NULL;
-    co.tp.guaranteed_output_buffers = (uint32_t)cfg->pv.output_bufs;
-    co.tp.tcp_nodelay = cfg->pv.tcp_nodelay;
-    co.tp.sndbuf = cfg->pv.send_buf_size;
-    co.tp.rcvbuf = cfg->pv.recv_buf_size;
-    co.tp.compression = (tp_comp)cfg->pv.compression_type;
-    run_tls_opts(&cfg->pv.tls, cfg->pv.conn_type, &co.tp);
+    co.tp.host = cfg->pv.opts.host;
+    co.tp.port = cfg->pv.opts.port;
+    co.tp.interface = cfg->pv.opts.interface_name[0] ? cfg->pv.opts.interface_name : NULL;
+    co.tp.guaranteed_output_buffers = (uint32_t)cfg->pv.opts.output_bufs;
+    co.tp.tcp_nodelay = cfg->pv.opts.tcp_nodelay;
+    co.tp.sndbuf = cfg->pv.opts.send_buf_size;
+    co.tp.rcvbuf = cfg->pv.opts.recv_buf_size;
+    co.tp.compression = (tp_comp)cfg->pv.opts.compression_type;
+    run_tls_opts(&cfg->pv.opts.tls, cfg->pv.opts.conn_type, &co.tp);
     if (co.tp.conn_type == TP_CONN_ENCRYPTED && co.tp.encrypted_protocol == TP_CONN_WEBSOCKET) {
         co.tp.protocol_type = TP_PROTOCOL_RWF;
         co.tp.ws_protocols = "rssl.rwf"; /* the ETA NIProvPerf has no -pl: it speaks RWF */
     }
-    co.high_water_mark = cfg->pv.high_water_mark > 0 ? (uint32_t)cfg->pv.high_water_mark : 0;
-    printf("\nAttempting unified connect to server %s:%s...\n", cfg->host, cfg->pv.port);
+    co.high_water_mark =
+        cfg->pv.opts.high_water_mark > 0 ? (uint32_t)cfg->pv.opts.high_water_mark : 0;
+    printf("\nAttempting unified connect to server %s:%s...\n", cfg->pv.opts.host,
+           cfg->pv.opts.port);
     fflush(stdout);
     if (rx_connect(*r, &co, &role, th, ch) != 0)
         return err_push("connecting"), fail(th);
@@ -181,7 +184,7 @@ void niprov_rx_thread(niprov_thread *th)
     rx_chan *ch = NULL;
     tick_tighten_slack();
     if (open_channel(th, &r, &ch) == 0) {
-        const uint32_t rate = (uint32_t)app->cfg.pv.tick_rate;
+        const uint32_t rate = (uint32_t)app->cfg.pv.opts.tick_rate;
         tick_init(&th->pv.t, rate, clk_ns() + CLK_NS_PER_SEC / rate);
         while (!sig_stop_requested()) {
             int64_t now = clk_ns();

@@ -18,8 +18,8 @@ int niprov_thread_init(niprov_thread *th, niprov_app *app, int i)
     memset(th, 0, sizeof(*th));
     th->app = app;
     const niprov_config *cfg = &app->cfg;
-    if (items_split((size_t)cfg->item_count, (size_t)cfg->common_item_count, (size_t)app->n_threads,
-                    (size_t)i, &th->share) != 0)
+    if (items_split((size_t)cfg->pv.opts.item_count, (size_t)cfg->pv.opts.common_item_count,
+                    (size_t)app->n_threads, (size_t)i, &th->share) != 0)
         return -1;
     return pv_thread_init(&th->pv, i, 0);
 }
@@ -43,21 +43,22 @@ static bool connect_loop(niprov_thread *th)
     const niprov_config *cfg = &th->app->cfg;
     tp_opts o;
     tp_opts_init(&o);
-    o.host = cfg->host;
-    o.port = cfg->pv.port;
-    o.interface = cfg->pv.interface_name[0] ? cfg->pv.interface_name : NULL;
+    o.host = cfg->pv.opts.host;
+    o.port = cfg->pv.opts.port;
+    o.interface = cfg->pv.opts.interface_name[0] ? cfg->pv.opts.interface_name : NULL;
     o.protocol_type = TP_PROTOCOL_RWF;
-    o.guaranteed_output_buffers = (uint32_t)cfg->pv.output_bufs;
-    o.tcp_nodelay = cfg->pv.tcp_nodelay;
-    o.sndbuf = cfg->pv.send_buf_size;
-    o.rcvbuf = cfg->pv.recv_buf_size;
-    o.compression = (tp_comp)cfg->pv.compression_type;
-    run_tls_opts(&cfg->pv.tls, cfg->pv.conn_type, &o);
+    o.guaranteed_output_buffers = (uint32_t)cfg->pv.opts.output_bufs;
+    o.tcp_nodelay = cfg->pv.opts.tcp_nodelay;
+    o.sndbuf = cfg->pv.opts.send_buf_size;
+    o.rcvbuf = cfg->pv.opts.recv_buf_size;
+    o.compression = (tp_comp)cfg->pv.opts.compression_type;
+    run_tls_opts(&cfg->pv.opts.tls, cfg->pv.opts.conn_type, &o);
     if (o.conn_type == TP_CONN_ENCRYPTED && o.encrypted_protocol == TP_CONN_WEBSOCKET)
         o.ws_protocols = "rssl.rwf"; /* the ETA NIProvPerf has no -pl: it speaks RWF */
     run_conn_errors errs = {0};
     while (!sig_stop_requested()) {
-        printf("\nAttempting unified connect to server %s:%s...\n", cfg->host, cfg->pv.port);
+        printf("\nAttempting unified connect to server %s:%s...\n", cfg->pv.opts.host,
+               cfg->pv.opts.port);
         fflush(stdout);
         tp_channel *ch;
         if (tp_connect(&o, &ch) != 0) {
@@ -104,8 +105,8 @@ static int activate(niprov_thread *th)
     niprov_app *app = th->app;
     const niprov_config *cfg = &app->cfg;
     pv_sess *s = &th->sess;
-    if (cfg->pv.high_water_mark > 0)
-        tp_set_high_water_mark(s->ch, (uint32_t)cfg->pv.high_water_mark);
+    if (cfg->pv.opts.high_water_mark > 0)
+        tp_set_high_water_mark(s->ch, (uint32_t)cfg->pv.opts.high_water_mark);
     tp_info info;
     if (run_channel_info(stdout, s->ch) != 0 || tp_get_info(s->ch, &info) != 0)
         return -1;
@@ -118,7 +119,7 @@ static int activate(niprov_thread *th)
     if (pv_items_init(&s->items, (uint32_t)th->share.count + 1) != 0)
         return -1;
     pv_out_init(&s->out, s->ch, (uint32_t)cfg->pv.max_pack_count, (uint32_t)cfg->pv.pack_buf_size,
-                cfg->pv.direct_write ? TP_WRITE_DIRECT : 0);
+                cfg->pv.opts.direct_write ? TP_WRITE_DIRECT : 0);
     s->active_ns = clk_ns();
     th->active = true;
 
@@ -270,8 +271,8 @@ static void bare_loop(void *arg)
         run_fail_stop(&app->run.fail, NULL);
         goto out;
     }
-    tick_init(&th->pv.t, (uint32_t)app->cfg.pv.tick_rate,
-              clk_ns() + CLK_NS_PER_SEC / app->cfg.pv.tick_rate);
+    tick_init(&th->pv.t, (uint32_t)app->cfg.pv.opts.tick_rate,
+              clk_ns() + CLK_NS_PER_SEC / app->cfg.pv.opts.tick_rate);
     while (!sig_stop_requested()) {
         int64_t now = clk_ns();
         if (tick_poll(&th->pv.t, now)) {
@@ -333,7 +334,7 @@ static void bind_failed(void *th, const char *line)
 int niprov_thread_start(niprov_thread *th)
 {
     static const pv_thread_fns fns = {reactor_loop, bare_loop, bind_failed};
-    return pv_thread_start(&th->pv, th, th->app->cfg.pv.reactor, &fns);
+    return pv_thread_start(&th->pv, th, th->app->cfg.pv.opts.reactor, &fns);
 }
 
 void niprov_login(const niprov_app *app, rwf_login *l, const char *app_name)
@@ -341,7 +342,7 @@ void niprov_login(const niprov_app *app, rwf_login *l, const char *app_name)
     const niprov_config *cfg = &app->cfg;
     memset(l, 0, sizeof(*l));
     l->stream_id = 1;
-    l->user = rwf_buf_cstr(cfg->uname[0] ? cfg->uname : app->user);
+    l->user = rwf_buf_cstr(cfg->pv.opts.uname[0] ? cfg->pv.opts.uname : app->user);
     l->flags =
         RWF_LOGIN_HAS_APP_ID | RWF_LOGIN_HAS_APP_NAME | RWF_LOGIN_HAS_POSITION | RWF_LOGIN_HAS_ROLE;
     l->app_id = RWF_STR("256");

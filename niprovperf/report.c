@@ -63,7 +63,7 @@ int niprov_report_stats_row(out_csv *csv, time_t t, const pv_interval *iv)
 
 int niprov_stats_open(out_csv *csv, const pv_config *pv, int thread)
 {
-    return run_file_stats(csv, pv->stats_file, thread, 0, niprov_stats_header());
+    return run_file_stats(csv, pv->opts.stats_file, thread, 0, niprov_stats_header());
 }
 
 /* pv_stats_json_fn: NIProvPerf's figures (no rates over time: now is not needed). */

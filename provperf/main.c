@@ -30,7 +30,7 @@ static const char *const hlog_tags[PV_LAT_KINDS] = {
 /* ProvPerf's statistics: its files and lines, and the generic messages' latency log. */
 static const pv_collect_spec collect_spec = {.tool = "ProvPerf",
                                              .hlog_tags = hlog_tags,
-                                             .latency_file = app.cfg.latency_file,
+                                             .latency_file = app.cfg.pv.opts.latency_file,
                                              .stats_open = prov_stats_open,
                                              .stats_row = prov_report_stats_row,
                                              .console = prov_report_interval};
@@ -46,11 +46,12 @@ static int load_inputs(void *p)
 {
     prov_app *a = p;
     const prov_config *cfg = &a->cfg;
-    pv_generic_rates gen = {cfg->generic_msg_rate, cfg->generic_msg_latency_rate};
+    pv_generic_rates gen = {cfg->pv.opts.generic_msg_rate, cfg->pv.opts.generic_msg_latency_rate};
     if (pv_inputs_load(&a->in, &cfg->pv, gen, cfg->open_limit) != 0)
         return -1;
-    if (cfg->ws.pl[0]) { /* WebSocket clients may speak JSON */
-        a->json = run_ws_converter(a->in.dict, cfg->pv.service_name, (uint16_t)cfg->pv.service_id);
+    if (cfg->pv.opts.ws.pl[0]) { /* WebSocket clients may speak JSON */
+        a->json =
+            run_ws_converter(a->in.dict, cfg->pv.opts.service_name, (uint16_t)cfg->pv.service_id);
         if (!a->json || pv_content_json(a->in.content, a->json->conv, &a->in.feed) != 0)
             return -1;
     }
@@ -70,19 +71,19 @@ static int bind_server(prov_app *a)
     const prov_config *cfg = &a->cfg;
     tp_opts o;
     tp_opts_init(&o);
-    o.port = cfg->pv.port;
-    o.interface = cfg->pv.interface_name[0] ? cfg->pv.interface_name : NULL;
+    o.port = cfg->pv.opts.port;
+    o.interface = cfg->pv.opts.interface_name[0] ? cfg->pv.opts.interface_name : NULL;
     o.protocol_type = TP_PROTOCOL_RWF;
-    o.guaranteed_output_buffers = (uint32_t)cfg->pv.output_bufs;
-    o.max_output_buffers = (uint32_t)cfg->max_output_bufs;
-    o.max_fragment_size = (uint32_t)cfg->max_fragment_size;
-    o.tcp_nodelay = cfg->pv.tcp_nodelay;
-    o.sndbuf = cfg->pv.send_buf_size;
-    o.rcvbuf = cfg->pv.recv_buf_size;
-    o.compression = (tp_comp)cfg->pv.compression_type;
-    o.compression_level = (uint8_t)cfg->compression_level;
-    run_tls_opts(&cfg->pv.tls, cfg->pv.conn_type, &o);
-    run_ws_opts(&cfg->ws, cfg->pv.conn_type, &o);
+    o.guaranteed_output_buffers = (uint32_t)cfg->pv.opts.output_bufs;
+    o.max_output_buffers = (uint32_t)cfg->pv.opts.max_output_bufs;
+    o.max_fragment_size = (uint32_t)cfg->pv.opts.max_fragment_size;
+    o.tcp_nodelay = cfg->pv.opts.tcp_nodelay;
+    o.sndbuf = cfg->pv.opts.send_buf_size;
+    o.rcvbuf = cfg->pv.opts.recv_buf_size;
+    o.compression = (tp_comp)cfg->pv.opts.compression_type;
+    o.compression_level = (uint8_t)cfg->pv.opts.compression_level;
+    run_tls_opts(&cfg->pv.opts.tls, cfg->pv.opts.conn_type, &o);
+    run_ws_opts(&cfg->pv.opts.ws, cfg->pv.opts.conn_type, &o);
     if (tp_bind(&o, &a->srv) != 0)
         return err_push("rsslBind() failed");
     printf("Server %d bound to port %u.\n\n", tp_server_fd(a->srv), tp_server_port(a->srv));
@@ -95,9 +96,9 @@ static int bind_server(prov_app *a)
 static int init_threads(prov_app *a, run_handoff ***to, pv_collect *col)
 {
     cpu_list cpus, workers;
-    if (cpu_parse(&cpus, a->cfg.pv.threads.list) != 0)
+    if (cpu_parse(&cpus, a->cfg.pv.opts.threads.list) != 0)
         return err_push("Config Error: -threads");
-    if (cpu_parse(&workers, a->cfg.pv.worker_threads.list) != 0)
+    if (cpu_parse(&workers, a->cfg.pv.opts.worker_threads.list) != 0)
         return err_push("Config Error: -workerThreads");
     a->n_threads = pv_config_threads(&a->cfg.pv);
     a->threads = calloc((size_t)a->n_threads, sizeof(*a->threads));
@@ -121,7 +122,7 @@ int main(int argc, char **argv)
     int rc = prov_config_init(&app.cfg, argc, argv, stdout, stderr);
     if (rc != OPT_CONTINUE)
         return rc;
-    rc = run_start(&app.run, &app, load_inputs, print_inputs, app.cfg.pv.summary_file);
+    rc = run_start(&app.run, &app, load_inputs, print_inputs, app.cfg.pv.opts.summary_file);
     if (rc != RUN_EXIT_OK)
         return rc;
 
@@ -142,12 +143,12 @@ int main(int argc, char **argv)
     }
     /* A failure so far (bind, a thread's start) has requested the stop: the loop does not run. */
     run_loop loop;
-    run_loop_init(&loop, app.cfg.pv.write_stats_interval, app.cfg.pv.run_time);
+    run_loop_init(&loop, app.cfg.pv.opts.write_stats_interval, app.cfg.pv.opts.run_time);
     if (bound)
         run_loop_serve(&loop, app.srv, to, app.n_threads,
-                       app.cfg.pv.reactor ? &accept_text_rx : &accept_text);
+                       app.cfg.pv.opts.reactor ? &accept_text_rx : &accept_text);
     if (pv_collect_run(&col, &loop, &app.cfg.pv) == RUN_LOOP_END)
-        printf("\nRun time of %d seconds has expired.\n", app.cfg.pv.run_time);
+        printf("\nRun time of %d seconds has expired.\n", app.cfg.pv.opts.run_time);
     sig_request_stop();
 
     printf("\nShutting down.\n\n");
@@ -158,7 +159,7 @@ int main(int argc, char **argv)
     prov_report_summary(&app.run.rep, &app.cfg, &result);
     if (run_fail_status(&app.run.fail))
         out_printf(&app.run.rep, "ERROR: TEST FAILED: %s\n", run_fail_text(&app.run.fail));
-    run_finish(&app.run, app.cfg.pv.summary_file,
+    run_finish(&app.run, app.cfg.pv.opts.summary_file,
                prov_report_json(&app.cfg, &result, NULL, (int)getpid(), time(NULL)));
 
     pv_collect_free(&col);

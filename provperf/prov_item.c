@@ -89,7 +89,7 @@ int prov_item_reject(prov_thread *th, pv_sess *s, int32_t sid, uint8_t domain, i
     char dbuf[16];
     printf("\nRejecting Item Request with streamId=%d and domain %s.  Reason: %s\n", sid,
            domain_name(domain, dbuf, sizeof(dbuf)), reason_name(reason));
-    if (sid == PROV_TUNNEL_STREAM_HINT && domain == RWF_DMT_SYSTEM && !th->app->cfg.pv.reactor)
+    if (sid == PROV_TUNNEL_STREAM_HINT && domain == RWF_DMT_SYSTEM && !th->app->cfg.pv.opts.reactor)
         printf("The Item Request for TunnelStream. It requires to use -reactor in command line.\n");
     reject_arg a = {sid, domain, reason};
     /* Text of at most ~110 bytes, header and state: 256 is room enough. */
@@ -293,7 +293,7 @@ static int on_generic(prov_thread *th, pv_sess *s, const rwf_msg *m)
         return -1;
     }
     if (trk3 || trk1) {
-        bool ns = app->cfg.pv.nano_time;
+        bool ns = app->cfg.pv.opts.nano_time;
         uint64_t now = ns ? (uint64_t)clk_ns() : (uint64_t)clk_us();
         int64_t unit = ns ? 1 : 1000;
         lat *cur = latbuf_cur(&st->lat);

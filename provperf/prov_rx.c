@@ -54,7 +54,8 @@ static int on_up(prov_thread *th, pv_sess *s)
     if (pv_items_init(&s->items, 1024) != 0)
         return -1;
     pv_out_init_rx(&s->out, s->rx, (uint32_t)cfg->pv.max_pack_count,
-                   (uint32_t)cfg->pv.pack_buf_size, cfg->pv.direct_write ? TP_WRITE_DIRECT : 0);
+                   (uint32_t)cfg->pv.pack_buf_size,
+                   cfg->pv.opts.direct_write ? TP_WRITE_DIRECT : 0);
     s->active_ns = clk_ns();
     return 0;
 }
@@ -143,7 +144,8 @@ static void adopt_handed(prov_thread *th, rx_reactor *r)
                 continue;
             }
             s->tool = th;
-            uint32_t hwm = cfg->pv.high_water_mark > 0 ? (uint32_t)cfg->pv.high_water_mark : 0;
+            uint32_t hwm =
+                cfg->pv.opts.high_water_mark > 0 ? (uint32_t)cfg->pv.opts.high_water_mark : 0;
             if (rx_accept(r, ch[i], hwm, 0, &role, s, &s->rx) != 0) {
                 run_channel_closed(stdout, err_msg());
                 free(s);
@@ -192,7 +194,7 @@ void prov_rx_thread(prov_thread *th)
         return;
     }
     tick_tighten_slack();
-    const uint32_t rate = (uint32_t)app->cfg.pv.tick_rate;
+    const uint32_t rate = (uint32_t)app->cfg.pv.opts.tick_rate;
     const int64_t interval = CLK_NS_PER_SEC / rate;
     tick_init(&th->pv.t, rate, clk_ns() + interval);
     while (!sig_stop_requested()) {

@@ -40,7 +40,7 @@ int prov_thread_init(prov_thread *th, prov_app *app, int i)
     th->app = app;
     th->epfd = -1;
     th->hand.evfd = -1;
-    size_t ring = app->cfg.latency_file[0] ? 1u << 16 : 0;
+    size_t ring = app->cfg.pv.opts.latency_file[0] ? 1u << 16 : 0;
     if (pv_thread_init(&th->pv, i, ring) != 0 || run_handoff_init(&th->hand, i) != 0)
         return -1;
     th->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -159,8 +159,8 @@ static int activate(prov_thread *th, pv_sess *s)
     tp_info info;
     if (tp_get_info(s->ch, &info) != 0)
         return -1;
-    if (cfg->pv.high_water_mark > 0)
-        tp_set_high_water_mark(s->ch, (uint32_t)cfg->pv.high_water_mark);
+    if (cfg->pv.opts.high_water_mark > 0)
+        tp_set_high_water_mark(s->ch, (uint32_t)cfg->pv.opts.high_water_mark);
     run_channel_info(stdout, s->ch);
     if (cfg->pv.max_pack_count > 1 && (uint32_t)cfg->pv.pack_buf_size > info.max_fragment_size) {
         prov_app_fail(app,
@@ -175,7 +175,7 @@ static int activate(prov_thread *th, pv_sess *s)
     if (pv_items_init(&s->items, 1024) != 0)
         return -1;
     pv_out_init(&s->out, s->ch, (uint32_t)cfg->pv.max_pack_count, (uint32_t)cfg->pv.pack_buf_size,
-                cfg->pv.direct_write ? TP_WRITE_DIRECT : 0);
+                cfg->pv.opts.direct_write ? TP_WRITE_DIRECT : 0);
     s->json = run_json_channel(s->ch);
     if (s->json)
         pv_out_json(&s->out, app->json->conv, th->json_out, PROV_JSON_RWF_MAX);
@@ -357,7 +357,7 @@ static void bare_loop(void *arg)
 {
     prov_thread *th = arg;
     prov_app *app = th->app;
-    const uint32_t rate = (uint32_t)app->cfg.pv.tick_rate;
+    const uint32_t rate = (uint32_t)app->cfg.pv.opts.tick_rate;
     const int64_t interval = CLK_NS_PER_SEC / rate;
     tick_init(&th->pv.t, rate, clk_ns() + interval);
     struct epoll_event ev[MAX_EVENTS];
@@ -411,5 +411,5 @@ static void bind_failed(void *th, const char *line)
 int prov_thread_start(prov_thread *th)
 {
     static const pv_thread_fns fns = {reactor_loop, bare_loop, bind_failed};
-    return pv_thread_start(&th->pv, th, th->app->cfg.pv.reactor, &fns);
+    return pv_thread_start(&th->pv, th, th->app->cfg.pv.opts.reactor, &fns);
 }

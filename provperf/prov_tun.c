@@ -27,7 +27,7 @@ static void sample(void *arg)
 {
     pv_sess *s = arg;
     prov_thread *th = s->tool;
-    if (!th->app->cfg.tunnel_bufs_used || !s->tun)
+    if (!th->app->cfg.pv.opts.tunnel_bufs_used || !s->tun)
         return;
     rx_tunnel_info in;
     rx_tunnel_get_info(s->tun, &in);
@@ -40,7 +40,8 @@ static void to_channel(pv_sess *s)
     const prov_config *cfg = &((prov_thread *)s->tool)->app->cfg;
     if (s->tun_open)
         pv_out_init_rx(&s->out, s->rx, (uint32_t)cfg->pv.max_pack_count,
-                       (uint32_t)cfg->pv.pack_buf_size, cfg->pv.direct_write ? TP_WRITE_DIRECT : 0);
+                       (uint32_t)cfg->pv.pack_buf_size,
+                       cfg->pv.opts.direct_write ? TP_WRITE_DIRECT : 0);
     s->tun = NULL;
     s->tun_open = false;
     s->tun_auth_wait = false;
@@ -204,7 +205,7 @@ int prov_tun_request(rx_chan *ch, rx_tunnel_request *req)
     o.cos.data_integrity = RX_COS_DI_RELIABLE;
     if (asked.protocol_minor < o.cos.protocol_minor)
         o.cos.protocol_minor = asked.protocol_minor;
-    o.guaranteed_output_buffers = (uint32_t)th->app->cfg.tunnel_output_bufs;
+    o.guaranteed_output_buffers = (uint32_t)th->app->cfg.pv.opts.tunnel_output_bufs;
     o.cb.on_status = on_status;
     o.cb.on_msg = on_msg;
     o.user = s;

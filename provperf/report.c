@@ -38,9 +38,10 @@ static void stats_block(out_report *r, const prov_config *cfg, const pv_totals *
     out_printf(r, "Overall Statistics: \n");
     out_lat_blocks(r, "GenMsg latency", "GenMsg latency", &s->genmsg_lat, &s->genmsg_sched, 1,
                    "  No GenMsg latency information was received.\n");
-    out_genmsg_counts(r, &d->genmsg, cfg->generic_msg_rate != 0,
-                      cfg->generic_msg_latency_rate != 0);
-    out_genmsg_rates(r, &d->genmsg, cfg->generic_msg_rate != 0, cfg->generic_msg_latency_rate != 0);
+    out_genmsg_counts(r, &d->genmsg, cfg->pv.opts.generic_msg_rate != 0,
+                      cfg->pv.opts.generic_msg_latency_rate != 0);
+    out_genmsg_rates(r, &d->genmsg, cfg->pv.opts.generic_msg_rate != 0,
+                     cfg->pv.opts.generic_msg_latency_rate != 0);
     out_printf(r, "  Image requests received: %" PRIu64 "\n", s->requests);
     if (cfg->pv.update_rate)
         out_printf(r, "  Updates sent: %" PRIu64 "\n", s->updates);
@@ -56,7 +57,7 @@ static void our_lines(out_report *r, const prov_config *cfg, const pv_totals *s,
 {
     pv_report_our_lines(r, s->out_of_bufs, s->conn_secs, cfg->pv.update_rate, s->updates);
     if (s->conn_secs > 0)
-        out_rate_check(r, "GenMsg", cfg->generic_msg_rate, d->genmsg_rate);
+        out_rate_check(r, "GenMsg", cfg->pv.opts.generic_msg_rate, d->genmsg_rate);
 }
 
 void prov_report_summary(out_report *r, const prov_config *cfg, const pv_result *res)
@@ -128,7 +129,8 @@ int prov_report_stats_row(out_csv *csv, time_t t, const pv_interval *iv)
 
 int prov_stats_open(out_csv *csv, const pv_config *pv, int thread)
 {
-    return run_file_stats_built(csv, pv->stats_file, thread, 0, stats_columns, stats_lat_kinds);
+    return run_file_stats_built(csv, pv->opts.stats_file, thread, 0, stats_columns,
+                                stats_lat_kinds);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -145,7 +147,7 @@ static json_object *stats_json(const void *config, const pv_totals *s, uint64_t 
     out_json_add(o, "genmsg_receive_rate", out_json_double(d.genmsg.recv_rate));
     pv_report_json_rate(o, s->conn_secs, cfg->pv.update_rate, s->updates);
     if (s->conn_secs > 0)
-        out_json_add_rates(o, "genmsg", cfg->generic_msg_rate, d.genmsg_rate);
+        out_json_add_rates(o, "genmsg", cfg->pv.opts.generic_msg_rate, d.genmsg_rate);
     out_json_add_lat(o, "genmsg_latency", &s->genmsg_lat);
     out_json_add_lat(o, "sched_genmsg_latency", &s->genmsg_sched);
     out_json_add_lat(o, "update_encode_time", &s->encode);

@@ -108,7 +108,7 @@ void tperf_collect(tperf_app *R, unsigned sec)
         iv.lost = (int64_t)counter_change(&w->sq[TPERF_SQ_LOST]);
         iv.dups = counter_change(&w->sq[TPERF_SQ_DUPS]);
         iv.ooo = counter_change(&w->sq[TPERF_SQ_OOO]);
-        iv.mcast = R->cfg.conn_type == TPERF_SEQ_MCAST;
+        iv.mcast = R->cfg.opts.conn_type == TPERF_SEQ_MCAST;
         iv.mcast_stats = R->cfg.mcast_stats;
         iv.pkts_sent = counter_change(&w->sq[TPERF_MC_SENT]);
         iv.pkts_recv = counter_change(&w->sq[TPERF_MC_RECV]);
@@ -118,9 +118,9 @@ void tperf_collect(tperf_app *R, unsigned sec)
         iv.mem_mb = R->col.mem_mb;
         run_col_row_done(&R->col, i,
                          tperf_report_stats_row(run_col_stats(&R->col, i), R->col.wall, &iv));
-        if (R->cfg.display_stats)
-            tperf_report_interval(stdout, sec, i + 1, R->n, (unsigned)R->cfg.write_stats_interval,
-                                  &iv);
+        if (R->cfg.opts.display_stats)
+            tperf_report_interval(stdout, sec, i + 1, R->n,
+                                  (unsigned)R->cfg.opts.write_stats_interval, &iv);
     }
     fflush(stdout);
 }
@@ -166,7 +166,7 @@ void tperf_write_summary(tperf_app *R)
             out_json_add(results, "tls", tls);
         pthread_mutex_destroy(&all.lock);
     }
-    if (run_json_summary(R->cfg.summary_file, doc) != 0)
+    if (run_json_summary(R->cfg.opts.summary_file, doc) != 0)
         R->status = run_worst(R->status, RUN_EXIT_FAILED);
     free(ts);
     free(trk);

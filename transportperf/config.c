@@ -40,9 +40,9 @@ static int set_name(void *cfg, const opt_def *d, const char *arg, bool with_pid,
 {
     tperf_config *c = cfg;
     char *field = (char *)cfg + d->off;
-    int w = with_pid ? snprintf(field, TPERF_PATH_LEN, "%s_%d%s", arg, c->pid, ext)
-                     : snprintf(field, TPERF_PATH_LEN, "%s%s", arg, ext);
-    if (w < 0 || w >= TPERF_PATH_LEN)
+    int w = with_pid ? snprintf(field, RUN_OPTS_PATH_LEN, "%s_%d%s", arg, c->pid, ext)
+                     : snprintf(field, RUN_OPTS_PATH_LEN, "%s%s", arg, ext);
+    if (w < 0 || w >= RUN_OPTS_PATH_LEN)
         return err_set("Config Error: %s: file name is too long.", d->name);
     return 0;
 }
@@ -90,28 +90,24 @@ const opt_def tperf_options[] = {
     OPT_SECTION_("Connection:"),
     OPT_ENUM_("-appType", C, app_type, app_types, NULL,
               "Server (accepts connections) or client (opens one per thread)"),
-    OPT_ENUM_("-connType", C, conn_type, conn_types, NULL, "Type of connection"),
-    OPT_STR_("-h", C, host, "<hostname>", "Host to connect to (client)"),
-    OPT_STR_("-p", C, port, "<port>", "Port (number or service name)"),
-    OPT_STR_("-if", C, interface_name, "<interface>",
-             "Network interface (host name or address) to use"),
-    OPT_INT_("-outputBufs", C, output_bufs, 1, INT_MAX, "<count>", "Guaranteed output buffers"),
-    OPT_INT_("-inputBufs", C, input_bufs, 1, INT_MAX, "<count>", "Input buffers"),
-    OPT_INT_("-maxFragmentSize", C, max_fragment_size, 1, 65535, "<bytes>",
-             "Size of the transport's buffers"),
-    OPT_SOCKET_SIZES_(C, send_buf_size, recv_buf_size, high_water_mark),
-    OPT_ENUM_("-compressionType", C, compression_type, opt_compression_names, "<type>",
-              "Compression: none, zlib, lz4 (or 0, 1, 2)"),
-    OPT_INT_("-compressionLevel", C, compression_level, 0, 9, "<0-9>", "Compression level"),
-    OPT_FLAG_OFF_("-tcpDelay", C, tcp_nodelay, "Leave Nagle's algorithm on (no TCP_NODELAY)"),
-    OPT_FLAG_("-directWrite", C, direct_write,
-              "Write to the socket at once when nothing is queued"),
+    RUN_OPT_CONN_TYPE(C, opts, conn_types),
+    RUN_OPT_HOST(C, opts, "Host to connect to (client)"),
+    RUN_OPT_PORT(C, opts, "Port (number or service name)"),
+    RUN_OPT_INTERFACE(C, opts, "Network interface (host name or address) to use"),
+    RUN_OPT_OUTPUT_BUFS(C, opts, "Guaranteed output buffers"),
+    RUN_OPT_INPUT_BUFS(C, opts),
+    RUN_OPT_MAX_FRAGMENT(C, opts, "Size of the transport's buffers"),
+    RUN_OPT_SOCKET_SIZES(C, opts),
+    RUN_OPT_COMPRESSION(C, opts, "Compression: none, zlib, lz4 (or 0, 1, 2)"),
+    RUN_OPT_COMPRESSION_LEVEL(C, opts),
+    RUN_OPT_TCP_DELAY(C, opts),
+    RUN_OPT_DIRECT_WRITE(C, opts),
     OPT_FLAG_("-busyRead", C, busy_read, "Read continuously instead of waiting for data"),
-    OPT_THREADS_("-threads", C, threads, TPERF_MAX_THREADS, "<list>",
-                 "Threads, bound to: -1 (none), a CPU, or P:<n> C:<n> T:<n>"),
+    RUN_OPT_THREADS(C, opts, TPERF_MAX_THREADS,
+                    "Threads, bound to: -1 (none), a CPU, or P:<n> C:<n> T:<n>"),
 
     OPT_SECTION_("Test:"),
-    OPT_RUN_TICK_(C, run_time, tick_rate),
+    RUN_OPT_RUN_TICK(C, opts),
     OPT_INT_("-msgRate", C, msg_rate, 0, INT_MAX, "<msgs/sec>",
              "Messages per second per connection, latency messages included"),
     OPT_RATE_("-latencyMsgRate", C, latency_msg_rate, "<msgs/sec|all>",
@@ -121,16 +117,16 @@ const opt_def tperf_options[] = {
     OPT_FLAG_("-reflectMsgs", C, reflect_msgs, "Write every received message back"),
 
     OPT_SECTION_("Files and output:"),
-    FILE_OPT_("-summaryFile", summary_file, parse_summary,
+    FILE_OPT_("-summaryFile", opts.summary_file, parse_summary,
               "Summary file: <name>_<pid>.out (default: TransportSummary_<pid>.out)"),
-    FILE_OPT_("-summaryFileStatic", summary_file, parse_summary_static, "Summary file: <name>.out"),
-    FILE_OPT_("-statsFile", stats_file, parse_stats,
+    FILE_OPT_("-summaryFileStatic", opts.summary_file, parse_summary_static,
+              "Summary file: <name>.out"),
+    FILE_OPT_("-statsFile", opts.stats_file, parse_stats,
               "Statistics files: <name>_<pid><thread>_<pid>.csv"),
-    FILE_OPT_("-statsFileStatic", stats_file, parse_stats_static,
+    FILE_OPT_("-statsFileStatic", opts.stats_file, parse_stats_static,
               "Statistics files: <name><thread>_<pid>.csv (default name: TransportStats)"),
-    OPT_STR_("-latencyFile", C, latency_file, "<base>",
-             "Log every latency sample to <base><thread>_<pid>.csv"),
-    OPT_STATS_OUTPUT_(C, write_stats_interval, display_stats),
+    RUN_OPT_LATENCY_FILE(C, opts, "Log every latency sample to <base><thread>_<pid>.csv"),
+    RUN_OPT_STATS_OUTPUT(C, opts),
 
     OPT_SECTION_("Sequenced multicast (-connType seqMCast; both ends are clients):"),
     OPT_STR_("-sa", C, send_addr, "<address>", "Send group (default: the receive group)"),
@@ -141,14 +137,14 @@ const opt_def tperf_options[] = {
     OPT_FLAG_("-mcastStats", C, mcast_stats,
               "Print the datagrams sent and received in every statistics interval"),
 
-    RUN_WS_OPTION(C, ws),
+    RUN_WS_OPTION(C, opts.ws),
     OPT_SECTION_("Encrypted connections (-connType encrypted):"),
-    RUN_TLS_CLIENT_OPTIONS(C, tls),
-    RUN_TLS_SERVER_OPTIONS(C, tls),
+    RUN_TLS_CLIENT_OPTIONS(C, opts.tls),
+    RUN_TLS_SERVER_OPTIONS(C, opts.tls),
 
     OPT_SECTION_("Ours, beyond the ETA tools' options:"),
-    OPT_STR_("-histogramLog", C, histogram_log, "<base>",
-             "HdrHistogram interval log of the latencies (ours): <base><thread>_<pid>.hlog"),
+    RUN_OPT_HISTOGRAM_LOG(
+        C, opts, "HdrHistogram interval log of the latencies (ours): <base><thread>_<pid>.hlog"),
     OPT_ENUM_("-seqGaps", C, gap_mode, gap_modes, "<fail|count>",
               "On a missing, repeated or out-of-order sequence number: fail (end the run at the "
               "first, as the ETA tool) or count (keep going; gaps, lost and duplicate messages "
@@ -168,34 +164,24 @@ const opt_def tperf_options[] = {
 
 void tperf_config_defaults(tperf_config *cfg, int pid)
 {
+    char summary[64];
+    snprintf(summary, sizeof(summary), "TransportSummary_%d.out", pid);
     memset(cfg, 0, sizeof(*cfg));
+    run_opts_defaults(&cfg->opts, "14002", summary, "TransportStats");
+    cfg->opts.input_bufs = 50;
+    cfg->opts.compression_level = 5;
+    cfg->opts.run_time = 300;
     cfg->pid = pid;
     cfg->app_type = TPERF_SERVER;
-    cfg->conn_type = TPERF_SOCKET;
-    strcpy(cfg->host, "localhost");
-    strcpy(cfg->port, "14002");
-    cfg->threads.count = 1;
-    cfg->output_bufs = 5000;
-    cfg->input_bufs = 50;
-    cfg->max_fragment_size = 6144;
-    cfg->compression_level = 5;
-    cfg->tcp_nodelay = true;
-    run_tls_defaults(&cfg->tls);
-    cfg->run_time = 300;
-    cfg->tick_rate = 1000;
     cfg->msg_rate = 100000;
     cfg->latency_msg_rate = 10;
     cfg->msg_size = 76;
     cfg->pack = 1;
-    snprintf(cfg->summary_file, sizeof(cfg->summary_file), "TransportSummary_%d.out", pid);
-    strcpy(cfg->stats_file, "TransportStats");
-    cfg->write_stats_interval = 5;
-    cfg->display_stats = true;
 }
 
 int tperf_config_threads(const tperf_config *cfg)
 {
-    return opt_threads_count(&cfg->threads);
+    return opt_threads_count(&cfg->opts.threads);
 }
 
 int tperf_config_latency_rate(const tperf_config *cfg)
@@ -211,31 +197,32 @@ int tperf_config_pack_bytes(const tperf_config *cfg)
 
 int tperf_config_check(const tperf_config *c)
 {
-    if (run_ws_check(&c->ws) != 0)
+    const run_opts *o = &c->opts;
+    if (run_ws_check(&o->ws) != 0)
         return -1;
     if (tperf_config_websocket(c) && c->msg_size < TPERF_MSG_JSON_LEN + TPERF_MSG_HEAD &&
-        strstr(c->ws.pl, "json"))
+        strstr(o->ws.pl, "json"))
         return err_set("Config Error: -msgSize %d is too small for rssl.json.v2, whose messages "
                        "begin with their 4-byte length (at least %d).",
                        c->msg_size, TPERF_MSG_JSON_LEN + TPERF_MSG_HEAD);
-    if (run_tls_check(&c->tls, c->conn_type == TPERF_ENCRYPTED ? RUN_CONN_ENCRYPTED : 0,
+    if (run_tls_check(&o->tls, o->conn_type == TPERF_ENCRYPTED ? RUN_CONN_ENCRYPTED : 0,
                       c->app_type == TPERF_SERVER) < 0)
         return -1;
-    if (c->conn_type == TPERF_SHMEM && c->app_type == TPERF_CLIENT && c->msg_rate != 0)
+    if (o->conn_type == TPERF_SHMEM && c->app_type == TPERF_CLIENT && c->msg_rate != 0)
         return err_set("Config Error: a shared-memory client only reads: -msgRate must be 0 "
                        "(it is %d).",
                        c->msg_rate);
-    if (c->conn_type == TPERF_SHMEM && c->reflect_msgs)
+    if (o->conn_type == TPERF_SHMEM && c->reflect_msgs)
         return err_set("Config Error: -reflectMsgs cannot be used with -connType shmem (shared "
                        "memory goes one way).");
-    if (c->conn_type == TPERF_SHMEM && c->pack > 1)
+    if (o->conn_type == TPERF_SHMEM && c->pack > 1)
         return err_set("Config Error: -pack %d cannot be used with -connType shmem (shared "
                        "memory carries one message per buffer).",
                        c->pack);
-    if (c->conn_type == TPERF_SEQ_MCAST && c->app_type == TPERF_SERVER)
+    if (o->conn_type == TPERF_SEQ_MCAST && c->app_type == TPERF_SERVER)
         return err_set("Config Error: appType for Multicast connections must be client (a "
                        "seqMCast channel has no server: both ends connect to the groups).");
-    if (c->recv_loss_ppm && c->conn_type != TPERF_SEQ_MCAST)
+    if (c->recv_loss_ppm && o->conn_type != TPERF_SEQ_MCAST)
         return err_set("Config Error: -recvLoss drops multicast datagrams: it needs -connType "
                        "seqMCast.");
     if (c->reflect_msgs && c->pack > 1)
@@ -243,8 +230,8 @@ int tperf_config_check(const tperf_config *c)
                        "messages are not packed).",
                        c->pack);
     if (opt_check_latency_rate("-latencyMsgRate", c->latency_msg_rate, "-msgRate", c->msg_rate,
-                               c->tick_rate) != 0 ||
-        opt_check_total_rate("-msgRate", c->msg_rate, c->tick_rate) != 0)
+                               o->tick_rate) != 0 ||
+        opt_check_total_rate("-msgRate", c->msg_rate, o->tick_rate) != 0)
         return -1;
     return 0;
 }
@@ -275,7 +262,7 @@ static void thread_text(const tperf_config *c, char *buf, size_t size)
     buf[0] = '\0';
     for (int i = 0; i < tperf_config_threads(c); i++) {
         char e[OPT_THREADS_LEN];
-        if (opt_threads_entry(&c->threads, i, e, sizeof(e)) != 0)
+        if (opt_threads_entry(&c->opts.threads, i, e, sizeof(e)) != 0)
             break;
         int w = snprintf(buf + used, size - used, "%s%s", i ? "," : "", e);
         if (w < 0 || (size_t)w >= size - used)
@@ -284,31 +271,37 @@ static void thread_text(const tperf_config *c, char *buf, size_t size)
     }
 }
 
+/* The lines of the connection, from "Connection Type" to "WebSocket protocols". */
+static void print_connection(const tperf_config *c, int w, out_report *r)
+{
+    const run_opts *o = &c->opts;
+    out_input(r, w, "Connection Type", "%s", tperf_conn_name(o->conn_type));
+    if (o->conn_type == TPERF_ENCRYPTED && c->app_type == TPERF_CLIENT) {
+        out_input(r, w, "Encrypted Connection Type", "%s",
+                  o->tls.encrypted_protocol == TP_CONN_WEBSOCKET ? "websocket" : "socket");
+        out_printf(r, "\t\t\t  CA Store: %s\n", o->tls.castore);
+    } else if (o->conn_type == TPERF_ENCRYPTED) {
+        out_printf(r, "\tServer Private Key: %s\n", o->tls.keyfile);
+        out_printf(r, "\tServer Certificate: %s\n", o->tls.cert);
+    }
+    if (o->conn_type == TPERF_SEQ_MCAST && c->send_addr[0])
+        out_input(r, w, "Multicast Conn", "(send %s:%s, recv %s:%s)", c->send_addr, c->send_port,
+                  c->recv_addr, c->recv_port);
+    else
+        RUN_OPTS_PRINT(r, w, o, RUN_IN_HOSTNAME, RUN_IN_PORT);
+    if (tperf_config_websocket(c))
+        out_input(r, w, "WebSocket protocols", "%s", o->ws.pl);
+}
+
 void tperf_config_print(const tperf_config *c, const out_extra *extra, out_report *r)
 {
     const int w = TPERF_LABEL_WIDTH;
+    const run_opts *o = &c->opts;
     char threads[OPT_THREADS_LEN];
     thread_text(c, threads, sizeof(threads));
     out_printf(r, "\n--- TEST INPUTS ---\n\n");
-    out_input(r, w, "Runtime", "%d sec", c->run_time);
-    out_input(r, w, "Connection Type", "%s", tperf_conn_name(c->conn_type));
-    if (c->conn_type == TPERF_ENCRYPTED && c->app_type == TPERF_CLIENT) {
-        out_input(r, w, "Encrypted Connection Type", "%s",
-                  c->tls.encrypted_protocol == TP_CONN_WEBSOCKET ? "websocket" : "socket");
-        out_printf(r, "\t\t\t  CA Store: %s\n", c->tls.castore);
-    } else if (c->conn_type == TPERF_ENCRYPTED) {
-        out_printf(r, "\tServer Private Key: %s\n", c->tls.keyfile);
-        out_printf(r, "\tServer Certificate: %s\n", c->tls.cert);
-    }
-    if (c->conn_type == TPERF_SEQ_MCAST && c->send_addr[0]) {
-        out_input(r, w, "Multicast Conn", "(send %s:%s, recv %s:%s)", c->send_addr, c->send_port,
-                  c->recv_addr, c->recv_port);
-    } else {
-        out_input(r, w, "Hostname", "%s", c->host);
-        out_input(r, w, "Port", "%s", c->port);
-    }
-    if (tperf_config_websocket(c))
-        out_input(r, w, "WebSocket protocols", "%s", c->ws.pl);
+    out_input(r, w, "Runtime", "%d sec", o->run_time);
+    print_connection(c, w, r);
     out_input(r, w, "App Type", "%s", c->app_type == TPERF_CLIENT ? "client" : "server");
     out_input(r, w, "Thread List", "%s", threads);
     out_input(r, w, "Busy Read", "%s", out_yes_no(c->busy_read));
@@ -320,44 +313,35 @@ void tperf_config_print(const tperf_config *c, const out_extra *extra, out_repor
         out_input(r, w, "Msg Rate", "%d", c->msg_rate);
         out_input(r, w, "Latency Msg Rate", "%d", tperf_config_latency_rate(c));
     }
-    out_input(r, w, "Output Buffers", "%d", c->output_bufs);
-    out_input(r, w, "Max Fragment Size", "%d", c->max_fragment_size);
-    out_input_bytes(r, w, "Send Buffer Size", c->send_buf_size);
-    out_input_bytes(r, w, "Recv Buffer Size", c->recv_buf_size);
-    out_input_bytes(r, w, "High Water Mark", c->high_water_mark);
-    out_input(r, w, "Compression Type", "%s(%d)", opt_compression_name(c->compression_type),
-              c->compression_type);
-    out_input(r, w, "Compression Level", "%d", c->compression_level);
-    out_input_name(r, w, "Interface Name", c->interface_name);
-    out_input(r, w, "Tcp_NoDelay", "%s", out_yes_no(c->tcp_nodelay));
-    out_input(r, w, "Tick Rate", "%d", c->tick_rate);
-    out_input(r, w, "Use Direct Writes", "%s", out_yes_no(c->direct_write));
-    out_input(r, w, "Latency Log File", "%s", c->latency_file[0] ? c->latency_file : "(none)");
-    out_input(r, w, "Summary File", "%s", c->summary_file);
-    out_input(r, w, "Stats File", "%s", c->stats_file);
-    out_input(r, w, "Write Stats Interval", "%d", c->write_stats_interval);
-    out_input(r, w, "Display Stats", "%s", out_yes_no(c->display_stats));
+    RUN_OPTS_PRINT(r, w, o, RUN_IN_OUTPUT_BUFS, RUN_IN_MAX_FRAGMENT, RUN_IN_SEND_BUF,
+                   RUN_IN_RECV_BUF, RUN_IN_HIGH_WATER);
+    out_input(r, w, "Compression Type", "%s(%d)", opt_compression_name(o->compression_type),
+              o->compression_type);
+    out_input(r, w, "Compression Level", "%d", o->compression_level);
+    RUN_OPTS_PRINT(r, w, o, RUN_IN_INTERFACE, RUN_IN_NODELAY, RUN_IN_TICK_RATE, RUN_IN_DIRECT_WRITE,
+                   RUN_IN_LATENCY_LOG, RUN_IN_SUMMARY_FILE, RUN_IN_STATS_FILE,
+                   RUN_IN_STATS_INTERVAL, RUN_IN_DISPLAY_STATS);
     if (c->pack > 1)
         out_input(r, w, "Packing", "Yes(%d per pack)", c->pack);
     else
         out_input(r, w, "Packing", "No");
 
     /* Ours, after the original's lines. */
-    out_input(r, w, "Input Buffers", "%d", c->input_bufs);
-    if (c->conn_type == TPERF_SEQ_MCAST || c->gap_mode == TPERF_GAPS_COUNT)
+    RUN_OPTS_PRINT(r, w, o, RUN_IN_INPUT_BUFS);
+    if (o->conn_type == TPERF_SEQ_MCAST || c->gap_mode == TPERF_GAPS_COUNT)
         out_input(r, w, "Sequence Gaps", "%s",
                   c->gap_mode == TPERF_GAPS_COUNT ? "count" : "fail at the first");
     if (c->recv_loss_ppm)
         out_input(r, w, "Receive Loss", "%.4f%% of datagrams dropped (seed %llu)",
                   c->recv_loss_ppm / 10000.0, (unsigned long long)c->recv_loss_seed);
-    out_inputs_end(r, w, extra, c->summary_file);
+    out_inputs_end(r, w, extra, o->summary_file);
 }
 
 json_object *tperf_config_json(const tperf_config *cfg)
 {
     json_object *o = opt_to_json(tperf_options, cfg);
-    out_json_add(o, "summaryFile", json_object_new_string(cfg->summary_file));
-    out_json_add(o, "statsFile", json_object_new_string(cfg->stats_file));
+    out_json_add(o, "summaryFile", json_object_new_string(cfg->opts.summary_file));
+    out_json_add(o, "statsFile", json_object_new_string(cfg->opts.stats_file));
     out_json_add(o, "threadCount", json_object_new_int(tperf_config_threads(cfg)));
     out_json_add(o, "recvLossPercent", json_object_new_double(cfg->recv_loss_ppm / 10000.0));
     return o;

@@ -34,7 +34,7 @@ static int setup(tperf_app *R)
 {
     tperf_config *cfg = &R->cfg;
     out_extra extra = run_extra_inputs();
-    if (!(R->summary = run_summary_open(cfg->summary_file)))
+    if (!(R->summary = run_summary_open(cfg->opts.summary_file)))
         return RUN_EXIT_INVALID;
     out_report_init(&R->rep, stdout, R->summary);
     tperf_config_print(cfg, &extra, &R->rep);
@@ -45,18 +45,18 @@ static int setup(tperf_app *R)
         return RUN_EXIT_FAILED;
     }
     if (run_stamps(&R->la, &R->la_on, cfg->reflect_msgs ? 0 : cfg->msg_rate, cfg->latency_msg_rate,
-                   cfg->tick_rate, lra_time_seed()) != 0) {
+                   cfg->opts.tick_rate, lra_time_seed()) != 0) {
         printf("Config Error: %s\n", err_msg());
         return RUN_EXIT_INVALID;
     }
-    if (cpu_parse(&cpus, cfg->threads.list) != 0) {
+    if (cpu_parse(&cpus, cfg->opts.threads.list) != 0) {
         printf("Config Error: -threads: %s\n", err_msg());
         return RUN_EXIT_INVALID;
     }
     R->n = tperf_config_threads(cfg);
     R->w = calloc((size_t)R->n, sizeof(*R->w));
     R->to = calloc((size_t)R->n, sizeof(*R->to));
-    if (!R->w || !R->to || run_col_init(&R->col, R->n, TPERF_LAT_KINDS, cfg->tick_rate) != 0) {
+    if (!R->w || !R->to || run_col_init(&R->col, R->n, TPERF_LAT_KINDS, cfg->opts.tick_rate) != 0) {
         printf("Error: out of memory\n");
         return RUN_EXIT_FAILED;
     }
@@ -69,7 +69,7 @@ static int setup(tperf_app *R)
         R->n_init = i + 1;
         R->to[i] = &R->w[i].hand;
         if (tperf_stats_open(run_col_stats(&R->col, i), cfg, i + 1) != 0 ||
-            run_file_latency(run_col_latlog(&R->col, i), cfg->latency_file, i + 1, cfg->pid,
+            run_file_latency(run_col_latlog(&R->col, i), cfg->opts.latency_file, i + 1, cfg->pid,
                              false) != 0) {
             printf("Error: %s\n", err_msg());
             return RUN_EXIT_INVALID;
@@ -82,8 +82,9 @@ static int setup(tperf_app *R)
     static const char *const rtt[TPERF_LAT_KINDS] = {
         [TPERF_LAT] = "rtt", [TPERF_LAT_SCHED] = "sched-rtt"};
     bool round_trip = !cfg->reflect_msgs && cfg->msg_rate > 0;
-    if (cfg->histogram_log[0] && run_col_hlog(&R->col, cfg->histogram_log, cfg->pid,
-                                              "TransportPerf", round_trip ? rtt : oneway) != 0) {
+    if (cfg->opts.histogram_log[0] &&
+        run_col_hlog(&R->col, cfg->opts.histogram_log, cfg->pid, "TransportPerf",
+                     round_trip ? rtt : oneway) != 0) {
         printf("Error: %s\n", err_msg());
         return RUN_EXIT_INVALID;
     }
@@ -102,7 +103,7 @@ static int run_test(tperf_app *R)
         run_col_watch(&R->col, i, &R->w[i].lat, R->w[i].ring_on ? &R->w[i].ring : NULL);
     }
     run_loop loop;
-    run_loop_init(&loop, cfg->write_stats_interval, cfg->run_time);
+    run_loop_init(&loop, cfg->opts.write_stats_interval, cfg->opts.run_time);
     if (cfg->app_type == TPERF_SERVER) {
         if (tp_bind(&R->w[0].opts, &R->srv) != 0) {
             printf("Bind failed: %s\n", err_msg());
@@ -119,7 +120,7 @@ static int run_test(tperf_app *R)
         else
             run_col_drain_all(&R->col);
     if (ev == RUN_LOOP_END) {
-        printf("\nRun time of %d seconds has expired.\n\n", cfg->run_time);
+        printf("\nRun time of %d seconds has expired.\n\n", cfg->opts.run_time);
         fflush(stdout);
     }
     return RUN_EXIT_OK;
@@ -136,8 +137,8 @@ static void finish(tperf_app *R)
         for (int i = 0; i < R->n; i++) {
             R->status = run_worst(R->status, run_fail_status(&R->w[i].fail));
             if (R->cfg.app_type == TPERF_CLIENT && !R->w[i].ever_active) {
-                printf("Error: thread %d never connected to %s:%s.\n", i + 1, R->cfg.host,
-                       R->cfg.port);
+                printf("Error: thread %d never connected to %s:%s.\n", i + 1, R->cfg.opts.host,
+                       R->cfg.opts.port);
                 R->status = run_worst(R->status, RUN_EXIT_FAILED);
             }
         }

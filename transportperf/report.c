@@ -155,7 +155,7 @@ int tperf_stats_open(out_csv *csv, const tperf_config *cfg, int thread)
     char header[1024];
     if (tperf_stats_header(header, sizeof(header), cfg) != 0)
         return err_set("statistics file header too long");
-    return run_file_stats(csv, cfg->stats_file, thread, cfg->pid, header);
+    return run_file_stats(csv, cfg->opts.stats_file, thread, cfg->pid, header);
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -39,7 +39,7 @@ int worker_init(tperf_worker *w, int index, const tperf_config *cfg, const lra *
     run_fail_init(&w->fail);
     run_tls_seen_init(&w->tls_seen);
     w->pack_bytes = tperf_config_pack_bytes(cfg);
-    w->write_flags = cfg->direct_write ? TP_WRITE_DIRECT : 0;
+    w->write_flags = cfg->opts.direct_write ? TP_WRITE_DIRECT : 0;
     counter_init(&w->msgs_sent);
     counter_init(&w->bytes_sent);
     counter_init(&w->msgs_recv);
@@ -52,10 +52,11 @@ int worker_init(tperf_worker *w, int index, const tperf_config *cfg, const lra *
         return -1;
     if (latbuf_init(&w->lat, TPERF_LAT_KINDS) != 0)
         return err_push("thread %d", index + 1);
-    if (cfg->latency_file[0]) {
+    if (cfg->opts.latency_file[0]) {
         /* One interval of samples at the latency rate, twice over; "all" at high rates will
          * overflow it, and the drop count says so. */
-        uint64_t want = (uint64_t)tperf_config_latency_rate(cfg) * cfg->write_stats_interval * 2;
+        uint64_t want =
+            (uint64_t)tperf_config_latency_rate(cfg) * cfg->opts.write_stats_interval * 2;
         if (cfg->reflect_msgs || cfg->app_type == TPERF_CLIENT)
             want = want < 65536 ? 65536 : want;
         if (want > (1u << 20))
@@ -69,25 +70,26 @@ int worker_init(tperf_worker *w, int index, const tperf_config *cfg, const lra *
 
     tp_opts *o = &w->opts;
     tp_opts_init(o);
-    o->conn_type = cfg->conn_type == TPERF_SHMEM ? TP_CONN_SHMEM : TP_CONN_SOCKET;
-    o->host = cfg->host;
-    o->port = cfg->port;
-    o->interface = cfg->interface_name[0] ? cfg->interface_name : NULL;
+    o->conn_type = cfg->opts.conn_type == TPERF_SHMEM ? TP_CONN_SHMEM : TP_CONN_SOCKET;
+    o->host = cfg->opts.host;
+    o->port = cfg->opts.port;
+    o->interface = cfg->opts.interface_name[0] ? cfg->opts.interface_name : NULL;
     o->protocol_type = TP_PROTOCOL_TRANSPORTPERF;
     o->rwf_major = 0;
     o->rwf_minor = 0;
-    o->guaranteed_output_buffers = (uint32_t)cfg->output_bufs;
-    o->max_output_buffers = (uint32_t)cfg->output_bufs;
-    o->num_input_buffers = (uint32_t)cfg->input_bufs;
-    o->max_fragment_size = (uint32_t)cfg->max_fragment_size;
-    o->high_water_mark = (uint32_t)cfg->high_water_mark;
-    o->tcp_nodelay = cfg->tcp_nodelay;
-    o->sndbuf = cfg->send_buf_size;
-    o->rcvbuf = cfg->recv_buf_size;
-    o->compression = (tp_comp)cfg->compression_type;
-    o->compression_level = (uint8_t)cfg->compression_level;
-    run_tls_opts(&cfg->tls, cfg->conn_type == TPERF_ENCRYPTED ? RUN_CONN_ENCRYPTED : 0, o);
-    run_ws_opts(&cfg->ws, cfg->conn_type == TPERF_WEBSOCKET ? RUN_CONN_WEBSOCKET : 0, o);
+    o->guaranteed_output_buffers = (uint32_t)cfg->opts.output_bufs;
+    o->max_output_buffers = (uint32_t)cfg->opts.output_bufs;
+    o->num_input_buffers = (uint32_t)cfg->opts.input_bufs;
+    o->max_fragment_size = (uint32_t)cfg->opts.max_fragment_size;
+    o->high_water_mark = (uint32_t)cfg->opts.high_water_mark;
+    o->tcp_nodelay = cfg->opts.tcp_nodelay;
+    o->sndbuf = cfg->opts.send_buf_size;
+    o->rcvbuf = cfg->opts.recv_buf_size;
+    o->compression = (tp_comp)cfg->opts.compression_type;
+    o->compression_level = (uint8_t)cfg->opts.compression_level;
+    run_tls_opts(&cfg->opts.tls, cfg->opts.conn_type == TPERF_ENCRYPTED ? RUN_CONN_ENCRYPTED : 0,
+                 o);
+    run_ws_opts(&cfg->opts.ws, cfg->opts.conn_type == TPERF_WEBSOCKET ? RUN_CONN_WEBSOCKET : 0, o);
     if (tperf_config_websocket(cfg) && cfg->app_type == TPERF_CLIENT)
         o->protocol_type = TP_PROTOCOL_RWF; /* what the ETA client sends over WebSocket */
     o->ws_no_utf8_check = true;             /* its JSON mode carries binary bytes in text frames */
@@ -137,8 +139,8 @@ static tperf_session *session_add(tperf_worker *w, tp_channel *ch)
         return NULL;
     s->ch = ch;
     s->fd = tp_fd(ch);
-    s->shm = w->cfg->conn_type == TPERF_SHMEM;
-    s->mc = w->cfg->conn_type == TPERF_SEQ_MCAST;
+    s->shm = w->cfg->opts.conn_type == TPERF_SHMEM;
+    s->mc = w->cfg->opts.conn_type == TPERF_SEQ_MCAST;
     s->from.addr = ++w->n_serial; /* its identity in the tracker (seqMCast: per message) */
     w->mc_any |= s->mc;
     w->sess[w->n_sess++] = s;
@@ -204,8 +206,8 @@ static int session_activate(tperf_worker *w, int i)
     run_channel_info_print(stdout, s->fd, &in);
     s->json = in.ws_protocol == TP_WS_PROTO_JSON2;
     run_tls_seen_add(&w->tls_seen, in.tls_version, in.tls_cipher);
-    if (cfg->high_water_mark > 0)
-        tp_set_high_water_mark(s->ch, (uint32_t)cfg->high_water_mark);
+    if (cfg->opts.high_water_mark > 0)
+        tp_set_high_water_mark(s->ch, (uint32_t)cfg->opts.high_water_mark);
     if (cfg->pack > 1 && is_writer(w) && w->pack_bytes > (int64_t)in.max_fragment_size) {
         printf("Error(Channel %d): MaxFragmentSize %u is too small for packing buffer size "
                "%" PRId64 "\n",
@@ -460,7 +462,7 @@ static void *worker_main(void *arg)
         return NULL;
     }
     int64_t now = clk_ns();
-    tick_init(&w->sched, (uint32_t)cfg->tick_rate, now + CLK_NS_PER_SEC / cfg->tick_rate);
+    tick_init(&w->sched, (uint32_t)cfg->opts.tick_rate, now + CLK_NS_PER_SEC / cfg->opts.tick_rate);
     if (cfg->app_type == TPERF_CLIENT)
         client_connect(w);
 

@@ -19,7 +19,7 @@ int pv_collect_init(pv_collect *c, const pv_collect_spec *spec, const pv_config 
     c->st = calloc((size_t)n, sizeof(*c->st));
     if (!c->stats || !c->sum || !c->st)
         return err_set("out of memory for the statistics of %d threads", n);
-    if (run_col_init(&c->col, n, PV_LAT_KINDS, pv->tick_rate) != 0)
+    if (run_col_init(&c->col, n, PV_LAT_KINDS, pv->opts.tick_rate) != 0)
         return -1;
     for (int i = 0; i < n; i++) {
         if (spec->stats_open(run_col_stats(&c->col, i), pv, i + 1) != 0)
@@ -28,8 +28,8 @@ int pv_collect_init(pv_collect *c, const pv_collect_spec *spec, const pv_config 
             run_file_latency(run_col_latlog(&c->col, i), spec->latency_file, i + 1, 0, true) != 0)
             return -1;
     }
-    if (pv->histogram_log[0] && spec->hlog_tags &&
-        run_col_hlog(&c->col, pv->histogram_log, 0, spec->tool, spec->hlog_tags) != 0)
+    if (pv->opts.histogram_log[0] && spec->hlog_tags &&
+        run_col_hlog(&c->col, pv->opts.histogram_log, 0, spec->tool, spec->hlog_tags) != 0)
         return -1;
     return 0;
 }
@@ -94,7 +94,7 @@ void pv_collect_interval(pv_collect *c, unsigned sec, unsigned interval_secs)
         iv.mem_mb = c->col.mem_mb;
         run_col_row_done(&c->col, i,
                          c->spec.stats_row(run_col_stats(&c->col, i), c->col.wall, &iv));
-        if (c->pv->display_stats)
+        if (c->pv->opts.display_stats)
             c->spec.console(stdout, sec, i + 1, c->n, interval_secs, &iv);
     }
     fflush(stdout);
@@ -105,7 +105,7 @@ int pv_collect_run(pv_collect *c, run_loop *loop, const pv_config *pv)
     int ev;
     while ((ev = run_loop_next(loop)) > 0)
         if (ev == RUN_LOOP_INTERVAL)
-            pv_collect_interval(c, loop->sec, (unsigned)pv->write_stats_interval);
+            pv_collect_interval(c, loop->sec, (unsigned)pv->opts.write_stats_interval);
         else
             run_col_drain_all(&c->col);
     return ev;

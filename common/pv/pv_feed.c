@@ -261,12 +261,12 @@ void pv_feed_options(pv_feed *f, int refresh_burst, bool nano_time, bool sched_s
 
 pv_content *pv_content_start(rwf_dict **dict, pv_feed *f, const pv_config *pv)
 {
-    pv_content *c = pv_content_open(dict, pv->msg_file, pv->pre_enc, f);
+    pv_content *c = pv_content_open(dict, pv->opts.msg_file, pv->pre_enc, f);
     if (!c)
         return NULL;
     pv_content_print_loaded(c, stdout);
-    pv_feed_options(f, pv->refresh_burst_size, pv->nano_time, pv->sched_stamp, pv->measure_encode,
-                    pv->pre_enc);
+    pv_feed_options(f, pv->refresh_burst_size, pv->opts.nano_time, pv->sched_stamp,
+                    pv->measure_encode, pv->pre_enc);
     return c;
 }
 
@@ -274,7 +274,8 @@ int pv_rates_updates(pv_rates *rates, lra *upd, const pv_config *pv, uint64_t se
 {
     rates->updates = (uint64_t)pv->update_rate;
     bool on;
-    if (run_stamps(upd, &on, pv->update_rate, pv->latency_update_rate, pv->tick_rate, seed) != 0)
+    if (run_stamps(upd, &on, pv->update_rate, pv->latency_update_rate, pv->opts.tick_rate, seed) !=
+        0)
         return err_push("Config Error: -latencyUpdateRate");
     rates->upd_lat = on ? upd : NULL;
     return 0;

@@ -15,18 +15,18 @@ int pv_inputs_load(pv_inputs *in, const pv_config *pv, pv_generic_rates gen, uin
         for (int d = 0; d < PV_DOMS; d++)
             if (f->dom[d].present && !f->dom[d].n_generics)
                 return err_set("%s: -genericMsgRate needs generic messages (genMsg) for %s",
-                               pv->msg_file, d == PV_DOM_MP ? "MarketPrice" : "MarketByOrder");
+                               pv->opts.msg_file, d == PV_DOM_MP ? "MarketPrice" : "MarketByOrder");
     pv_rates *r = &in->rates;
     r->generics = (uint64_t)gen.rate;
     uint64_t seed = lra_time_seed();
     if (pv_rates_updates(r, &in->upd_lra, pv, seed) != 0)
         return -1;
     bool stamped;
-    if (run_stamps(&in->gen_lra, &stamped, gen.rate, gen.latency_rate, pv->tick_rate, seed + 1) !=
-        0)
+    if (run_stamps(&in->gen_lra, &stamped, gen.rate, gen.latency_rate, pv->opts.tick_rate,
+                   seed + 1) != 0)
         return err_push("Config Error: -genericMsgLatencyRate");
     r->gen_lat = stamped ? &in->gen_lra : NULL;
-    pv_admin_service(&in->service, pv->service_name, (uint16_t)pv->service_id, f, open_limit);
+    pv_admin_service(&in->service, pv->opts.service_name, (uint16_t)pv->service_id, f, open_limit);
     run_host_position(in->position, sizeof(in->position), "localhost");
     return 0;
 }

@@ -19,9 +19,9 @@ typedef struct fixture {
  * configuration is f->cfg as the caller filled it. */
 static void fixture_init_cfg(fixture *f)
 {
-    snprintf(f->cfg.stats_file, sizeof(f->cfg.stats_file), "%s", tt_tmp("CollectStats"));
-    snprintf(f->stats, sizeof(f->stats), "%s1.csv", f->cfg.stats_file);
-    f->cfg.item_count = 1;
+    snprintf(f->cfg.opts.stats_file, sizeof(f->cfg.opts.stats_file), "%s", tt_tmp("CollectStats"));
+    snprintf(f->stats, sizeof(f->stats), "%s1.csv", f->cfg.opts.stats_file);
+    f->cfg.opts.item_count = 1;
     f->run.cfg = &f->cfg;
     f->run.list = &f->list;
     f->run.thread_count = 1;
@@ -95,8 +95,8 @@ static void test_latency_log_drops_counted(void **state)
     memset(&f, 0, sizeof(f));
     char log[600];
     cons_config_defaults(&f.cfg);
-    snprintf(f.cfg.latency_file, sizeof(f.cfg.latency_file), "%s", tt_tmp("CollectLat"));
-    snprintf(log, sizeof(log), "%s1.csv", f.cfg.latency_file);
+    snprintf(f.cfg.opts.latency_file, sizeof(f.cfg.opts.latency_file), "%s", tt_tmp("CollectLat"));
+    snprintf(log, sizeof(log), "%s1.csv", f.cfg.opts.latency_file);
     fixture_init_cfg(&f);
     assert_int_equal(latring_init(&f.t.ring, 4), 0);
     f.t.has_ring = true;

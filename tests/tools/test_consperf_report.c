@@ -520,7 +520,7 @@ static void test_stats_file(void **state)
     assert_int_equal(out_csv_close(&csv), 0);
 
     char path[600];
-    assert_int_equal(run_file_name(path, sizeof(path), cfg.stats_file, 1, 0), 0);
+    assert_int_equal(run_file_name(path, sizeof(path), cfg.opts.stats_file, 1, 0), 0);
     char want_path[600];
     snprintf(want_path, sizeof(want_path), "%s1.csv", base);
     assert_string_equal(path, want_path);
@@ -568,18 +568,18 @@ static void test_latency_log(void **state)
     cons_config cfg;
     config_from(&cfg, (const char *const[]){NULL});
     out_csv csv;
-    assert_int_equal(run_file_latency(&csv, cfg.latency_file, 1, 0, true), 0);
+    assert_int_equal(run_file_latency(&csv, cfg.opts.latency_file, 1, 0, true), 0);
     assert_null(csv.f);
     assert_int_equal(out_latlog_row(&csv, "Upd", 1, 2), 0);
 
     const char *base = tt_tmp("latencyLog");
     config_from(&cfg, (const char *const[]){"-latencyFile", base, NULL});
-    assert_int_equal(run_file_latency(&csv, cfg.latency_file, 2, 0, true), 0);
+    assert_int_equal(run_file_latency(&csv, cfg.opts.latency_file, 2, 0, true), 0);
     assert_int_equal(out_latlog_row(&csv, "Upd", 353725032296ull, 353725032521ull), 0);
     assert_int_equal(out_latlog_row(&csv, "Pst", 353724892323ull, 353724894740ull), 0);
     assert_int_equal(out_csv_close(&csv), 0);
     char path[600];
-    assert_int_equal(run_file_name(path, sizeof(path), cfg.latency_file, 2, 0), 0);
+    assert_int_equal(run_file_name(path, sizeof(path), cfg.opts.latency_file, 2, 0), 0);
     char *text = tt_file(path);
     assert_string_equal(text, "Message type, Send time, Receive time, Latency (usec)\n"
                               "Upd, 353725032296, 353725032521, 225\n"

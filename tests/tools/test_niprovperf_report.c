@@ -146,7 +146,7 @@ static void test_stats_file(void **state)
     assert_int_equal(niprov_report_stats_row(&csv, (time_t)1352770485, &iv), 0);
     assert_int_equal(out_csv_close(&csv), 0);
     char path[600];
-    assert_int_equal(run_file_name(path, sizeof(path), cfg.pv.stats_file, 1, 0), 0);
+    assert_int_equal(run_file_name(path, sizeof(path), cfg.pv.opts.stats_file, 1, 0), 0);
     char *text = tt_file(path);
     assert_string_equal(text, "UTC, Images sent, Updates sent, CPU usage (%), Memory (MB)\n"
                               "2012-11-13 01:34:45, 100000, 500000, 12.94, 69.46\n");

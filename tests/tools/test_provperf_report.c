@@ -295,7 +295,7 @@ static void test_stats_and_latency_files(void **state)
     config_from(&cfg, (const char *const[]){"-statsFile", base, "-latencyFile", lbase, NULL});
     out_csv csv, log;
     assert_int_equal(prov_stats_open(&csv, &cfg.pv, 2), 0);
-    assert_int_equal(run_file_latency(&log, cfg.latency_file, 2, 0, true), 0);
+    assert_int_equal(run_file_latency(&log, cfg.pv.opts.latency_file, 2, 0, true), 0);
     pv_interval iv = {0};
     iv.requests = 49664;
     iv.refreshes = 49664;
@@ -308,7 +308,7 @@ static void test_stats_and_latency_files(void **state)
     assert_int_equal(out_csv_close(&log), 0);
 
     char path[700];
-    assert_int_equal(run_file_name(path, sizeof(path), cfg.pv.stats_file, 2, 0), 0);
+    assert_int_equal(run_file_name(path, sizeof(path), cfg.pv.opts.stats_file, 2, 0), 0);
     char *text = tt_file(path);
     const char *want =
         "UTC, Requests received, Images sent, Updates sent, Posts reflected, GenMsgs sent, "
@@ -323,7 +323,7 @@ static void test_stats_and_latency_files(void **state)
     assert_string_equal(text, want);
     free(text);
     unlink(path);
-    assert_int_equal(run_file_name(path, sizeof(path), cfg.latency_file, 2, 0), 0);
+    assert_int_equal(run_file_name(path, sizeof(path), cfg.pv.opts.latency_file, 2, 0), 0);
     text = tt_file(path);
     assert_string_equal(text, "Message type, Send time, Receive time, Latency (usec)\n"
                               "Gen, 1000, 1080, 80\n");
@@ -331,9 +331,9 @@ static void test_stats_and_latency_files(void **state)
     unlink(path);
 
     config_from(&cfg, (const char *const[]){NULL});
-    assert_int_equal(run_file_latency(&log, cfg.latency_file, 1, 0, true), 0);
+    assert_int_equal(run_file_latency(&log, cfg.pv.opts.latency_file, 1, 0, true), 0);
     assert_null(log.f);
-    assert_int_equal(run_file_name(path, sizeof(path), cfg.pv.stats_file, 1, 0), 0);
+    assert_int_equal(run_file_name(path, sizeof(path), cfg.pv.opts.stats_file, 1, 0), 0);
     assert_string_equal(path, "ProvStats1.csv");
 }
 

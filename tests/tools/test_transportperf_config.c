@@ -18,35 +18,35 @@ static void test_defaults(void **state)
     char want[64];
     assert_int_equal(c->pid, (int)getpid());
     assert_int_equal(c->app_type, TPERF_SERVER);
-    assert_int_equal(c->conn_type, TPERF_SOCKET);
-    assert_string_equal(c->host, "localhost");
-    assert_string_equal(c->port, "14002");
-    assert_string_equal(c->interface_name, "");
+    assert_int_equal(c->opts.conn_type, TPERF_SOCKET);
+    assert_string_equal(c->opts.host, "localhost");
+    assert_string_equal(c->opts.port, "14002");
+    assert_string_equal(c->opts.interface_name, "");
     assert_int_equal(tperf_config_threads(c), 1);
-    assert_int_equal(c->output_bufs, 5000);
-    assert_int_equal(c->input_bufs, 50);
-    assert_int_equal(c->max_fragment_size, 6144);
-    assert_int_equal(c->send_buf_size, 0);
-    assert_int_equal(c->recv_buf_size, 0);
-    assert_int_equal(c->high_water_mark, 0);
-    assert_int_equal(c->compression_type, 0);
-    assert_int_equal(c->compression_level, 5);
-    assert_true(c->tcp_nodelay);
-    assert_false(c->direct_write);
+    assert_int_equal(c->opts.output_bufs, 5000);
+    assert_int_equal(c->opts.input_bufs, 50);
+    assert_int_equal(c->opts.max_fragment_size, 6144);
+    assert_int_equal(c->opts.send_buf_size, 0);
+    assert_int_equal(c->opts.recv_buf_size, 0);
+    assert_int_equal(c->opts.high_water_mark, 0);
+    assert_int_equal(c->opts.compression_type, 0);
+    assert_int_equal(c->opts.compression_level, 5);
+    assert_true(c->opts.tcp_nodelay);
+    assert_false(c->opts.direct_write);
     assert_false(c->busy_read);
-    assert_int_equal(c->run_time, 300);
-    assert_int_equal(c->tick_rate, 1000);
+    assert_int_equal(c->opts.run_time, 300);
+    assert_int_equal(c->opts.tick_rate, 1000);
     assert_int_equal(c->msg_rate, 100000);
     assert_int_equal(c->latency_msg_rate, 10);
     assert_int_equal(c->msg_size, 76);
     assert_int_equal(c->pack, 1);
     assert_false(c->reflect_msgs);
     snprintf(want, sizeof(want), "TransportSummary_%d.out", (int)getpid());
-    assert_string_equal(c->summary_file, want);
-    assert_string_equal(c->stats_file, "TransportStats");
-    assert_string_equal(c->latency_file, "");
-    assert_int_equal(c->write_stats_interval, 5);
-    assert_true(c->display_stats);
+    assert_string_equal(c->opts.summary_file, want);
+    assert_string_equal(c->opts.stats_file, "TransportStats");
+    assert_string_equal(c->opts.latency_file, "");
+    assert_int_equal(c->opts.write_stats_interval, 5);
+    assert_true(c->opts.display_stats);
     assert_int_equal(tperf_config_pack_bytes(c), 84);
     run_free(&r);
 }
@@ -68,23 +68,23 @@ static void test_every_option(void **state)
     int pid = (int)getpid();
     char want[128];
     assert_int_equal(c->app_type, TPERF_CLIENT);
-    assert_string_equal(c->host, "apphost1");
-    assert_string_equal(c->port, "15000");
-    assert_string_equal(c->interface_name, "eth0");
-    assert_int_equal(c->output_bufs, 9000);
-    assert_int_equal(c->input_bufs, 60);
-    assert_int_equal(c->max_fragment_size, 256);
-    assert_int_equal(c->send_buf_size, 100);
-    assert_int_equal(c->recv_buf_size, 200);
-    assert_int_equal(c->high_water_mark, 300);
-    assert_int_equal(c->compression_type, 1);
-    assert_int_equal(c->compression_level, 9);
-    assert_false(c->tcp_nodelay);
-    assert_true(c->direct_write);
+    assert_string_equal(c->opts.host, "apphost1");
+    assert_string_equal(c->opts.port, "15000");
+    assert_string_equal(c->opts.interface_name, "eth0");
+    assert_int_equal(c->opts.output_bufs, 9000);
+    assert_int_equal(c->opts.input_bufs, 60);
+    assert_int_equal(c->opts.max_fragment_size, 256);
+    assert_int_equal(c->opts.send_buf_size, 100);
+    assert_int_equal(c->opts.recv_buf_size, 200);
+    assert_int_equal(c->opts.high_water_mark, 300);
+    assert_int_equal(c->opts.compression_type, 1);
+    assert_int_equal(c->opts.compression_level, 9);
+    assert_false(c->opts.tcp_nodelay);
+    assert_true(c->opts.direct_write);
     assert_true(c->busy_read);
     assert_int_equal(tperf_config_threads(c), 2);
-    assert_int_equal(c->run_time, 60);
-    assert_int_equal(c->tick_rate, 100);
+    assert_int_equal(c->opts.run_time, 60);
+    assert_int_equal(c->opts.tick_rate, 100);
     assert_int_equal(c->msg_rate, 1000);
     assert_int_equal(c->latency_msg_rate, OPT_RATE_ALL);
     assert_int_equal(tperf_config_latency_rate(c), 1000);
@@ -92,12 +92,12 @@ static void test_every_option(void **state)
     assert_int_equal(c->pack, 5);
     assert_int_equal(tperf_config_pack_bytes(c), 120);
     snprintf(want, sizeof(want), "sum_%d.out", pid);
-    assert_string_equal(c->summary_file, want);
+    assert_string_equal(c->opts.summary_file, want);
     snprintf(want, sizeof(want), "st_%d", pid);
-    assert_string_equal(c->stats_file, want);
-    assert_string_equal(c->latency_file, "lat");
-    assert_int_equal(c->write_stats_interval, 1);
-    assert_false(c->display_stats);
+    assert_string_equal(c->opts.stats_file, want);
+    assert_string_equal(c->opts.latency_file, "lat");
+    assert_int_equal(c->opts.write_stats_interval, 1);
+    assert_false(c->opts.display_stats);
     run_free(&r);
 
     PARSE(&r, "-summaryFileStatic", "run1", "-statsFileStatic", "stats", "-reflectMsgs",
@@ -106,8 +106,8 @@ static void test_every_option(void **state)
     run_free(&r);
     PARSE(&r, "-summaryFileStatic", "run1", "-statsFileStatic", "stats", "-reflectMsgs");
     assert_int_equal(r.status, OPT_CONTINUE);
-    assert_string_equal(r.cfg.summary_file, "run1.out");
-    assert_string_equal(r.cfg.stats_file, "stats");
+    assert_string_equal(r.cfg.opts.summary_file, "run1.out");
+    assert_string_equal(r.cfg.opts.stats_file, "stats");
     assert_true(r.cfg.reflect_msgs);
     run_free(&r);
 
@@ -117,7 +117,7 @@ static void test_every_option(void **state)
           "-seqGaps", "count", "-recvLoss", "0.25", "-recvLossSeed", "7");
     if (r.status != OPT_CONTINUE)
         fail_msg("refused: %s", r.err.text);
-    assert_int_equal(r.cfg.conn_type, TPERF_SEQ_MCAST);
+    assert_int_equal(r.cfg.opts.conn_type, TPERF_SEQ_MCAST);
     assert_string_equal(r.cfg.send_addr, "239.1.2.3");
     assert_string_equal(r.cfg.send_port, "30001");
     assert_string_equal(r.cfg.recv_addr, "239.1.2.4");
@@ -138,7 +138,7 @@ static void test_every_option(void **state)
     PARSE(&r, "-p", "15000", "-connType", "shmem", "-runTime", "60", "-latencyMsgRate", "0",
           "-msgRate", "0", "-tickRate", "1000", "-appType", "client", "-threads", "0");
     assert_int_equal(r.status, OPT_CONTINUE);
-    assert_int_equal(r.cfg.conn_type, TPERF_SHMEM);
+    assert_int_equal(r.cfg.opts.conn_type, TPERF_SHMEM);
     run_free(&r);
 }
 
@@ -209,7 +209,7 @@ static void test_tls_settings(void **state)
     run_free(&r);
     PARSE(&r, "-appType", "client", "-connType", "encrypted", "-encryptedConnType", "socket");
     assert_int_equal(r.status, OPT_CONTINUE);
-    assert_int_equal(r.cfg.conn_type, TPERF_ENCRYPTED);
+    assert_int_equal(r.cfg.opts.conn_type, TPERF_ENCRYPTED);
     run_free(&r);
 }
 
@@ -419,11 +419,11 @@ static void test_histogram_log(void **state)
     (void)state;
     run r;
     parse_args(&r, NULL);
-    assert_string_equal(r.cfg.histogram_log, "");
+    assert_string_equal(r.cfg.opts.histogram_log, "");
     run_free(&r);
     PARSE(&r, "-histogramLog", "hl");
     assert_int_equal(r.status, OPT_CONTINUE);
-    assert_string_equal(r.cfg.histogram_log, "hl");
+    assert_string_equal(r.cfg.opts.histogram_log, "hl");
     run_free(&r);
     PARSE(&r, "-?");
     /* Ours after every option of the original's that this build has. */

@@ -287,7 +287,7 @@ static void test_mcast_ours(void **state)
     assert_int_equal(tperf_report_stats_row(&csv, (time_t)1352874964, &iv), 0);
     assert_int_equal(out_csv_close(&csv), 0);
     char path[800];
-    assert_int_equal(run_file_name(path, sizeof(path), cfg.stats_file, 1, cfg.pid), 0);
+    assert_int_equal(run_file_name(path, sizeof(path), cfg.opts.stats_file, 1, cfg.pid), 0);
     char *text = tt_file(path);
     assert_non_null(strstr(text, "Sched Latency max (usec), Sequence gaps, Msgs lost, Msgs "
                                  "duplicated, Msgs out of order, Multicast pkts sent, Multicast "
@@ -503,7 +503,7 @@ static void test_stats_and_latency_files(void **state)
                                             "-latencyFile", lat_base, NULL});
     out_csv csv, log;
     assert_int_equal(tperf_stats_open(&csv, &cfg, 1), 0);
-    assert_int_equal(run_file_latency(&log, cfg.latency_file, 1, cfg.pid, false), 0);
+    assert_int_equal(run_file_latency(&log, cfg.opts.latency_file, 1, cfg.pid, false), 0);
     tperf_interval iv = {.msgs_sent = 500000,
                          .bytes_sent = 39500000,
                          .msgs_recv = 500000,
@@ -517,8 +517,8 @@ static void test_stats_and_latency_files(void **state)
     assert_int_equal(out_csv_close(&log), 0);
 
     char path[800], want_path[800];
-    assert_int_equal(run_file_name(path, sizeof(path), cfg.stats_file, 1, cfg.pid), 0);
-    snprintf(want_path, sizeof(want_path), "%s1_%d.csv", cfg.stats_file, (int)getpid());
+    assert_int_equal(run_file_name(path, sizeof(path), cfg.opts.stats_file, 1, cfg.pid), 0);
+    snprintf(want_path, sizeof(want_path), "%s1_%d.csv", cfg.opts.stats_file, (int)getpid());
     assert_string_equal(path, want_path);
     char *text = tt_file(path);
     assert_string_equal(
@@ -531,7 +531,7 @@ static void test_stats_and_latency_files(void **state)
               "19.491, 9.227, 0.00, 21.99, 14.107, 19.491, , , , 0.000, 0.000, 0.000\n");
     free(text);
     unlink(path);
-    assert_int_equal(run_file_name(path, sizeof(path), cfg.latency_file, 1, cfg.pid), 0);
+    assert_int_equal(run_file_name(path, sizeof(path), cfg.opts.latency_file, 1, cfg.pid), 0);
     snprintf(want_path, sizeof(want_path), "%s1_%d.csv", lat_base, (int)getpid());
     assert_string_equal(path, want_path);
     text = tt_file(path);
@@ -541,14 +541,14 @@ static void test_stats_and_latency_files(void **state)
 
     /* -statsFile X: the original's name, with the process id twice. */
     config_from(&cfg, (const char *const[]){"-statsFile", "TS", NULL});
-    assert_int_equal(run_file_name(path, sizeof(path), cfg.stats_file, 2, cfg.pid), 0);
+    assert_int_equal(run_file_name(path, sizeof(path), cfg.opts.stats_file, 2, cfg.pid), 0);
     snprintf(want_path, sizeof(want_path), "TS_%d2_%d.csv", (int)getpid(), (int)getpid());
     assert_string_equal(path, want_path);
     config_from(&cfg, (const char *const[]){NULL});
-    assert_int_equal(run_file_name(path, sizeof(path), cfg.stats_file, 1, cfg.pid), 0);
+    assert_int_equal(run_file_name(path, sizeof(path), cfg.opts.stats_file, 1, cfg.pid), 0);
     snprintf(want_path, sizeof(want_path), "TransportStats1_%d.csv", (int)getpid());
     assert_string_equal(path, want_path);
-    assert_int_equal(run_file_latency(&log, cfg.latency_file, 1, cfg.pid, false), 0);
+    assert_int_equal(run_file_latency(&log, cfg.opts.latency_file, 1, cfg.pid, false), 0);
     assert_null(log.f);
 }
 
