@@ -5,6 +5,7 @@
  * Fields and enum values keep views into memory the dictionary owns: an arena, a list of
  * chunks freed with the dictionary.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "err.h"
@@ -80,6 +81,7 @@ void rwf_dict_free(rwf_dict *d)
     }
     free(d->fields);
     free(d->tables);
+    free(d->enum_len);
     free(d->name_hash);
     free(d);
 }
@@ -196,6 +198,7 @@ int rwf_dict_add_field_view(rwf_dict *d, const rwf_dict_field *f)
     d->field_count++;
     d->field_at[slot] = (uint16_t)d->field_count;
     d->type_of[slot] = f->rwf_type;
+    d->entry[slot].type = f->rwf_type;
     if (f->fid < d->min_fid)
         d->min_fid = f->fid;
     if (f->fid > d->max_fid)
@@ -213,6 +216,47 @@ int rwf_dict_add_field(rwf_dict *d, const rwf_dict_field *f)
         return RWF_E_NOMEM;
     }
     return rwf_dict_add_field_view(d, &c);
+}
+
+/* The decoder entries of the fids of table t (the table's index + 1 in ti): RWF_DICT_ENUM_DENSE
+ * with the display length of each value appended to d->enum_len when the table has a direct
+ * index and every display is shorter than RWF_DICT_ENUM_NO_VALUE, else _SPARSE. Returns
+ * RWF_OK or RWF_E_NOMEM. */
+static int set_enum_entries(rwf_dict *d, const rwf_enum_table *t)
+{
+    int rc = RWF_OK;
+    uint32_t at = d->enum_len_count, n = (uint32_t)t->max_value + 1;
+    bool dense = t->direct != NULL;
+    for (uint32_t i = 0; dense && i < t->count; i++)
+        dense = t->values[i].display.len < RWF_DICT_ENUM_NO_VALUE;
+    if (dense && d->enum_len_cap - at < n) {
+        uint32_t cap = d->enum_len_cap ? d->enum_len_cap : 4096;
+        while (cap - at < n)
+            cap *= 2;
+        uint16_t *nl = realloc(d->enum_len, (size_t)cap * sizeof(*nl));
+        if (nl) {
+            d->enum_len = nl;
+            d->enum_len_cap = cap;
+        } else { /* the fields stay correct through the search */
+            err_set("out of memory for enum display lengths");
+            rc = RWF_E_NOMEM;
+            dense = false;
+        }
+    }
+    if (dense) {
+        for (uint32_t v = 0; v < n; v++)
+            d->enum_len[at + v] = RWF_DICT_ENUM_NO_VALUE;
+        for (uint32_t i = 0; i < t->count; i++)
+            d->enum_len[at + t->values[i].value] = (uint16_t)t->values[i].display.len;
+        d->enum_len_count = at + n;
+    }
+    for (uint32_t i = 0; i < t->fid_count; i++) {
+        rwf_dict_entry *e = &d->entry[rwf_dict_slot(t->fids[i])];
+        e->enum_kind = dense ? RWF_DICT_ENUM_DENSE : RWF_DICT_ENUM_SPARSE;
+        e->enum_max = dense ? t->max_value : 0;
+        e->enum_at = dense ? at : 0;
+    }
+    return rc;
 }
 
 static int cmp_enum(const void *a, const void *b)
@@ -298,7 +342,7 @@ int rwf_dict_add_table_view(rwf_dict *d, const int16_t *fids, const rwf_buf *acr
     t->fid_count = fid_count;
     for (uint32_t i = 0; i < fid_count; i++)
         d->enum_at[rwf_dict_slot(fids[i])] = (uint16_t)d->table_count;
-    return RWF_OK;
+    return set_enum_entries(d, t);
 }
 
 int rwf_dict_add_enum_table(rwf_dict *d, const int16_t *fids, const rwf_buf *acronyms,

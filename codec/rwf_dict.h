@@ -68,6 +68,26 @@ typedef struct rwf_enum_table {
 
 typedef struct rwf_dict rwf_dict;
 
+/* How an enum field's values are found (rwf_dict_entry.enum_kind). */
+enum {
+    RWF_DICT_ENUM_NONE = 0,  /* no enum table: no value has a display */
+    RWF_DICT_ENUM_DENSE = 1, /* display lengths by value in d->enum_len (rwf_dict_entry_enum_len) */
+    RWF_DICT_ENUM_SPARSE = 2, /* a table searched through rwf_dict_enum */
+};
+
+/* Display length of a value its table does not define, in d->enum_len. */
+#define RWF_DICT_ENUM_NO_VALUE 0xFFFFu
+
+/* Everything a decoder reads of a field, in one 8-byte entry by fid (rwf_dict_entry): its
+ * type and where the display lengths of its enum values are, so that a field costs one
+ * lookup. Kept in step with type_of and enum_at as fields and tables are added. */
+typedef struct rwf_dict_entry {
+    uint8_t type;      /* RWF_DT_*; RWF_DT_UNKNOWN (0) when the dictionary does not define fid */
+    uint8_t enum_kind; /* RWF_DICT_ENUM_* */
+    uint16_t enum_max; /* _DENSE: largest value of the table */
+    uint32_t enum_at;  /* _DENSE: index in d->enum_len of value 0 */
+} rwf_dict_entry;
+
 /* Dictionary information from the "!tag" lines (views; empty when absent). */
 typedef struct rwf_dict_info {
     rwf_buf field_filename, field_desc, field_version, field_build, field_date;
@@ -76,10 +96,14 @@ typedef struct rwf_dict_info {
 } rwf_dict_info;
 
 struct rwf_dict {
-    uint8_t type_of[65536];   /* RWF type by fid + 32768; 0 = no such field */
-    uint16_t field_at[65536]; /* index + 1 into fields by fid + 32768; 0 = none */
-    uint16_t enum_at[65536];  /* index + 1 into tables by fid + 32768; 0 = none */
-    rwf_dict_field *fields;   /* in load order */
+    uint8_t type_of[65536];      /* RWF type by fid + 32768; 0 = no such field */
+    uint16_t field_at[65536];    /* index + 1 into fields by fid + 32768; 0 = none */
+    uint16_t enum_at[65536];     /* index + 1 into tables by fid + 32768; 0 = none */
+    rwf_dict_entry entry[65536]; /* by fid + 32768: type and enum display lengths */
+    uint16_t *enum_len; /* display length by value of each dense table (RWF_DICT_ENUM_NO_VALUE
+                         * where the table defines none), the tables one after another */
+    uint32_t enum_len_count, enum_len_cap;
+    rwf_dict_field *fields; /* in load order */
     uint32_t field_count, field_cap;
     rwf_enum_table *tables;
     uint32_t table_count, table_cap;
@@ -90,7 +114,8 @@ struct rwf_dict {
     void *arena; /* memory the views point into */
 };
 
-/* A new, empty dictionary (about 330 KB), or NULL when out of memory (err text set). */
+/* A new, empty dictionary (about 850 KB of address space, mostly untouched zero pages), or NULL
+ * when out of memory (err text set). */
 rwf_dict *rwf_dict_new(void);
 
 /* Frees d and everything its views point into. NULL is fine. */
@@ -130,6 +155,20 @@ static inline unsigned rwf_dict_slot(int16_t fid)
 static inline int rwf_dict_type(const rwf_dict *d, int16_t fid)
 {
     return d->type_of[rwf_dict_slot(fid)];
+}
+
+/* The decoder's entry of fid (type RWF_DT_UNKNOWN when the dictionary does not define it). */
+static inline rwf_dict_entry rwf_dict_entry_of(const rwf_dict *d, int16_t fid)
+{
+    return d->entry[rwf_dict_slot(fid)];
+}
+
+/* Display length of enum value v of a field whose entry e is RWF_DICT_ENUM_DENSE, or
+ * RWF_DICT_ENUM_NO_VALUE when its table does not define v: what rwf_dict_enum(d, fid, v)
+ * gives as display.len, or NULL. */
+static inline unsigned rwf_dict_entry_enum_len(const rwf_dict *d, rwf_dict_entry e, uint16_t v)
+{
+    return v <= e.enum_max ? d->enum_len[e.enum_at + v] : RWF_DICT_ENUM_NO_VALUE;
 }
 
 /* Definition of fid, or NULL. */

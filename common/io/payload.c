@@ -3,6 +3,7 @@
 #include "err.h"
 
 #include <stdbool.h>
+#include <string.h>
 
 /* Set definitions of one MarketByOrder map: room for every entry of 16 sets of 16 fields,
  * more than any MsgData.xml writes. */
@@ -154,9 +155,27 @@ static int __attribute__((noinline)) decode_field_at(const rwf_dict *dict, const
     return decode_field(dict, &f, st) < 0 ? field_fail(dict, f.fid) : 0;
 }
 
+/* The mantissa of a REAL value of n bytes at v (hint byte, then 2 <= n <= 9 bytes in all),
+ * sign-extended, from one 8-byte load of the bytes that end with the value: it starts at
+ * v + n - 8, which is inside the FieldList whenever the entry is (its fid and length take the
+ * 3 bytes before v, and the list's flags and count the 3 before the first entry). */
+static inline int64_t real_mantissa(const uint8_t *v, unsigned n)
+{
+    uint64_t w;
+    memcpy(&w, v + n - 8, 8);
+#if defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    w = __builtin_bswap64(w);
+#else
+    w = rwf_rdn(v + n - 8, 8);
+#endif
+    unsigned shift = 72 - 8 * n; /* the n - 1 mantissa bytes are the low ones */
+    return (int64_t)(w << shift) >> shift;
+}
+
 /* The standard entries of d (a FieldList without set data) whose value length has the short
  * form and fits, from d->pos on: each decoded as decode_field does, the common shapes of the
- * common types here with the decoder state in registers, anything else (and every error)
+ * common types here with the decoder state in registers and one dictionary entry read per
+ * field (type and enum display lengths: rwf_dict_entry), anything else (and every error)
  * through decode_field. Stops at the end, or before an entry rwf_fl_next must look at (long
  * length form, truncated entry: it reports those); d->pos and d->index say where. Returns 0,
  * or -1 with the error text naming the field. */
@@ -166,31 +185,42 @@ static int decode_standard(const rwf_dict *dict, rwf_fl_dec *d, payload_stamps *
     unsigned i = d->index, count = d->count;
     uint64_t sum = st->sum;
     int rc = 0;
+    if (RWF_UNLIKELY(p - lo < 3)) /* never after a list header; real_mantissa relies on it */
+        return 0;
     for (; i < count; i++) {
-        if (RWF_UNLIKELY(end - p < 3))
+        size_t left = (size_t)(end - p);
+        if (RWF_UNLIKELY(left < 3))
             break;
         size_t n = p[2];
+        if (RWF_UNLIKELY(n >= RWF_U16OB_LONG || n + 3 > left))
+            break;
         const uint8_t *v = p + 3;
-        if (RWF_UNLIKELY(n >= RWF_U16OB_LONG || n > (size_t)(end - v)))
-            break;
         int16_t fid = (int16_t)rwf_rd16(p);
-        uint8_t h = n ? v[0] : 0;
-        switch (rwf_dict_type(dict, fid)) {
-        case RWF_DT_REAL: /* hint byte (not blank, Inf or NaN) + 1..8 mantissa bytes */
-            if (n >= 2 && n <= 9 && !(h & RWF_REAL_HINT_BLANK) && (h & 0x1F) <= RWF_RH_FRACTION_256)
-                sum += (uint64_t)rwf_rdn_signed_in(lo, v + 1, (unsigned)n - 1) + (h & 0x1F);
-            else if (n != 0)
+        const rwf_dict_entry *e = &dict->entry[rwf_dict_slot(fid)]; /* the rest for enums */
+        switch (e->type) {
+        case RWF_DT_REAL: { /* hint byte (not blank, Inf or NaN) + 1..8 mantissa bytes */
+            if (n == 0)
+                break; /* blank */
+            unsigned h = v[0];
+            if (RWF_UNLIKELY(n - 2 > 7 || (h & RWF_REAL_HINT_BLANK) ||
+                             (h & 0x1F) > RWF_RH_FRACTION_256))
                 goto other;
+            sum += (uint64_t)real_mantissa(v, (unsigned)n) + (h & 0x1F);
             break;
-        case RWF_DT_ENUM:
-            if (n == 1 || n == 2) {
-                uint16_t e = n == 1 ? h : rwf_rd16(v);
-                const rwf_enum_value *ev = rwf_dict_enum(dict, fid, e);
-                sum += ev ? ev->display.len : e;
-            } else if (n != 0) {
+        }
+        case RWF_DT_ENUM: {
+            if (n == 0)
+                break; /* blank */
+            rwf_dict_entry ee = *e;
+            if (RWF_UNLIKELY(n > 2 || ee.enum_kind == RWF_DICT_ENUM_SPARSE))
                 goto other;
-            }
+            unsigned ev = n == 1 ? v[0] : rwf_rd16(v);
+            unsigned len = ee.enum_kind == RWF_DICT_ENUM_DENSE
+                               ? rwf_dict_entry_enum_len(dict, ee, (uint16_t)ev)
+                               : RWF_DICT_ENUM_NO_VALUE;
+            sum += len != RWF_DICT_ENUM_NO_VALUE ? len : ev;
             break;
+        }
         case RWF_DT_BUFFER:
         case RWF_DT_ASCII_STRING:
         case RWF_DT_UTF8_STRING:

@@ -1,7 +1,8 @@
 /*
  * Dictionary files: the original RDMFieldDictionary and enumtype.def load (and how fast),
  * lookups by fid, by name, ripple-to and enum displays (including #hex# displays) are right,
- * and every kind of bad line is an error naming the file and the line.
+ * and every kind of bad line is an error naming the file and the line; the decoder's per-fid
+ * entries (type, enum display lengths) agree with those lookups.
  */
 #include "testsupport.h"
 
@@ -238,13 +239,82 @@ static void test_files(void **state)
     rwf_dict_free(d);
 }
 
+/* Every fid's decoder entry agrees with rwf_dict_type and rwf_dict_enum: the type, the kind of
+ * its enum table, and the display length (or RWF_DICT_ENUM_NO_VALUE) of every value up to past
+ * the table's end. */
+static void check_entries(const rwf_dict *d)
+{
+    unsigned dense = 0, sparse = 0;
+    for (int fid = -32768; fid <= 32767; fid++) {
+        rwf_dict_entry e = rwf_dict_entry_of(d, (int16_t)fid);
+        assert_int_equal(e.type, rwf_dict_type(d, (int16_t)fid));
+        const rwf_enum_table *t = rwf_dict_enum_table(d, (int16_t)fid);
+        if (!t) {
+            assert_int_equal(e.enum_kind, RWF_DICT_ENUM_NONE);
+            continue;
+        }
+        if (e.enum_kind == RWF_DICT_ENUM_SPARSE) {
+            sparse++;
+            continue;
+        }
+        assert_int_equal(e.enum_kind, RWF_DICT_ENUM_DENSE);
+        assert_int_equal(e.enum_max, t->max_value);
+        dense++;
+        for (uint32_t v = 0; v <= (uint32_t)t->max_value + 2 && v < 65536; v++) {
+            const rwf_enum_value *ev = rwf_dict_enum(d, (int16_t)fid, (uint16_t)v);
+            unsigned want = ev ? ev->display.len : RWF_DICT_ENUM_NO_VALUE;
+            if (rwf_dict_entry_enum_len(d, e, (uint16_t)v) != want)
+                fail_msg("fid %d value %u: entry gives %u, the table %u", fid, v,
+                         rwf_dict_entry_enum_len(d, e, (uint16_t)v), want);
+        }
+        assert_int_equal(rwf_dict_entry_enum_len(d, e, 65535),
+                         rwf_dict_enum(d, (int16_t)fid, 65535) ? 1u : RWF_DICT_ENUM_NO_VALUE);
+    }
+    printf("%u dense and %u sparse enum fields checked\n", dense, sparse);
+}
+
+static void test_entries(void **state)
+{
+    (void)state;
+    rwf_dict *d = rwf_dict_new();
+    const char *fields = ts_shared_path_or_skip("data/RDMFieldDictionary");
+    char fpath[4096];
+    snprintf(fpath, sizeof(fpath), "%s", fields);
+    const char *enums = ts_shared_path_or_skip("data/enumtype.def");
+    assert_int_equal(rwf_dict_load_enums(d, enums), RWF_OK); /* tables before their fields */
+    assert_int_equal(rwf_dict_load_fields(d, fpath), RWF_OK);
+    /* a sparse table, a table with a value it leaves out, one with a display left empty */
+    rwf_dict_field f = {.acronym = RWF_STR("X1"), .fid = -2001, .rwf_type = RWF_DT_ENUM};
+    assert_int_equal(rwf_dict_add_field(d, &f), RWF_OK);
+    int16_t sp[] = {-2001};
+    rwf_enum_value sv[] = {{.value = 3, .display = RWF_STR("three")},
+                           {.value = 60000, .display = RWF_STR("far")}};
+    assert_int_equal(rwf_dict_add_enum_table(d, sp, NULL, 1, sv, 2), RWF_OK);
+    assert_int_equal(rwf_dict_entry_of(d, -2001).enum_kind, RWF_DICT_ENUM_SPARSE);
+    int16_t dn[] = {-2002, -2003};
+    rwf_enum_value dv[] = {{.value = 0, .display = RWF_STR("")},
+                           {.value = 2, .display = RWF_STR("two")}};
+    assert_int_equal(rwf_dict_add_enum_table(d, dn, NULL, 2, dv, 2), RWF_OK);
+    rwf_dict_entry e = rwf_dict_entry_of(d, -2003);
+    assert_int_equal(e.type, RWF_DT_UNKNOWN); /* a table may come before its field */
+    assert_int_equal(e.enum_kind, RWF_DICT_ENUM_DENSE);
+    assert_int_equal(rwf_dict_entry_enum_len(d, e, 0), 0);
+    assert_int_equal(rwf_dict_entry_enum_len(d, e, 1), RWF_DICT_ENUM_NO_VALUE);
+    assert_int_equal(rwf_dict_entry_enum_len(d, e, 2), 3);
+    assert_int_equal(rwf_dict_entry_enum_len(d, e, 3), RWF_DICT_ENUM_NO_VALUE);
+    f = (rwf_dict_field){.acronym = RWF_STR("X3"), .fid = -2003, .rwf_type = RWF_DT_ENUM};
+    assert_int_equal(rwf_dict_add_field(d, &f), RWF_OK);
+    assert_int_equal(rwf_dict_entry_of(d, -2003).type, RWF_DT_ENUM);
+    check_entries(d);
+    rwf_dict_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_shared_dictionary),
-        cmocka_unit_test(test_field_errors),
-        cmocka_unit_test(test_enum_errors),
-        cmocka_unit_test(test_files),
+        cmocka_unit_test(test_shared_dictionary), cmocka_unit_test(test_field_errors),
+        cmocka_unit_test(test_enum_errors),       cmocka_unit_test(test_files),
+        cmocka_unit_test(test_entries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
