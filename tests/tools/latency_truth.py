@@ -92,11 +92,25 @@ paths take some 1.5 and 3.5 ms; at 700/s the delayed one's p99 carried the colli
 
 On a machine busy with other work a process that sleeps waits for a core when it wakes, for
 milliseconds at times: that noise is the machine's, not the tools'. So the processes of these
-cases run at real-time priority (SCHED_FIFO 10, the relays 20) where that is allowed: the
-tools sleep between ticks, the relays poll only shortly before their due times (each at most a
-quarter of a CPU; each prints its CPU time at the end of a round), and the priority only makes
-their wake-ups punctual.
+cases run at real-time priority (SCHED_FIFO 10, the relays 5: see below) where that is
+allowed: the tools sleep between ticks, the relays poll only shortly before their due times
+(each at most a quarter of a CPU; each prints its CPU time at the end of a round), and the
+priority only makes their wake-ups punctual.
 Not allowed (or TRUTH_RT=0): normal priority, and the run says so.
+
+Each path runs on a CPU of its own where there are two or more (path k on the k-th CPU this
+process may use; TRUTH_PIN=0: anywhere, the relays at 20 above the tools), its relay one step
+below its tools. On a virtual machine a CPU with nothing to run halts, and the host takes up to
+milliseconds to run it again: a process woken on a halted CPU starts that late, however high
+its priority. On a quiet machine the relays of unpinned paths read their data 0.3-1.4 ms after
+it arrived at p99, and were late by as much (the reference path's 600 us did not cover it).
+With a path on one CPU each of its wake-ups comes from a process running on that CPU: the
+relay reads once the server's write is done, the client runs on the relay's write (it preempts
+the relay), so only the relays' timer wake-ups meet a halted CPU, and their polling before due
+times covers those (pinned, in the same quiet windows: reads within 60-100 us at p99, lines
+late by 140-200 us at p99, every round counted). The relay sits below its tools so that its
+polling never holds them off; its writes' lateness, timed after the write returns, then
+includes a receiver that preempted it (some tens of us, alike on both paths).
 
 rates: ProvPerf -> ConsPerf at 10,000, 100,000 and 1,000,000 updates/s, 20 s of steady state
 each; ProvPerf's achieved update rate (sent) and ConsPerf's steady-state rate (received, with
@@ -124,7 +138,8 @@ BIN = os.environ.get("RWFPERF_BIN", os.path.join(SRC, "build/bin"))
 RELAY = os.environ.get("RWFPERF_RELAY", os.path.join(BIN, "test/delay_relay"))
 SKIP = 77
 RT_PRIO = 10
-RELAY_PRIO = 20
+PIN = os.environ.get("TRUTH_PIN", "1") != "0"  # each path on a CPU of its own (see above)
+RELAY_PRIO = 5 if PIN else 20  # below the tools on their CPU; above them unpinned
 
 DELAY_US = 1000   # the delay added: D
 BASE_US = 600     # the reference path's delay (see above)
@@ -169,7 +184,7 @@ def rt_allowed():
 class Proc:
     """One process in its own folder, its console in <folder>/stdout."""
 
-    def __init__(self, work, name, args, rt=False):
+    def __init__(self, work, name, args, rt=False, cpu=None):
         self.name = name
         self.dir = os.path.join(work, name)
         os.makedirs(self.dir, exist_ok=True)
@@ -183,9 +198,12 @@ class Proc:
         self.out_path = os.path.join(self.dir, "stdout")
         self.args = args
         self.out = open(self.out_path, "w")
-        pre = None
-        if rt:
-            pre = lambda: os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(RT_PRIO))
+
+        def pre():
+            if cpu is not None:
+                os.sched_setaffinity(0, {cpu})
+            if rt:
+                os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(RT_PRIO))
         self.p = subprocess.Popen(args, cwd=self.dir, stdout=self.out, stderr=subprocess.STDOUT,
                                   preexec_fn=pre)
         self.rc = None
@@ -243,8 +261,8 @@ class Group:
         self.work = work
         self.procs = []
 
-    def start(self, name, args, rt=False):
-        p = Proc(self.work, name, args, rt)
+    def start(self, name, args, rt=False, cpu=None):
+        p = Proc(self.work, name, args, rt, cpu)
         self.procs.append(p)
         return p
 
@@ -313,7 +331,10 @@ def latency_round(work, name, groups, rt, delay_us):
     try:
         tick = str(min(GROUPS[grp].get("tick", TICK_RATE) for grp in groups))
         # A server per path, so that neither path is served second within a tick.
-        servers = [g.start(f"{grp}_server{k}", GROUPS[grp]["server"](tick), rt)
+        cpus = sorted(os.sched_getaffinity(0))
+        # Path k's processes on CPU k (see above), none pinned with TRUTH_PIN=0.
+        cpu = [cpus[k % len(cpus)] if PIN and len(cpus) > 1 else None for k in range(2)]
+        servers = [g.start(f"{grp}_server{k}", GROUPS[grp]["server"](tick), rt, cpu[k])
                    for grp in groups for k in range(2)]
         # A relay per path: the delay 0 path never waits for the other's timed writes.
         relays, ports = [], {}
@@ -323,14 +344,14 @@ def latency_round(work, name, groups, rt, delay_us):
             extra = ["-T", "trace.txt"] if os.environ.get("TRUTH_TRACE") else []
             extra += os.environ.get("TRUTH_RELAY_ARGS", "").split()
             relay = g.start(f"relay{i}", [RELAY, "-r", str(RELAY_PRIO) if rt else "0"] + extra
-                            + ["-L", f"{d}:127.0.0.1:{port}"])
+                            + ["-L", f"{d}:127.0.0.1:{port}"], cpu=cpu[i % 2])
             relay.expect(r"^ready$")
             ports[i] = relay.expect(r"^listen 0 port (\d+)").group(1)
             relays.append(relay)
         clients = {}
         for i, grp in enumerate(groups):
             clients[grp] = [g.start(f"{grp}{k}", GROUPS[grp]["client"](tick) + [ports[2 * i + k]],
-                                    rt) for k in range(2)]
+                                    rt, cpu[k]) for k in range(2)]
         for grp in groups:
             for p in clients[grp]:
                 p.wait(STEADY + 60)
@@ -397,7 +418,9 @@ def case_latency(work, grp, delay_us=DELAY_US, rounds=ROUNDS):
     quiet = P99_QUIET * GROUPS[grp]["mult"] * delay_us
     print(f"paths delayed {BASE_US} us and {BASE_US + delay_us} us; rounds of {STEADY} s, "
           f"{rounds} to {ATTEMPTS}; real-time priority: "
-          f"{'yes (SCHED_FIFO ' + str(RT_PRIO) + ')' if rt else 'no (normal priority)'}")
+          f"{'yes (SCHED_FIFO ' + str(RT_PRIO) + ')' if rt else 'no (normal priority)'}; "
+          "each path on a CPU of its own: "
+          f"{'yes' if PIN and len(os.sched_getaffinity(0)) > 1 else 'no'}")
     moves, p99_moves = {}, {}
     tried = valid = 0
     lost = []  # the rounds whose p99 did not count: why, by the lines' own p99 lateness
