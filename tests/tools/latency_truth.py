@@ -107,10 +107,12 @@ it arrived at p99, and were late by as much (the reference path's 600 us did not
 With a path on one CPU each of its wake-ups comes from a process running on that CPU: the
 relay reads once the server's write is done, the client runs on the relay's write (it preempts
 the relay), so only the relays' timer wake-ups meet a halted CPU, and their polling before due
-times covers those (pinned, in the same quiet windows: reads within 60-100 us at p99, lines
-late by 140-200 us at p99, every round counted). The relay sits below its tools so that its
-polling never holds them off; its writes' lateness, timed after the write returns, then
-includes a receiver that preempted it (some tens of us, alike on both paths).
+times covers most of those (pinned, in the quietest windows this shared machine gave: reads
+within 50-330 us at p99 against 0.3-1.4 ms unpinned; most rounds' lines late by 80-320 us at
+p99, a few by 1-2 ms, where timer wake-ups came later than the polling budget covers). The
+relay sits below its tools so that its polling never holds them off; its writes' lateness,
+timed after the write returns, then includes a receiver that preempted it (some tens of us,
+alike on both paths).
 
 rates: ProvPerf -> ConsPerf at 10,000, 100,000 and 1,000,000 updates/s, 20 s of steady state
 each; ProvPerf's achieved update rate (sent) and ConsPerf's steady-state rate (received, with
