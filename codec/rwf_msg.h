@@ -80,6 +80,19 @@ typedef struct rwf_msg {
     rwf_buf encoded; /* decode: the whole message */
 } rwf_msg;
 
+/* Begins a message header by hand: every member of m zero, then the class (RWF_MC_*), the
+ * domain (RWF_DMT_*), the stream id and the payload's container type (full id: RWF_DT_NO_DATA,
+ * RWF_DT_FIELD_LIST...; RWF_DT_UNKNOWN when it is decided later) as given. The caller then
+ * sets the flags and the members they announce. Allocates nothing. */
+static inline void rwf_msg_init(rwf_msg *m, uint8_t msg_class, uint8_t domain, int32_t stream_id,
+                                uint8_t container_type)
+{
+    *m = (rwf_msg){.msg_class = msg_class,
+                   .domain = domain,
+                   .container_type = container_type,
+                   .stream_id = stream_id};
+}
+
 /* Decodes one message from data into m (every member not present is zero). Returns RWF_OK,
  * or RWF_E_MALFORMED / RWF_E_UNSUPPORTED (unknown message class) with err text naming the
  * class, the member and the offset. */

@@ -60,12 +60,8 @@ int rwf_rdm_item_reject(rwf_enc *e, int32_t stream_id, uint8_t domain, int reaso
     char text[160];
     rwf_msg m;
     int n = rwf_rdm_item_reject_text(stream_id, domain, reason, text, sizeof(text));
-    memset(&m, 0, sizeof(m));
-    m.msg_class = RWF_MC_STATUS;
-    m.domain = domain;
-    m.stream_id = stream_id;
+    rwf_msg_init(&m, RWF_MC_STATUS, domain, stream_id, RWF_DT_NO_DATA);
     m.flags = RWF_STMF_HAS_STATE;
-    m.container_type = RWF_DT_NO_DATA;
     m.state.data_state = RWF_DATA_SUSPECT;
     switch (reason) {
     case RWF_REJECT_ITEM_COUNT:
@@ -96,12 +92,8 @@ int rwf_rdm_item_reject(rwf_enc *e, int32_t stream_id, uint8_t domain, int reaso
 int rwf_rdm_item_close_status(rwf_enc *e, int32_t stream_id, uint8_t domain)
 {
     rwf_msg m;
-    memset(&m, 0, sizeof(m));
-    m.msg_class = RWF_MC_STATUS;
-    m.domain = domain;
-    m.stream_id = stream_id;
+    rwf_msg_init(&m, RWF_MC_STATUS, domain, stream_id, RWF_DT_NO_DATA);
     m.flags = RWF_STMF_HAS_STATE;
-    m.container_type = RWF_DT_NO_DATA;
     m.state.stream_state = RWF_STREAM_CLOSED;
     m.state.data_state = RWF_DATA_SUSPECT;
     m.state.code = RWF_SC_NONE;

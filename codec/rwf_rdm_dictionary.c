@@ -39,12 +39,8 @@ int rwf_rdm_dictionary_request(rwf_enc *e, int32_t stream_id, uint16_t service_i
                                uint32_t verbosity)
 {
     rwf_msg m;
-    memset(&m, 0, sizeof(m));
-    m.msg_class = RWF_MC_REQUEST;
-    m.domain = RWF_DMT_DICTIONARY;
-    m.stream_id = stream_id;
+    rwf_msg_init(&m, RWF_MC_REQUEST, RWF_DMT_DICTIONARY, stream_id, RWF_DT_NO_DATA);
     m.flags = RWF_RQMF_STREAMING;
-    m.container_type = RWF_DT_NO_DATA;
     m.key.flags = RWF_MKF_HAS_SERVICE_ID | RWF_MKF_HAS_NAME | RWF_MKF_HAS_FILTER;
     m.key.service_id = service_id;
     m.key.name = name;
@@ -281,12 +277,8 @@ int rwf_rdm_dictionary_refresh(rwf_enc *e, const rwf_dict_refresh *r, const rwf_
     if (r->type != RWF_DICT_FIELD_DEFINITIONS && r->type != RWF_DICT_ENUM_TABLES)
         return rwf_enc_err(e, RWF_E_INVALID, "dictionary type %d is neither fields nor enums",
                            r->type);
-    memset(&m, 0, sizeof(m));
-    m.msg_class = RWF_MC_REFRESH;
-    m.domain = RWF_DMT_DICTIONARY;
-    m.stream_id = r->stream_id;
+    rwf_msg_init(&m, RWF_MC_REFRESH, RWF_DMT_DICTIONARY, r->stream_id, RWF_DT_SERIES);
     m.flags = RWF_RFMF_HAS_MSG_KEY | (r->solicited ? RWF_RFMF_SOLICITED : 0);
-    m.container_type = RWF_DT_SERIES;
     m.state.stream_state = RWF_STREAM_OPEN;
     m.state.data_state = RWF_DATA_OK;
     m.key.flags = RWF_MKF_HAS_NAME | RWF_MKF_HAS_FILTER | RWF_MKF_HAS_SERVICE_ID;
@@ -309,12 +301,8 @@ int rwf_rdm_dictionary_refresh(rwf_enc *e, const rwf_dict_refresh *r, const rwf_
 int rwf_rdm_dictionary_reject(rwf_enc *e, int32_t stream_id)
 {
     rwf_msg m;
-    memset(&m, 0, sizeof(m));
-    m.msg_class = RWF_MC_STATUS;
-    m.domain = RWF_DMT_DICTIONARY;
-    m.stream_id = stream_id;
+    rwf_msg_init(&m, RWF_MC_STATUS, RWF_DMT_DICTIONARY, stream_id, RWF_DT_NO_DATA);
     m.flags = RWF_STMF_HAS_STATE;
-    m.container_type = RWF_DT_NO_DATA;
     m.state.stream_state = RWF_STREAM_CLOSED;
     m.state.data_state = RWF_DATA_SUSPECT;
     m.state.code = RWF_SC_INVALID_ARGUMENT;

@@ -31,12 +31,8 @@ int rwf_rdm_directory_request(rwf_enc *e, int32_t stream_id, uint32_t filter, in
                               uint16_t service_id)
 {
     rwf_msg m;
-    memset(&m, 0, sizeof(m));
-    m.msg_class = RWF_MC_REQUEST;
-    m.domain = RWF_DMT_SOURCE;
-    m.stream_id = stream_id;
+    rwf_msg_init(&m, RWF_MC_REQUEST, RWF_DMT_SOURCE, stream_id, RWF_DT_NO_DATA);
     m.flags = RWF_RQMF_STREAMING;
-    m.container_type = RWF_DT_NO_DATA;
     m.key.flags = RWF_MKF_HAS_FILTER | (has_service_id ? RWF_MKF_HAS_SERVICE_ID : 0);
     m.key.filter = filter;
     m.key.service_id = service_id;
@@ -152,13 +148,9 @@ int rwf_rdm_directory_refresh(rwf_enc *e, const rwf_directory *d)
 {
     rwf_msg m;
     rwf_map_hdr mh = {.key_type = RWF_DT_UINT, .ctype = RWF_DT_FILTER_LIST};
-    memset(&m, 0, sizeof(m));
-    m.msg_class = RWF_MC_REFRESH;
-    m.domain = RWF_DMT_SOURCE;
-    m.stream_id = d->stream_id;
+    rwf_msg_init(&m, RWF_MC_REFRESH, RWF_DMT_SOURCE, d->stream_id, RWF_DT_MAP);
     m.flags = RWF_RFMF_HAS_MSG_KEY | RWF_RFMF_REFRESH_COMPLETE |
               (d->solicited ? RWF_RFMF_SOLICITED : 0) | (d->clear_cache ? RWF_RFMF_CLEAR_CACHE : 0);
-    m.container_type = RWF_DT_MAP;
     m.state = d->state;
     m.key.flags = RWF_MKF_HAS_FILTER | (d->has_service_id ? RWF_MKF_HAS_SERVICE_ID : 0);
     m.key.filter = d->filter;

@@ -114,12 +114,8 @@ static void put_attrs(rwf_enc *e, const rwf_login *l, const uint8_t *order, size
 int rwf_rdm_login_request(rwf_enc *e, const rwf_login *l)
 {
     rwf_msg m;
-    memset(&m, 0, sizeof(m));
-    m.msg_class = RWF_MC_REQUEST;
-    m.domain = RWF_DMT_LOGIN;
-    m.stream_id = l->stream_id;
+    rwf_msg_init(&m, RWF_MC_REQUEST, RWF_DMT_LOGIN, l->stream_id, RWF_DT_NO_DATA);
     m.flags = RWF_RQMF_STREAMING;
-    m.container_type = RWF_DT_NO_DATA;
     login_key(&m, l);
     rwf_enc_msg_begin(e, &m);
     put_attrs(e, l, request_order, sizeof(request_order));
@@ -129,14 +125,10 @@ int rwf_rdm_login_request(rwf_enc *e, const rwf_login *l)
 int rwf_rdm_login_refresh(rwf_enc *e, const rwf_login *l)
 {
     rwf_msg m;
-    memset(&m, 0, sizeof(m));
-    m.msg_class = RWF_MC_REFRESH;
-    m.domain = RWF_DMT_LOGIN;
-    m.stream_id = l->stream_id;
+    rwf_msg_init(&m, RWF_MC_REFRESH, RWF_DMT_LOGIN, l->stream_id, RWF_DT_NO_DATA);
     m.flags = RWF_RFMF_HAS_MSG_KEY | RWF_RFMF_REFRESH_COMPLETE |
               ((l->flags & RWF_LOGIN_SOLICITED) ? RWF_RFMF_SOLICITED : 0) |
               ((l->flags & RWF_LOGIN_CLEAR_CACHE) ? RWF_RFMF_CLEAR_CACHE : 0);
-    m.container_type = RWF_DT_NO_DATA;
     m.state = l->state;
     login_key(&m, l);
     rwf_enc_msg_begin(e, &m);

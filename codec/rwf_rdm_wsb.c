@@ -23,12 +23,8 @@
 static void wsb_begin(rwf_enc *e, uint8_t domain, int32_t stream_id, const char *name)
 {
     rwf_msg m;
-    memset(&m, 0, sizeof(m));
-    m.msg_class = RWF_MC_GENERIC;
-    m.domain = domain;
-    m.stream_id = stream_id;
+    rwf_msg_init(&m, RWF_MC_GENERIC, domain, stream_id, RWF_DT_MAP);
     m.flags = RWF_GNMF_HAS_MSG_KEY;
-    m.container_type = RWF_DT_MAP;
     m.key.flags = RWF_MKF_HAS_NAME;
     m.key.name = rwf_buf_cstr(name);
     rwf_enc_msg_begin(e, &m);

@@ -155,11 +155,8 @@ int cons_wsb_requests(cons_worker *w)
         uint32_t i = w->sby_next;
         const cons_item *it = &w->items[i];
         rwf_msg m;
-        memset(&m, 0, sizeof(m));
-        m.msg_class = RWF_MC_REQUEST;
-        m.domain = it->def->domain;
-        m.container_type = RWF_DT_NO_DATA;
-        m.stream_id = (int32_t)(CONS_ITEM_STREAM_START + i);
+        rwf_msg_init(&m, RWF_MC_REQUEST, it->def->domain, (int32_t)(CONS_ITEM_STREAM_START + i),
+                     RWF_DT_NO_DATA);
         m.flags =
             (it->streaming ? RWF_RQMF_STREAMING : 0) | (it->generic ? RWF_RQMF_PRIVATE_STREAM : 0);
         if (w->has_qos) {

@@ -138,11 +138,8 @@ int cons_send_requests(cons_worker *w, uint64_t n)
     for (; n > 0 && w->next_request < w->item_count; n--) {
         cons_item *it = &w->items[w->next_request];
         rwf_msg m;
-        memset(&m, 0, sizeof(m));
-        m.msg_class = RWF_MC_REQUEST;
-        m.domain = it->def->domain;
-        m.container_type = RWF_DT_NO_DATA;
-        m.stream_id = (int32_t)(CONS_ITEM_STREAM_START + w->next_request);
+        rwf_msg_init(&m, RWF_MC_REQUEST, it->def->domain,
+                     (int32_t)(CONS_ITEM_STREAM_START + w->next_request), RWF_DT_NO_DATA);
         if (it->streaming)
             m.flags |= RWF_RQMF_STREAMING;
         if (w->has_qos) {
@@ -277,31 +274,19 @@ static uint8_t payload_type(const msgdata_msg *m)
 static void post_headers(const cons_worker *w, const cons_item *it, int32_t stream,
                          const msgdata_msg *m, rwf_msg *post, rwf_msg *upd)
 {
-    memset(post, 0, sizeof(*post));
-    memset(upd, 0, sizeof(*upd));
-    post->msg_class = RWF_MC_POST;
-    post->domain = it->def->domain;
-    post->stream_id = stream;
+    rwf_msg_init(post, RWF_MC_POST, it->def->domain, stream, RWF_DT_MSG);
     post->flags = RWF_PSMF_POST_COMPLETE;
-    post->container_type = RWF_DT_MSG;
     post->post_user_addr = w->run->post_user_addr;
     post->post_user_id = w->run->post_user_id;
-    upd->msg_class = RWF_MC_UPDATE;
-    upd->domain = it->def->domain;
-    upd->stream_id = 0;
+    rwf_msg_init(upd, RWF_MC_UPDATE, it->def->domain, 0, payload_type(m));
     upd->flags = RWF_UPMF_HAS_POST_USER_INFO;
-    upd->container_type = payload_type(m);
     upd->post_user_addr = post->post_user_addr;
     upd->post_user_id = post->post_user_id;
 }
 
 static void generic_header(const cons_item *it, int32_t stream, const msgdata_msg *m, rwf_msg *g)
 {
-    memset(g, 0, sizeof(*g));
-    g->msg_class = RWF_MC_GENERIC;
-    g->domain = it->def->domain;
-    g->stream_id = stream;
-    g->container_type = payload_type(m);
+    rwf_msg_init(g, RWF_MC_GENERIC, it->def->domain, stream, payload_type(m));
 }
 
 int cons_send_posts(cons_worker *w, uint64_t n, int64_t latency_pos, int64_t sched_ns)

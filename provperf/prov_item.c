@@ -243,10 +243,8 @@ static int on_post(prov_thread *th, pv_sess *s, const rwf_msg *post)
             return 0;
         }
     } else { /* a payload alone goes back in an update */
-        r = (rwf_msg){.msg_class = RWF_MC_UPDATE,
-                      .domain = post->domain,
-                      .container_type = post->container_type,
-                      .payload = post->payload};
+        rwf_msg_init(&r, RWF_MC_UPDATE, post->domain, post->stream_id, post->container_type);
+        r.payload = post->payload;
     }
     r.stream_id = post->stream_id;
     r.post_user_addr = post->post_user_addr;

@@ -169,11 +169,8 @@ uint32_t pv_msg_refresh(uint8_t *at, uint32_t cap, const pv_item *it, const pv_k
     uint32_t body_len = (uint32_t)(put_refresh_body(body, t) - body);
 
     rwf_msg m;
-    memset(&m, 0, sizeof(m));
-    m.msg_class = RWF_MC_REFRESH;
-    m.domain = it->domain;
-    m.stream_id = it->stream_id;
-    m.container_type = t->domain == RWF_DMT_MARKET_BY_ORDER ? RWF_DT_MAP : RWF_DT_FIELD_LIST;
+    rwf_msg_init(&m, RWF_MC_REFRESH, it->domain, it->stream_id,
+                 t->domain == RWF_DMT_MARKET_BY_ORDER ? RWF_DT_MAP : RWF_DT_FIELD_LIST);
     m.flags =
         RWF_RFMF_HAS_MSG_KEY | RWF_RFMF_REFRESH_COMPLETE | RWF_RFMF_HAS_QOS | RWF_RFMF_CLEAR_CACHE;
     if (it->flags & PV_ITEM_SOLICITED)
@@ -208,11 +205,7 @@ uint32_t pv_msg_status(uint8_t *at, uint32_t cap, int32_t sid, uint8_t domain, u
                        uint8_t data_state, uint8_t code, const char *text, bool nul)
 {
     rwf_msg m;
-    memset(&m, 0, sizeof(m));
-    m.msg_class = RWF_MC_STATUS;
-    m.domain = domain;
-    m.stream_id = sid;
-    m.container_type = RWF_DT_NO_DATA;
+    rwf_msg_init(&m, RWF_MC_STATUS, domain, sid, RWF_DT_NO_DATA);
     m.flags = RWF_STMF_HAS_STATE;
     m.state.stream_state = stream_state;
     m.state.data_state = data_state;

@@ -205,11 +205,8 @@ static int send_close(rx_tunnel *t, const rwf_state *st)
         return tun_chan_write(t, buf, len) < 0 ? -1 : 0;
     }
     rwf_msg c;
-    memset(&c, 0, sizeof(c));
-    c.msg_class = RWF_MC_CLOSE;
-    c.domain = t->domain;
-    c.stream_id = t->ch->role.watchlist ? t->app_id : t->wire_id;
-    c.container_type = RWF_DT_NO_DATA;
+    rwf_msg_init(&c, RWF_MC_CLOSE, t->domain, t->ch->role.watchlist ? t->app_id : t->wire_id,
+                 RWF_DT_NO_DATA);
     size_t n;
     if (rwf_msg_encode(&c, buf, sizeof(buf), &n) != RWF_OK)
         return -1;

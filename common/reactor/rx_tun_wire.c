@@ -225,10 +225,7 @@ int tun_enc_request(const rx_tunnel *t, unsigned v, bool watchlist, uint8_t *buf
                     uint32_t *len)
 {
     rwf_msg m;
-    memset(&m, 0, sizeof(m));
-    m.msg_class = RWF_MC_REQUEST;
-    m.domain = t->domain;
-    m.stream_id = watchlist ? t->app_id : t->wire_id;
+    rwf_msg_init(&m, RWF_MC_REQUEST, t->domain, watchlist ? t->app_id : t->wire_id, RWF_DT_UNKNOWN);
     m.flags = RWF_RQMF_STREAMING | RWF_RQMF_PRIVATE_STREAM | RWF_RQMF_QUALIFIED_STREAM;
     m.key.flags = RWF_MKF_HAS_SERVICE_ID | RWF_MKF_HAS_NAME | RWF_MKF_HAS_FILTER;
     m.key.service_id = t->service_id;
@@ -243,10 +240,7 @@ int tun_enc_request(const rx_tunnel *t, unsigned v, bool watchlist, uint8_t *buf
 int tun_enc_refresh(const rx_tunnel *t, uint8_t *buf, uint32_t cap, uint32_t *len)
 {
     rwf_msg m;
-    memset(&m, 0, sizeof(m));
-    m.msg_class = RWF_MC_REFRESH;
-    m.domain = t->domain;
-    m.stream_id = t->wire_id;
+    rwf_msg_init(&m, RWF_MC_REFRESH, t->domain, t->wire_id, RWF_DT_UNKNOWN);
     m.flags = RWF_RFMF_HAS_MSG_KEY | RWF_RFMF_SOLICITED | RWF_RFMF_REFRESH_COMPLETE |
               RWF_RFMF_CLEAR_CACHE | RWF_RFMF_PRIVATE_STREAM | RWF_RFMF_QUALIFIED_STREAM;
     m.state.stream_state = RWF_STREAM_OPEN;
@@ -265,14 +259,10 @@ int tun_enc_status(int32_t stream, uint8_t domain, const rwf_state *st, const ch
                    uint32_t *len)
 {
     rwf_msg m;
-    memset(&m, 0, sizeof(m));
-    m.msg_class = RWF_MC_STATUS;
-    m.domain = domain;
-    m.stream_id = stream;
+    rwf_msg_init(&m, RWF_MC_STATUS, domain, stream, RWF_DT_NO_DATA);
     m.flags = RWF_STMF_PRIVATE_STREAM | RWF_STMF_QUALIFIED_STREAM | RWF_STMF_CLEAR_CACHE |
               RWF_STMF_HAS_STATE;
     m.state = *st;
-    m.container_type = RWF_DT_NO_DATA;
     if (!cos) {
         size_t n;
         if (rwf_msg_encode(&m, buf, cap, &n) != RWF_OK)

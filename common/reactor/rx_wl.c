@@ -175,10 +175,7 @@ int wl_status_all(rx_chan *ch, wl_stream *s, uint8_t stream_state, uint8_t data_
 {
     rx_wl *wl = ch->a.wl;
     rwf_msg m;
-    memset(&m, 0, sizeof(m));
-    m.msg_class = RWF_MC_STATUS;
-    m.domain = s->domain;
-    m.container_type = RWF_DT_NO_DATA;
+    rwf_msg_init(&m, RWF_MC_STATUS, s->domain, 0, RWF_DT_NO_DATA);
     m.flags = RWF_STMF_HAS_STATE | (s->private_stream ? RWF_STMF_PRIVATE_STREAM : 0);
     m.state.stream_state = stream_state;
     m.state.data_state = data_state;

@@ -38,11 +38,7 @@ void wl_pending_add(rx_wl *wl, wl_stream *s)
 int wl_close_wire(rx_chan *ch, uint8_t domain, int32_t wire_id)
 {
     rwf_msg c;
-    memset(&c, 0, sizeof(c));
-    c.msg_class = RWF_MC_CLOSE;
-    c.domain = domain;
-    c.stream_id = wire_id;
-    c.container_type = RWF_DT_NO_DATA;
+    rwf_msg_init(&c, RWF_MC_CLOSE, domain, wire_id, RWF_DT_NO_DATA);
     return rx_out_msg(ch, &c);
 }
 
@@ -255,12 +251,8 @@ static void detach(rx_wl *wl, wl_req *r)
 static int send_request(rx_chan *ch, wl_stream *s, int32_t id, bool no_refresh)
 {
     rwf_msg q;
-    memset(&q, 0, sizeof(q));
-    q.msg_class = RWF_MC_REQUEST;
-    q.domain = s->domain;
-    q.stream_id = id;
+    rwf_msg_init(&q, RWF_MC_REQUEST, s->domain, id, s->container_type);
     q.flags = s->req_flags | (no_refresh ? RWF_RQMF_NO_REFRESH : 0);
-    q.container_type = s->container_type;
     q.key = s->key;
     q.qos = s->qos;
     q.worst_qos = s->worst_qos;
@@ -549,11 +541,7 @@ int32_t wl_ack_take(rx_wl *wl, int32_t wire_id, uint32_t post_id)
 static int nak(rx_chan *ch, const wl_ack *a, const char *text)
 {
     rwf_msg m;
-    memset(&m, 0, sizeof(m));
-    m.msg_class = RWF_MC_ACK;
-    m.domain = a->domain;
-    m.stream_id = a->app_id;
-    m.container_type = RWF_DT_NO_DATA;
+    rwf_msg_init(&m, RWF_MC_ACK, a->domain, a->app_id, RWF_DT_NO_DATA);
     m.flags = RWF_AKMF_HAS_NAK_CODE | RWF_AKMF_HAS_TEXT;
     m.ack_id = a->post_id;
     m.nak_code = WL_NAK_NO_RESPONSE;
