@@ -60,11 +60,7 @@ static int load(void)
         return err_set("no MarketPrice updates in %s", m);
     for (int i = 0; i < MSGS; i++) {
         rwf_msg u;
-        memset(&u, 0, sizeof(u));
-        u.msg_class = RWF_MC_UPDATE;
-        u.domain = RWF_DMT_MARKET_PRICE;
-        u.stream_id = 5 + i;
-        u.container_type = RWF_DT_FIELD_LIST;
+        rwf_msg_init(&u, RWF_MC_UPDATE, RWF_DMT_MARKET_PRICE, 5 + i, RWF_DT_FIELD_LIST);
         const msgdata_msg *t = &l->updates[i % l->update_count];
         rwf_enc enc;
         rwf_enc_init(&enc, msgs[i], sizeof(msgs[i]));

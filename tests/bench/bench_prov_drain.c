@@ -90,11 +90,7 @@ static int enc_item(rwf_enc *e, const void *arg)
     char name[32];
     snprintf(name, sizeof(name), "RDT%d", i + 1);
     rwf_msg m;
-    memset(&m, 0, sizeof(m));
-    m.msg_class = RWF_MC_REQUEST;
-    m.domain = RWF_DMT_MARKET_PRICE;
-    m.stream_id = 5 + i;
-    m.container_type = RWF_DT_NO_DATA;
+    rwf_msg_init(&m, RWF_MC_REQUEST, RWF_DMT_MARKET_PRICE, 5 + i, RWF_DT_NO_DATA);
     m.flags = RWF_RQMF_STREAMING | RWF_RQMF_HAS_QOS;
     m.qos.timeliness = RWF_QOS_TIME_REALTIME;
     m.qos.rate = RWF_QOS_RATE_TICK_BY_TICK;

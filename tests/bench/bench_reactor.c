@@ -60,11 +60,7 @@ static double cpu_of(int who)
 static uint32_t make_update(uint8_t *buf, uint32_t size, int32_t stream)
 {
     rwf_msg u;
-    memset(&u, 0, sizeof(u));
-    u.msg_class = RWF_MC_UPDATE;
-    u.domain = RWF_DMT_MARKET_PRICE;
-    u.stream_id = stream;
-    u.container_type = RWF_DT_FIELD_LIST;
+    rwf_msg_init(&u, RWF_MC_UPDATE, RWF_DMT_MARKET_PRICE, stream, RWF_DT_FIELD_LIST);
     rwf_enc e;
     rwf_enc_init(&e, buf, size + 64);
     rwf_enc_msg_begin(&e, &u);
@@ -183,11 +179,7 @@ static int serve_admin(side *s, tp_channel *ch, int32_t *ids)
             return -1;
         ids[i] = m.stream_id;
         rwf_msg r;
-        memset(&r, 0, sizeof(r));
-        r.msg_class = RWF_MC_REFRESH;
-        r.domain = RWF_DMT_MARKET_PRICE;
-        r.stream_id = m.stream_id;
-        r.container_type = RWF_DT_NO_DATA;
+        rwf_msg_init(&r, RWF_MC_REFRESH, RWF_DMT_MARKET_PRICE, m.stream_id, RWF_DT_NO_DATA);
         r.flags = RWF_RFMF_SOLICITED | RWF_RFMF_REFRESH_COMPLETE;
         r.state.stream_state = RWF_STREAM_OPEN;
         r.state.data_state = RWF_DATA_OK;
@@ -347,12 +339,8 @@ static rx_chan *open_layer(rx_reactor *r, const cfg *c, const char *port, bool w
         char name[32];
         snprintf(name, sizeof(name), "ITEM%d", i);
         rwf_msg q;
-        memset(&q, 0, sizeof(q));
-        q.msg_class = RWF_MC_REQUEST;
-        q.domain = RWF_DMT_MARKET_PRICE;
-        q.stream_id = 5 + i;
+        rwf_msg_init(&q, RWF_MC_REQUEST, RWF_DMT_MARKET_PRICE, 5 + i, RWF_DT_NO_DATA);
         q.flags = RWF_RQMF_STREAMING;
-        q.container_type = RWF_DT_NO_DATA;
         q.key.flags = RWF_MKF_HAS_SERVICE_ID | RWF_MKF_HAS_NAME;
         q.key.service_id = 1;
         q.key.name = rwf_buf_cstr(name);

@@ -642,6 +642,30 @@ static void test_status_and_close(void **state)
     roundtrip(EX_CLOSE, NULL);
 }
 
+/* rwf_msg_init over a struct that held something else: the four members given, every other
+ * member zero, and the example's Close bytes. */
+static void test_msg_init(void **state)
+{
+    rwf_msg c;
+    size_t n;
+    memset(&c, 0xA5, sizeof(c));
+    rwf_msg_init(&c, RWF_MC_CLOSE, RWF_DMT_MARKET_PRICE, 5, RWF_DT_NO_DATA);
+    assert_int_equal(c.msg_class, RWF_MC_CLOSE);
+    assert_int_equal(c.domain, RWF_DMT_MARKET_PRICE);
+    assert_int_equal(c.stream_id, 5);
+    assert_int_equal(c.container_type, RWF_DT_NO_DATA);
+    assert_int_equal(c.flags, 0);
+    assert_int_equal(c.key.flags, 0);
+    assert_int_equal(c.state.text.len, 0);
+    assert_int_equal(c.ext_header.len, 0);
+    assert_int_equal(c.seq_num, 0);
+    assert_int_equal(c.nak_code, 0);
+    assert_null(c.payload.data);
+    assert_int_equal(c.payload.len, 0);
+    assert_int_equal(rwf_msg_encode(&c, got, sizeof(got), &n), RWF_OK);
+    ts_assert_bytes_equal(got, n, want, hex(EX_CLOSE));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -658,6 +682,7 @@ int main(void)
         cmocka_unit_test(test_post),
         cmocka_unit_test(test_generic),
         cmocka_unit_test(test_status_and_close),
+        cmocka_unit_test(test_msg_init),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -246,11 +246,7 @@ static void request_all(rx_reactor *r, rx_chan *ch, int n)
         char name[32];
         snprintf(name, sizeof(name), "RDT%d", i + 1);
         rwf_msg q;
-        memset(&q, 0, sizeof(q));
-        q.msg_class = RWF_MC_REQUEST;
-        q.domain = RWF_DMT_MARKET_PRICE;
-        q.stream_id = 5 + i;
-        q.container_type = RWF_DT_NO_DATA;
+        rwf_msg_init(&q, RWF_MC_REQUEST, RWF_DMT_MARKET_PRICE, 5 + i, RWF_DT_NO_DATA);
         q.flags = RWF_RQMF_STREAMING;
         q.key.flags = RWF_MKF_HAS_SERVICE_ID | RWF_MKF_HAS_NAME;
         q.key.service_id = 1;

@@ -418,11 +418,7 @@ static inline void tx_peer_directory(tx_peer *p, int32_t stream, uint32_t filter
     if (rwf_msg_decode(&m, rwf_buf_make(tmp, len)) != RWF_OK)
         fail_msg("directory decode: %s", err_msg());
     rwf_msg u;
-    memset(&u, 0, sizeof(u));
-    u.msg_class = RWF_MC_UPDATE;
-    u.domain = RWF_DMT_SOURCE;
-    u.stream_id = stream;
-    u.container_type = RWF_DT_MAP;
+    rwf_msg_init(&u, RWF_MC_UPDATE, RWF_DMT_SOURCE, stream, RWF_DT_MAP);
     u.payload = m.payload;
     tx_peer_send(p, &u);
 }
@@ -432,11 +428,7 @@ static inline void tx_peer_item(tx_peer *p, int cls, int32_t stream, uint8_t dom
                                 uint8_t sstate, uint8_t dstate, const char *text)
 {
     rwf_msg m;
-    memset(&m, 0, sizeof(m));
-    m.msg_class = (uint8_t)cls;
-    m.domain = domain;
-    m.stream_id = stream;
-    m.container_type = RWF_DT_NO_DATA;
+    rwf_msg_init(&m, (uint8_t)cls, domain, stream, RWF_DT_NO_DATA);
     if (cls == RWF_MC_REFRESH) {
         m.flags = RWF_RFMF_REFRESH_COMPLETE | (solicited ? RWF_RFMF_SOLICITED : 0);
         m.state.stream_state = sstate;
@@ -472,11 +464,7 @@ static inline int tx_request(rx_chan *ch, int32_t stream, const char *name, bool
                              bool qos)
 {
     rwf_msg m;
-    memset(&m, 0, sizeof(m));
-    m.msg_class = RWF_MC_REQUEST;
-    m.domain = RWF_DMT_MARKET_PRICE;
-    m.stream_id = stream;
-    m.container_type = RWF_DT_NO_DATA;
+    rwf_msg_init(&m, RWF_MC_REQUEST, RWF_DMT_MARKET_PRICE, stream, RWF_DT_NO_DATA);
     m.flags = (streaming ? RWF_RQMF_STREAMING : 0) | (qos ? RWF_RQMF_HAS_QOS : 0);
     m.qos.timeliness = 1;
     m.qos.rate = 1;

@@ -108,11 +108,7 @@ static void test_provider(void **state)
     assert_int_equal(f->log.v[i].stream, 5);
     /* Replies: one message, then a packed buffer of three. */
     rwf_msg r;
-    memset(&r, 0, sizeof(r));
-    r.msg_class = RWF_MC_REFRESH;
-    r.domain = RWF_DMT_MARKET_PRICE;
-    r.stream_id = 5;
-    r.container_type = RWF_DT_NO_DATA;
+    rwf_msg_init(&r, RWF_MC_REFRESH, RWF_DMT_MARKET_PRICE, 5, RWF_DT_NO_DATA);
     r.flags = RWF_RFMF_REFRESH_COMPLETE | RWF_RFMF_SOLICITED;
     r.state.stream_state = RWF_STREAM_OPEN;
     r.state.data_state = RWF_DATA_OK;
@@ -120,11 +116,7 @@ static void test_provider(void **state)
     rx_buf *b;
     assert_int_equal(rx_get_buffer(ch, 600, true, &b), 0);
     rwf_msg u;
-    memset(&u, 0, sizeof(u));
-    u.msg_class = RWF_MC_UPDATE;
-    u.domain = RWF_DMT_MARKET_PRICE;
-    u.stream_id = 5;
-    u.container_type = RWF_DT_NO_DATA;
+    rwf_msg_init(&u, RWF_MC_UPDATE, RWF_DMT_MARKET_PRICE, 5, RWF_DT_NO_DATA);
     for (int k = 0; k < 3; k++) {
         size_t n;
         u.update_type = (uint8_t)k;

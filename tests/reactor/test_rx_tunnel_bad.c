@@ -319,10 +319,7 @@ static fx *provider(int answer)
 static void request(fx *f, uint8_t key_flags, unsigned version)
 {
     rwf_msg m;
-    memset(&m, 0, sizeof(m));
-    m.msg_class = RWF_MC_REQUEST;
-    m.domain = RWF_DMT_SYSTEM;
-    m.stream_id = 1000;
+    rwf_msg_init(&m, RWF_MC_REQUEST, RWF_DMT_SYSTEM, 1000, RWF_DT_FILTER_LIST);
     m.flags = RWF_RQMF_STREAMING | RWF_RQMF_PRIVATE_STREAM | RWF_RQMF_QUALIFIED_STREAM;
     m.key.flags = key_flags;
     m.key.service_id = 1;
@@ -336,7 +333,6 @@ static void request(fx *f, uint8_t key_flags, unsigned version)
     static uint8_t buf[1024];
     rwf_enc e;
     rwf_enc_init(&e, buf, sizeof(buf));
-    m.container_type = RWF_DT_FILTER_LIST;
     rwf_enc_msg_begin(&e, &m);
     rx_cos_encode(&e, &c, 0x0D, false, version);
     rwf_enc_msg_end(&e);

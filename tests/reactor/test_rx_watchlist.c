@@ -165,11 +165,7 @@ static void test_aggregation(void **state)
     assert_int_equal(f->log.updates, 3);
     /* Closing two of three sends nothing; the last closes the wire stream. */
     rwf_msg c;
-    memset(&c, 0, sizeof(c));
-    c.msg_class = RWF_MC_CLOSE;
-    c.domain = RWF_DMT_MARKET_PRICE;
-    c.container_type = RWF_DT_NO_DATA;
-    c.stream_id = 10;
+    rwf_msg_init(&c, RWF_MC_CLOSE, RWF_DMT_MARKET_PRICE, 10, RWF_DT_NO_DATA);
     assert_int_equal(rx_submit_msg(f->ch, &c), 0);
     c.stream_id = 12;
     assert_int_equal(rx_submit_msg(f->ch, &c), 0);
@@ -341,11 +337,7 @@ static void test_snapshot(void **state)
 static void post(wl_fixture *f, int32_t stream, bool ack, uint32_t post_id)
 {
     rwf_msg p;
-    memset(&p, 0, sizeof(p));
-    p.msg_class = RWF_MC_POST;
-    p.domain = RWF_DMT_MARKET_PRICE;
-    p.stream_id = stream;
-    p.container_type = RWF_DT_NO_DATA;
+    rwf_msg_init(&p, RWF_MC_POST, RWF_DMT_MARKET_PRICE, stream, RWF_DT_NO_DATA);
     p.flags = RWF_PSMF_POST_COMPLETE | (ack ? RWF_PSMF_ACK | RWF_PSMF_HAS_POST_ID : 0);
     p.post_id = post_id;
     p.post_user_addr = 0x7F000001;
@@ -379,11 +371,7 @@ static void test_posts_and_generics(void **state)
     tx_peer_expect(&f->peer, &m, RWF_MC_POST, id);
     assert_int_equal(m.post_id, 77);
     rwf_msg a;
-    memset(&a, 0, sizeof(a));
-    a.msg_class = RWF_MC_ACK;
-    a.domain = RWF_DMT_MARKET_PRICE;
-    a.stream_id = id;
-    a.container_type = RWF_DT_NO_DATA;
+    rwf_msg_init(&a, RWF_MC_ACK, RWF_DMT_MARKET_PRICE, id, RWF_DT_NO_DATA);
     a.ack_id = 77;
     tx_peer_send(&f->peer, &a);
     i = tx_wait_for(f->r, &f->log, i, TX_MSG, RWF_MC_ACK, 3000);
@@ -402,11 +390,7 @@ static void test_posts_and_generics(void **state)
     assert_int_equal(st.ack_timeouts, 1);
     /* Generic messages. */
     rwf_msg g;
-    memset(&g, 0, sizeof(g));
-    g.msg_class = RWF_MC_GENERIC;
-    g.domain = RWF_DMT_MARKET_PRICE;
-    g.stream_id = 5;
-    g.container_type = RWF_DT_NO_DATA;
+    rwf_msg_init(&g, RWF_MC_GENERIC, RWF_DMT_MARKET_PRICE, 5, RWF_DT_NO_DATA);
     assert_int_equal(rx_submit_msg(f->ch, &g), 0);
     rx_flush(f->ch);
     tx_peer_expect(&f->peer, &m, RWF_MC_GENERIC, id);
@@ -416,11 +400,7 @@ static void test_posts_and_generics(void **state)
     assert_int_equal(f->log.v[i].stream, 5);
     /* A post for a stream the tool never opened is refused. */
     rwf_msg p;
-    memset(&p, 0, sizeof(p));
-    p.msg_class = RWF_MC_POST;
-    p.domain = RWF_DMT_MARKET_PRICE;
-    p.stream_id = 99;
-    p.container_type = RWF_DT_NO_DATA;
+    rwf_msg_init(&p, RWF_MC_POST, RWF_DMT_MARKET_PRICE, 99, RWF_DT_NO_DATA);
     assert_int_equal(rx_submit_msg(f->ch, &p), TP_EINVAL);
 }
 

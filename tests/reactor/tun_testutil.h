@@ -318,11 +318,7 @@ static inline void tt_peer_ack(tx_peer *p, int32_t stream, uint32_t seq, const u
 static inline void tt_peer_refresh(tx_peer *p, int32_t stream, uint8_t auth)
 {
     rwf_msg m;
-    memset(&m, 0, sizeof(m));
-    m.msg_class = RWF_MC_REFRESH;
-    m.domain = RWF_DMT_SYSTEM;
-    m.stream_id = stream;
-    m.container_type = RWF_DT_FILTER_LIST;
+    rwf_msg_init(&m, RWF_MC_REFRESH, RWF_DMT_SYSTEM, stream, RWF_DT_FILTER_LIST);
     m.flags = RWF_RFMF_HAS_MSG_KEY | RWF_RFMF_SOLICITED | RWF_RFMF_REFRESH_COMPLETE |
               RWF_RFMF_CLEAR_CACHE | RWF_RFMF_PRIVATE_STREAM | RWF_RFMF_QUALIFIED_STREAM;
     m.state.stream_state = RWF_STREAM_OPEN;
@@ -355,11 +351,7 @@ static inline uint32_t tt_inner(uint8_t *buf, uint32_t cap, uint8_t cls, int32_t
                                 uint32_t len, uint32_t tag)
 {
     rwf_msg m;
-    memset(&m, 0, sizeof(m));
-    m.msg_class = cls;
-    m.domain = RWF_DMT_MARKET_PRICE;
-    m.stream_id = stream;
-    m.container_type = RWF_DT_OPAQUE;
+    rwf_msg_init(&m, cls, RWF_DMT_MARKET_PRICE, stream, RWF_DT_OPAQUE);
     static uint8_t pad[70000];
     for (uint32_t i = 0; i < sizeof(pad); i++)
         pad[i] = (uint8_t)(i * 7 + tag);

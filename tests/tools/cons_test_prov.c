@@ -174,20 +174,15 @@ static int on_request(conn *c, const rwf_msg *m)
     if (opt.no_refresh)
         return 0;
     rwf_msg r;
-    memset(&r, 0, sizeof(r));
-    r.domain = m->domain;
-    r.stream_id = m->stream_id;
     if (opt.close_after >= 0 && n >= (unsigned)opt.close_after) {
-        r.msg_class = RWF_MC_STATUS;
-        r.container_type = RWF_DT_NO_DATA;
+        rwf_msg_init(&r, RWF_MC_STATUS, m->domain, m->stream_id, RWF_DT_NO_DATA);
         r.flags = RWF_STMF_HAS_STATE;
         r.state = (rwf_state){RWF_STREAM_CLOSED, RWF_DATA_SUSPECT, RWF_SC_NOT_FOUND,
                               RWF_STR("Item closed by the test provider")};
         return send_msg(c, &r, NULL, NULL);
     }
     bool streaming = m->flags & RWF_RQMF_STREAMING;
-    r.msg_class = RWF_MC_REFRESH;
-    r.container_type = RWF_DT_FIELD_LIST;
+    rwf_msg_init(&r, RWF_MC_REFRESH, m->domain, m->stream_id, RWF_DT_FIELD_LIST);
     r.flags = RWF_RFMF_HAS_MSG_KEY | RWF_RFMF_SOLICITED | RWF_RFMF_REFRESH_COMPLETE |
               RWF_RFMF_HAS_QOS | RWF_RFMF_CLEAR_CACHE;
     if (m->flags & RWF_RQMF_PRIVATE_STREAM)
@@ -220,11 +215,7 @@ static int on_post(conn *c, const rwf_msg *m)
     if (rwf_msg_decode(&u, m->payload) != RWF_OK)
         ci_fail("nested post message: %s", err_msg());
     rwf_msg r;
-    memset(&r, 0, sizeof(r));
-    r.msg_class = RWF_MC_UPDATE;
-    r.domain = m->domain;
-    r.stream_id = m->stream_id;
-    r.container_type = u.container_type;
+    rwf_msg_init(&r, RWF_MC_UPDATE, m->domain, m->stream_id, u.container_type);
     r.flags = RWF_UPMF_HAS_POST_USER_INFO;
     r.post_user_addr = m->post_user_addr;
     r.post_user_id = m->post_user_id;
@@ -261,11 +252,8 @@ static int send_burst(conn *c, uint32_t index, int rate, bool generic, int64_t s
     for (uint64_t i = 0; i < n; i++) {
         item *it = &c->items[c->next++ % c->count];
         rwf_msg m;
-        memset(&m, 0, sizeof(m));
-        m.msg_class = generic ? RWF_MC_GENERIC : RWF_MC_UPDATE;
-        m.domain = it->domain;
-        m.stream_id = it->stream;
-        m.container_type = RWF_DT_FIELD_LIST;
+        rwf_msg_init(&m, generic ? RWF_MC_GENERIC : RWF_MC_UPDATE, it->domain, it->stream,
+                     RWF_DT_FIELD_LIST);
         stamps s = {generic ? 3904 : 3902, generic ? 3902 : 3904,
                     opt.nano ? (uint64_t)clk_ns() : (uint64_t)clk_us(),
                     opt.nano ? (uint64_t)sched_ns : (uint64_t)sched_ns / 1000};

@@ -89,11 +89,7 @@ static void test_stamps_by_field(void **state)
     uint8_t buf[256];
     rwf_enc e;
     rwf_msg m;
-    memset(&m, 0, sizeof(m));
-    m.msg_class = RWF_MC_UPDATE;
-    m.domain = RWF_DMT_MARKET_PRICE;
-    m.stream_id = 6;
-    m.container_type = RWF_DT_FIELD_LIST;
+    rwf_msg_init(&m, RWF_MC_UPDATE, RWF_DMT_MARKET_PRICE, 6, RWF_DT_FIELD_LIST);
     m.flags = RWF_UPMF_HAS_POST_USER_INFO;
     m.post_user_addr = 0x7F000001;
     m.post_user_id = 4321;
@@ -171,11 +167,7 @@ static void test_market_by_order(void **state)
     uint8_t buf[1024];
     rwf_enc e;
     rwf_msg m;
-    memset(&m, 0, sizeof(m));
-    m.msg_class = RWF_MC_UPDATE;
-    m.domain = RWF_DMT_MARKET_BY_ORDER;
-    m.stream_id = 5;
-    m.container_type = RWF_DT_MAP;
+    rwf_msg_init(&m, RWF_MC_UPDATE, RWF_DMT_MARKET_BY_ORDER, 5, RWF_DT_MAP);
     rwf_enc_init(&e, buf, sizeof(buf));
     rwf_enc_msg_begin(&e, &m);
     rwf_map_hdr mh = {.flags = RWF_MPF_HAS_SET_DEFS | RWF_MPF_HAS_SUMMARY_DATA |

@@ -50,11 +50,7 @@ static void login(tp_channel *ch)
 static void request(tp_channel *ch, int32_t sid, const char *name, uint8_t domain)
 {
     rwf_msg m;
-    memset(&m, 0, sizeof(m));
-    m.msg_class = RWF_MC_REQUEST;
-    m.domain = domain;
-    m.stream_id = sid;
-    m.container_type = RWF_DT_NO_DATA;
+    rwf_msg_init(&m, RWF_MC_REQUEST, domain, sid, RWF_DT_NO_DATA);
     m.flags = RWF_RQMF_STREAMING;
     m.key.flags = RWF_MKF_HAS_SERVICE_ID | RWF_MKF_HAS_NAME;
     m.key.service_id = 1;

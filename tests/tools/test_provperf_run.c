@@ -232,11 +232,7 @@ static int enc_request(rwf_enc *e, int32_t sid, const char *name, uint16_t servi
                        const rwf_qos *qos, uint8_t domain)
 {
     rwf_msg m;
-    memset(&m, 0, sizeof(m));
-    m.msg_class = RWF_MC_REQUEST;
-    m.domain = domain;
-    m.stream_id = sid;
-    m.container_type = RWF_DT_NO_DATA;
+    rwf_msg_init(&m, RWF_MC_REQUEST, domain, sid, RWF_DT_NO_DATA);
     m.flags = flags;
     if (qos) {
         m.flags |= RWF_RQMF_HAS_QOS;
@@ -388,11 +384,7 @@ static void test_rejects(void **state)
     expect_reject(ch, 8, 8, RWF_REJECT_DOMAIN);
     /* A close frees a place. */
     rwf_msg c;
-    memset(&c, 0, sizeof(c));
-    c.msg_class = RWF_MC_CLOSE;
-    c.domain = 6;
-    c.stream_id = 5;
-    c.container_type = RWF_DT_NO_DATA;
+    rwf_msg_init(&c, RWF_MC_CLOSE, 6, 5, RWF_DT_NO_DATA);
     PVT_SEND_ENC(ch, rwf_enc_msg(&e, &c));
     /* A snapshot (no STREAMING) gets a NON_STREAMING refresh and is closed after it, so that
      * the place is still free for the next request. */
@@ -494,11 +486,7 @@ static void test_generic_messages(void **state)
         rwf_enc e;
         rwf_enc_init(&e, g, sizeof(g));
         rwf_msg gm;
-        memset(&gm, 0, sizeof(gm));
-        gm.msg_class = RWF_MC_GENERIC;
-        gm.domain = 6;
-        gm.stream_id = 5;
-        gm.container_type = RWF_DT_FIELD_LIST;
+        rwf_msg_init(&gm, RWF_MC_GENERIC, 6, 5, RWF_DT_FIELD_LIST);
         uint64_t now = (uint64_t)clk_us();
         rwf_enc_msg_begin(&e, &gm);
         rwf_enc_fl_begin_std(&e);
