@@ -29,6 +29,12 @@
  * TLS record carries (less room for the message that crosses the mark), so that a flush is
  * one full record and one send() rather than several small ones. */
 #define TP_TLS_DEFAULT_HWM (15u * 1024u)
+/* Bytes a server's socket may hold not yet sent before a write waits (TCP_NOTSENT_LOWAT).
+ * When the peer falls behind and its window closes, what the sender has queued in the kernel
+ * is pushed out by the peer's own acknowledgements, in the peer's system calls and on the
+ * peer's core; a short unsent queue keeps that work with the sender, which is woken to write
+ * more when the queue runs low. */
+#define TP_NOTSENT_LOWAT (128 * 1024)
 #define TP_STREAM_MAX 3 /* streams a channel may stack (TLS, WebSocket, one spare) */
 
 /* handshake / internal state */
@@ -250,6 +256,8 @@ int tp_tls_ctx_ref(struct ssl_ctx_st *ctx);
 /* tp_sock.c */
 int tp_sock_resolve(const char *host, const char *port, struct sockaddr_in *out);
 int tp_sock_options(int fd, const tp_opts *o, int strict);
+/* Limits the bytes fd (a TCP socket) holds not yet sent to TP_NOTSENT_LOWAT (see there). */
+void tp_sock_notsent_lowat(int fd);
 int tp_sock_connect(tp_channel *ch);
 int tp_sock_bind(tp_server *s);
 int tp_sock_local_ip(int fd, char *ip, size_t cap);

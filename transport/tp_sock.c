@@ -43,6 +43,13 @@ int tp_sock_options(int fd, const tp_opts *o, int strict)
     return 0;
 }
 
+/* A hint for the kernel: a socket that refuses it works as before, so errors are ignored. */
+void tp_sock_notsent_lowat(int fd)
+{
+    int lowat = TP_NOTSENT_LOWAT;
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &lowat, sizeof(lowat));
+}
+
 int tp_sock_connect(tp_channel *ch)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);

@@ -94,6 +94,7 @@ int tp_accept(tp_server *s, tp_channel **out)
     }
     ch->fd = fd;
     tp_sock_options(fd, &ch->o, 0);
+    tp_sock_notsent_lowat(fd);
     if (s->tls_ctx) {
         if (tp_tls_ctx_ref(s->tls_ctx) < 0) {
             tp_close(ch);

@@ -3,6 +3,10 @@
  * a peer that does not read, pings and their timeout, refusal, several open buffers. */
 #include "tp_testutil.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
 /* Sends count messages of size bytes from w to r (writing as fast as the output area
  * allows, reading as they come) and checks each one's content and order. */
 static void check_stream(tp_channel *w, tp_channel *r, int count, uint32_t size)
@@ -71,6 +75,24 @@ static void test_basic_both_ways(void **state)
     assert_int_equal(st.msgs_written, 5000);
     assert_int_equal(st.msgs_read, 5000);
     assert_int_equal(st.bytes_written, 5000 * 79);
+    tu_close(&p);
+}
+
+/* A server's socket holds at most 128 KiB not yet sent (TCP_NOTSENT_LOWAT); a stream of several
+ * MiB from the server still arrives whole and in order. */
+static void test_server_unsent_bound(void **state)
+{
+    (void)state;
+    tp_opts so, co;
+    tu_opts(&so);
+    tu_opts(&co);
+    tu_pair p;
+    tu_connect(&p, &so, &co);
+    int lowat = 0;
+    socklen_t len = sizeof(lowat);
+    assert_int_equal(getsockopt(tp_fd(p.s), IPPROTO_TCP, TCP_NOTSENT_LOWAT, &lowat, &len), 0);
+    assert_int_equal(lowat, 128 * 1024);
+    check_stream(p.s, p.c, 40000, 150);
     tu_close(&p);
 }
 
@@ -720,6 +742,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_basic_both_ways),
+        cmocka_unit_test(test_server_unsent_bound),
         cmocka_unit_test(test_versions),
         cmocka_unit_test(test_fragment_id_wrap),
         cmocka_unit_test(test_compression_matrix),
