@@ -8,6 +8,9 @@
 #                 -t too: after whichever comes first)
 #     -j <jobs>   targets run at once (default 1)
 #     -N <nice>   niceness of the fuzzers (default 0; 19 uses only idle CPU)
+#     -T <secs>   wall time one input may take before it counts as a hang (default 60; give
+#                 more when the fuzzers run at a low priority on a busy machine, where a starved
+#                 process otherwise reports false hangs)
 #     -M          leave the kept corpus as it is (no merge back into the tree)
 #     -l          list the targets and how many inputs each keeps
 #
@@ -21,14 +24,15 @@
 # crashes, and the executions of every run so far (build-fuzz/fuzz-history.tsv).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-secs=60 secs_given=0 runs="" jobs=1 niceness=0 merge=1 list=0
-usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; }
-while getopts "t:n:j:N:Mlh" o; do
+secs=60 secs_given=0 runs="" jobs=1 niceness=0 hang=60 merge=1 list=0
+usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
+while getopts "t:n:j:N:T:Mlh" o; do
     case $o in
     t) secs=$OPTARG secs_given=1 ;;
     n) runs=$OPTARG ;;
     j) jobs=$OPTARG ;;
     N) niceness=$OPTARG ;;
+    T) hang=$OPTARG ;;
     M) merge=0 ;;
     l) list=1 ;;
     h) usage; exit 0 ;;
@@ -80,7 +84,7 @@ run_one() {
     [ -n "$runs" ] && [ $secs_given = 1 ] && limit+=(-max_total_time="$secs")
     local rc=0
     (cd "$top/build-fuzz" && nice -n "$niceness" "$bindir/$t" "${limit[@]}" -print_final_stats=1 \
-        -artifact_prefix="$art" -timeout=60 "${dirs[@]}") >"$log" 2>&1 || rc=$?
+        -artifact_prefix="$art" -timeout="$hang" "${dirs[@]}") >"$log" 2>&1 || rc=$?
     local execs cov ft speed
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
