@@ -131,21 +131,27 @@ static inline int64_t rwf_rdn_signed(const uint8_t *p, unsigned n)
     return (int64_t)(rwf_rdn(p, n) << shift) >> shift;
 }
 
+/* The 8 bytes end - 8 .. end - 1 as one big-endian number, in one load. The caller knows
+ * that all 8 are inside its buffer. */
+static inline uint64_t rwf_rd64_ending(const uint8_t *end)
+{
+#if defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t w;
+    memcpy(&w, end - 8, 8);
+    return __builtin_bswap64(w);
+#else
+    return rwf_rdn(end - 8, 8);
+#endif
+}
+
 /* rwf_rdn for a value that sits in a buffer starting at lo (lo <= p): when the 8 bytes that
  * end at p + n are inside [lo, p + n), one 8-byte load and a shift instead of a load per
  * length; else rwf_rdn. 1 <= n <= 8. Reads nothing outside [lo, p + n). */
 static inline uint64_t rwf_rdn_in(const uint8_t *lo, const uint8_t *p, unsigned n)
 {
     if ((size_t)(p - lo) + n >= 8) {
-        uint64_t w;
-        memcpy(&w, p + n - 8, 8);
-#if defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        w = __builtin_bswap64(w);
-#else
-        w = rwf_rdn(p + n - 8, 8);
-#endif
         unsigned shift = 64 - 8 * n;
-        return w << shift >> shift;
+        return rwf_rd64_ending(p + n) << shift >> shift;
     }
     return rwf_rdn(p, n);
 }

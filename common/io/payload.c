@@ -161,15 +161,8 @@ static int __attribute__((noinline)) decode_field_at(const rwf_dict *dict, const
  * 3 bytes before v, and the list's flags and count the 3 before the first entry). */
 static inline int64_t real_mantissa(const uint8_t *v, unsigned n)
 {
-    uint64_t w;
-    memcpy(&w, v + n - 8, 8);
-#if defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    w = __builtin_bswap64(w);
-#else
-    w = rwf_rdn(v + n - 8, 8);
-#endif
     unsigned shift = 72 - 8 * n; /* the n - 1 mantissa bytes are the low ones */
-    return (int64_t)(w << shift) >> shift;
+    return (int64_t)(rwf_rd64_ending(v + n) << shift) >> shift;
 }
 
 /* The standard entries of d (a FieldList without set data) whose value length has the short
