@@ -19,6 +19,7 @@
 #                   with both of them, in the same sweep (rows marked "orig")
 #   PROV_CPU (0), CONS_CPU (1)   -threads of each tool (one core each); "" leaves them unbound
 #   PROV_WORKER, CONS_WORKER ("")  -workerThreads of each tool in the Reactor modes ("": unbound)
+#   PROV_ARGS, CONS_ARGS ("")  further options given to every provider / consumer run
 #   RUN_DIR (build/bench)   working folder
 #   ENCRYPTED=1     both tools over TLS (-connType encrypted; a throw-away self-signed RSA
 #                   certificate for localhost is made in RUN_DIR with the openssl command);
@@ -150,6 +151,8 @@ for mode in $modes; do
                        -steadyStateTime "$steady" -writeStatsInterval 1 -noDisplayStats
                        "${tls_c[@]}")
                 [ -n "$cons_cpu" ] && cargs+=(-threads "$cons_cpu")
+                # shellcheck disable=SC2206
+                pargs+=(${PROV_ARGS:-}) cargs+=(${CONS_ARGS:-})
                 if [ "$mode" != bare ]; then
                     pargs+=(-reactor)
                     [ -n "$prov_worker" ] && pargs+=(-workerThreads "$prov_worker")
