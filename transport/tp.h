@@ -398,6 +398,7 @@ typedef struct tp_info {
     tp_conn_type encrypted_protocol; /* what runs inside TLS (TP_CONN_ENCRYPTED only) */
     char tls_version[16];            /* negotiated ("TLSv1.2", "TLSv1.3"); "" without TLS */
     char tls_cipher[64];             /* negotiated suite, OpenSSL's name; "" without TLS */
+    uint8_t tls_in_place;            /* the client decrypts records in its input area */
     tp_ws_proto ws_protocol;         /* the WebSocket sub-protocol; NONE when not WebSocket */
 } tp_info;
 

@@ -219,7 +219,7 @@ int tp_chan_activate(tp_channel *ch)
             ch->stack[i]->ops->activate(ch->stack[i]);
     /* bytes that arrived with the end of the handshake and wait inside the stream */
     ch->rx_pend = ch->strm && ch->strm->ops->pending(ch->strm);
-    ch->rd_fast = !ch->rx_pend;
+    ch->rd_fast = 1;
     ch->wr_fast = !ch->comp_out;
     if (ch->ws && tp_ws_activated(ch) < 0)
         return tp_chan_fail(ch);

@@ -85,6 +85,7 @@ struct tp_channel {
     uint8_t shm_wr;         /* active shared-memory writer */
     uint8_t rx_pend;        /* the stream stack holds read bytes the descriptor will not announce */
     uint8_t rx_eof;         /* the stream ended after the bytes still in the input area */
+    uint8_t rx_inplace;     /* the top stream fills the input area itself (ops->fill) */
     struct tp_stream *strm; /* top of the stream stack; NULL: the plain socket */
     struct tp_ws *ws;       /* the WebSocket layer (in the stack); NULL when not WebSocket */
     uint8_t ws_json;        /* active rssl.json.v2 channel: JSON frames instead of RIPC */

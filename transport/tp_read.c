@@ -340,6 +340,12 @@ static int fill_stream(tp_channel *ch)
  * TP_EFAIL (end of file, error). */
 static int fill(tp_channel *ch)
 {
+    if (TP_UNLIKELY(ch->rx_inplace)) { /* the stream keeps the input area itself */
+        int rc = ch->strm->ops->fill(ch->strm);
+        if (rc >= 0)
+            return rc;
+        return rc == TP_IO_EOF ? peer_closed(ch) : tp_chan_fail(ch);
+    }
     if (ch->in_rd == ch->in_wr) {
         ch->in_rd = ch->in_wr = 0;
     } else if (ch->in_cap - ch->in_wr < ch->max_in_frame) {
@@ -422,7 +428,7 @@ static int __attribute__((noinline)) read_slow(tp_channel *ch, tp_msg *msg)
         did_io = 1;
     }
 out:
-    ch->rd_fast = ch->state == TP_STATE_ACTIVE && !ch->pk_cur && !ch->split && !ch->rx_pend;
+    ch->rd_fast = ch->state == TP_STATE_ACTIVE && !ch->pk_cur && !ch->split;
     return rc;
 }
 
@@ -440,7 +446,9 @@ int tp_read(tp_channel *ch, tp_msg *msg)
                 msg->len = flen - 3;
                 ch->st.msgs_read++;
                 avail -= flen;
-                return TP_READ_MSG | (avail >= 3 && tp_get16(p + flen) <= avail ? TP_READ_MORE : 0);
+                if (avail >= 3 && tp_get16(p + flen) <= avail)
+                    return TP_READ_MSG | TP_READ_MORE;
+                return TP_READ_MSG | (ch->rx_pend ? TP_READ_MORE : 0);
             }
         }
     }

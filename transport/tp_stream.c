@@ -112,6 +112,7 @@ void tp_stream_stack_free(tp_channel *ch, int graceful)
     ch->strm = NULL;
     ch->strm_hs = 0;
     ch->rx_pend = 0;
+    ch->rx_inplace = 0;
 }
 
 short tp_stream_stack_want(const tp_channel *ch)

@@ -37,6 +37,9 @@
  *              (it has encrypted a record of them already).
  *   pending    non-zero when read would return bytes that the descriptor will not announce
  *              (they were read from the socket and are held in the stream).
+ *   fill       only while ch->rx_inplace (set by the stream's activate): the stream reads
+ *              straight into the channel's input area and keeps it (tp_tls_rx_fill's contract).
+ *              May be NULL.
  *   activate   the RIPC handshake is complete (a stream may switch to its fast settings).
  *   info       fills the stream's part of tp_info (TLS version and cipher); may be NULL.
  *   destroy    frees the stream (not the ones below); a best-effort orderly end (TLS
@@ -61,6 +64,7 @@ typedef struct tp_stream_ops {
     long (*read)(tp_stream *s, uint8_t *buf, size_t n);
     long (*write)(tp_stream *s, const uint8_t *buf, size_t n);
     int (*pending)(const tp_stream *s);
+    int (*fill)(tp_stream *s);
     void (*activate)(tp_stream *s);
     void (*info)(const tp_stream *s, tp_info *out);
     void (*destroy)(tp_stream *s, int graceful);

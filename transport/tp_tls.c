@@ -15,10 +15,17 @@
 #include <sys/socket.h>
 
 #include "tp_tls.h"
+#include "tp_tls_rx.h"
 
 typedef struct tp_tls {
     tp_stream base;
     SSL *ssl;
+    tp_tls_rx *rx; /* client: records read in place once active; NULL: through OpenSSL */
+    uint64_t records_after_hs; /* records OpenSSL read after the handshake (client) */
+    uint8_t hs_done;
+    uint8_t no_inplace; /* OpenSSL followed a key update: its read keys are not ours */
+    uint8_t secret_len; /* the server's TLS 1.3 application traffic secret (key-log callback) */
+    uint8_t secret[64];
     char peer[320]; /* "host:port" of the server, or "client a.b.c.d:port" */
     /* the first certificate error the check met (client) */
     int v_err;
@@ -163,8 +170,10 @@ static int tls_handshake(tp_stream *st)
     ERR_clear_error();
     errno = 0;
     int r = SSL_do_handshake(t->ssl);
-    if (r == 1)
+    if (r == 1) {
+        t->hs_done = 1;
         return 1;
+    }
     switch (SSL_get_error(t->ssl, r)) {
     case SSL_ERROR_WANT_READ:
         st->want = POLLIN;
@@ -214,6 +223,10 @@ static long tls_read(tp_stream *st, uint8_t *buf, size_t n)
 {
     tp_tls *t = (tp_tls *)st;
     size_t got;
+    if (TP_UNLIKELY(t->rx != NULL)) {
+        err_set("TLS: the stream is read in place");
+        return TP_EFAIL;
+    }
     if (TP_LIKELY(SSL_read_ex(t->ssl, buf, n, &got) == 1)) {
         st->want = 0;
         return (long)got;
@@ -234,19 +247,95 @@ static long tls_write(tp_stream *st, const uint8_t *buf, size_t n)
 
 static int tls_pending(const tp_stream *st)
 {
-    return SSL_has_pending(((const tp_tls *)st)->ssl);
+    const tp_tls *t = (const tp_tls *)st;
+    return t->rx ? 0 : SSL_has_pending(t->ssl);
+}
+
+static int tls_fill(tp_stream *st)
+{
+    return tp_tls_rx_fill(st->ch, ((tp_tls *)st)->rx);
+}
+
+/* Counts the records OpenSSL reads after the handshake (the read sequence number that
+ * reading in place continues from) and notes a key update it follows. */
+static void msg_cb(int write_p, int version, int content_type, const void *buf, size_t len,
+                   SSL *ssl, void *arg)
+{
+    (void)version;
+    (void)ssl;
+    tp_tls *t = arg;
+    if (write_p || !t->hs_done)
+        return;
+    if (content_type == SSL3_RT_HEADER && len >= 5)
+        t->records_after_hs++;
+    else if (content_type == SSL3_RT_HANDSHAKE && len >= 1 && ((const uint8_t *)buf)[0] == 24)
+        t->no_inplace = 1;
+}
+
+void tp_tls_keylog(const SSL *ssl, const char *line)
+{
+    static const char tag[] = "SERVER_TRAFFIC_SECRET_0 ";
+    tp_tls *t = SSL_get_app_data(ssl);
+    if (!t || strncmp(line, tag, sizeof(tag) - 1) != 0)
+        return;
+    const char *hex = strchr(line + sizeof(tag) - 1, ' '); /* after the client random */
+    size_t n = hex ? strlen(++hex) / 2 : 0;
+    if (n == 0 || n > sizeof(t->secret))
+        return;
+    for (size_t i = 0; i < n; i++) {
+        int hi = OPENSSL_hexchar2int((unsigned char)hex[2 * i]);
+        int lo = OPENSSL_hexchar2int((unsigned char)hex[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return;
+        t->secret[i] = (uint8_t)(hi << 4 | lo);
+    }
+    t->secret_len = (uint8_t)n;
+}
+
+/* Whether the client's records may be read in place: unless RWFPERF_TLS_INPLACE=0. */
+static int inplace_allowed(void)
+{
+    const char *e = getenv("RWFPERF_TLS_INPLACE");
+    return !e || strcmp(e, "0") != 0;
+}
+
+/* A client whose TLS stream is the top of the stack, whose OpenSSL holds no read bytes and
+ * whose input area has room for a frame and two records: reads in place from now on
+ * (tp_tls_rx.h). Returns 1 when it does. */
+static int start_inplace(tp_tls *t)
+{
+    tp_channel *ch = t->base.ch;
+    if (ch->server || ch->strm != &t->base || t->no_inplace || !inplace_allowed() ||
+        SSL_has_pending(t->ssl) || ch->in_rd != ch->in_wr ||
+        ch->in_cap < ch->max_in_frame + 2u * (5 + 16384 + 2048))
+        return 0;
+    if (tp_tls_rx_new(t->ssl, t->secret, t->secret_len, t->records_after_hs, &t->rx) != 0) {
+        t->rx = NULL;
+        return 0; /* read through OpenSSL, as before */
+    }
+    OPENSSL_cleanse(t->secret, sizeof(t->secret));
+    SSL_set_msg_callback(t->ssl, NULL);
+    ch->in_rd = ch->in_wr = 0;
+    return 1;
 }
 
 /* Handshakes read exactly the records they need (so that what follows stays in the socket
- * and makes it readable); the active channel reads ahead, many records per recv(). */
+ * and makes it readable); the active channel reads in place (a client, tp_tls_rx.h) or
+ * through OpenSSL reading ahead, many records per recv(). */
 static void tls_activate(tp_stream *st)
 {
-    SSL_set_read_ahead(((tp_tls *)st)->ssl, 1);
+    tp_tls *t = (tp_tls *)st;
+    if (start_inplace(t)) {
+        st->ch->rx_inplace = 1;
+        return;
+    }
+    SSL_set_read_ahead(t->ssl, 1);
 }
 
 static void tls_info(const tp_stream *st, tp_info *out)
 {
     const SSL *ssl = ((const tp_tls *)st)->ssl;
+    out->tls_in_place = ((const tp_tls *)st)->rx != NULL;
     snprintf(out->tls_version, sizeof(out->tls_version), "%s", SSL_get_version(ssl));
     const char *c = SSL_get_cipher_name(ssl);
     snprintf(out->tls_cipher, sizeof(out->tls_cipher), "%s", c ? c : "");
@@ -259,6 +348,8 @@ static void tls_destroy(tp_stream *st, int graceful)
         SSL_shutdown(t->ssl); /* one try at close_notify; never waits */
     ERR_clear_error();
     SSL_free(t->ssl);
+    tp_tls_rx_free(t->rx);
+    OPENSSL_cleanse(t->secret, sizeof(t->secret));
     free(t);
 }
 
@@ -268,6 +359,7 @@ static const tp_stream_ops tls_ops = {
     .read = tls_read,
     .write = tls_write,
     .pending = tls_pending,
+    .fill = tls_fill,
     .activate = tls_activate,
     .info = tls_info,
     .destroy = tls_destroy,
@@ -386,6 +478,8 @@ int tp_tls_stream_new(tp_channel *ch, tp_stream **out)
     } else {
         SSL_set_connect_state(t->ssl);
         SSL_set_verify(t->ssl, SSL_VERIFY_PEER, verify_cb);
+        SSL_set_msg_callback(t->ssl, msg_cb);
+        SSL_set_msg_callback_arg(t->ssl, t);
         if (set_peer_name(t, ch) < 0) {
             ERR_clear_error();
             SSL_free(t->ssl);
@@ -396,4 +490,12 @@ int tp_tls_stream_new(tp_channel *ch, tp_stream **out)
     t->base.want = ch->server ? POLLIN : POLLOUT;
     *out = &t->base;
     return 0;
+}
+
+struct ssl_st *tp_tls_ssl(tp_channel *ch)
+{
+    for (unsigned i = 0; i < ch->n_strm; i++)
+        if (ch->stack[i]->ops == &tls_ops)
+            return ((tp_tls *)ch->stack[i])->ssl;
+    return NULL;
 }

@@ -21,4 +21,14 @@
  * Returns 0 and *out, or TP_EFAIL. */
 int tp_tls_stream_new(tp_channel *ch, tp_stream **out);
 
+struct ssl_st;
+
+/* OpenSSL's key-log callback of client settings: keeps the server's TLS 1.3 application
+ * traffic secret with the connection's stream, for reading its records in place. */
+void tp_tls_keylog(const struct ssl_st *ssl, const char *line);
+
+/* The OpenSSL connection of ch's TLS stream, or NULL (for tests that act as a peer would:
+ * key updates, tickets, close_notify). */
+struct ssl_st *tp_tls_ssl(tp_channel *ch);
+
 #endif

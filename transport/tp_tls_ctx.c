@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "tp_int.h"
+#include "tp_tls.h"
 
 /* The TLS 1.2 suites of the ETA tools (DHE/ECDHE with RSA certificates, AES-GCM first, then
  * AES-CBC with SHA-2), ordered for a server that picks: ECDHE before DHE (far cheaper key
@@ -143,6 +144,7 @@ int tp_tls_ctx_new(const tp_opts *o, int server, struct ssl_ctx_st **out)
         rc = server_files(ctx, o);
     } else if (rc == 0) {
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+        SSL_CTX_set_keylog_callback(ctx, tp_tls_keylog); /* TLS 1.3 read keys (tp_tls_rx.h) */
         rc = client_store(ctx, o);
     }
     if (rc < 0) {
