@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "tp_gcm_vaes.h"
 #include "tp_stream.h"
 #include "tp_tls_rx.h"
 
@@ -24,12 +25,14 @@
 enum { CT_ALERT = 21, CT_HANDSHAKE = 22, CT_DATA = 23 };
 
 struct tp_tls_rx {
-    EVP_CIPHER_CTX *cx;
+    tp_gcm_vaes g;      /* the keys, when records are opened by tp_gcm_vaes */
+    EVP_CIPHER_CTX *cx; /* otherwise (and always set up) */
     SSL *ssl;
     const EVP_MD *md; /* the suite's hash (TLS 1.3 key updates) */
     uint64_t seq;     /* sequence number of the next record */
     uint32_t raw_rd, raw_wr;
     uint8_t v13;
+    uint8_t vaes; /* open with tp_gcm_vaes_open */
     uint8_t key_len;
     uint8_t secret_len;
     uint8_t iv[12]; /* TLS 1.2: the 4-byte implicit part; TLS 1.3: the whole IV */
@@ -93,7 +96,8 @@ static int keys13(tp_tls_rx *rx)
     int rc = 0;
     if (expand_label(rx->md, rx->secret, rx->secret_len, "key", key, rx->key_len) < 0 ||
         expand_label(rx->md, rx->secret, rx->secret_len, "iv", rx->iv, 12) < 0 ||
-        EVP_DecryptInit_ex2(rx->cx, NULL, key, NULL, NULL) != 1)
+        EVP_DecryptInit_ex2(rx->cx, NULL, key, NULL, NULL) != 1 ||
+        (rx->vaes && tp_gcm_vaes_init(&rx->g, key, rx->key_len) < 0))
         rc = err_set("TLS: cannot derive the server's record keys");
     OPENSSL_cleanse(key, sizeof(key));
     ERR_clear_error();
@@ -112,7 +116,8 @@ static int keys12(tp_tls_rx *rx)
     if (ms_len == 0 || SSL_get_server_random(rx->ssl, seed + 13, 32) != 32 ||
         SSL_get_client_random(rx->ssl, seed + 45, 32) != 32 ||
         prf12(rx->md, ms, ms_len, seed, sizeof(seed), block, 2u * rx->key_len + 8) < 0 ||
-        EVP_DecryptInit_ex2(rx->cx, NULL, block + rx->key_len, NULL, NULL) != 1)
+        EVP_DecryptInit_ex2(rx->cx, NULL, block + rx->key_len, NULL, NULL) != 1 ||
+        (rx->vaes && tp_gcm_vaes_init(&rx->g, block + rx->key_len, rx->key_len) < 0))
         rc = err_set("TLS: cannot derive the server's record keys");
     else
         memcpy(rx->iv, block + 2 * rx->key_len + 4, 4); /* client IV, then the server's */
@@ -120,6 +125,14 @@ static int keys12(tp_tls_rx *rx)
     OPENSSL_cleanse(block, sizeof(block));
     ERR_clear_error();
     return rc < 0 ? TP_EFAIL : 0;
+}
+
+/* Whether records may be opened by tp_gcm_vaes (where the CPU can): unless RWFPERF_TLS_VAES=0,
+ * which leaves them to OpenSSL (to compare the two). */
+static int vaes_allowed(void)
+{
+    const char *e = getenv("RWFPERF_TLS_VAES");
+    return !e || strcmp(e, "0") != 0;
 }
 
 int tp_tls_rx_new(SSL *ssl, const uint8_t *secret13, size_t secret_len, uint64_t records_read,
@@ -155,6 +168,7 @@ int tp_tls_rx_new(SSL *ssl, const uint8_t *secret13, size_t secret_len, uint64_t
     rx->md = md;
     rx->key_len = nid == NID_aes_128_gcm ? 16 : 32;
     rx->v13 = ver == TLS1_3_VERSION;
+    rx->vaes = vaes_allowed() && tp_gcm_vaes_available();
     int rc;
     if (rx->v13) {
         memcpy(rx->secret, secret13, secret_len);
@@ -183,6 +197,23 @@ void tp_tls_rx_free(tp_tls_rx *rx)
 }
 
 /* ---- records ----------------------------------------------------------------------------- */
+
+/* AES-GCM decryption of n bytes at ct in place, checked against the tag after them. 0 or -1. */
+static int decrypt(tp_tls_rx *rx, const uint8_t nonce[12], const uint8_t *aad, int alen,
+                   uint8_t *ct, uint32_t n)
+{
+    if (rx->vaes)
+        return tp_gcm_vaes_open(&rx->g, nonce, aad, (size_t)alen, ct, n, ct + n);
+    int l = 0, l2 = 0;
+    if (EVP_DecryptInit_ex2(rx->cx, NULL, NULL, nonce, NULL) == 1 &&
+        EVP_DecryptUpdate(rx->cx, NULL, &l, aad, alen) == 1 &&
+        EVP_DecryptUpdate(rx->cx, ct, &l, ct, (int)n) == 1 &&
+        EVP_CIPHER_CTX_ctrl(rx->cx, EVP_CTRL_AEAD_SET_TAG, TAG_LEN, ct + n) == 1 &&
+        EVP_DecryptFinal_ex(rx->cx, ct + l, &l2) == 1)
+        return 0;
+    ERR_clear_error();
+    return -1;
+}
 
 /* Opens the record at rec (body bytes after its header) in place: *pt and *len give its
  * content, *type its content type. 0, or TP_EFAIL with err_set(). */
@@ -221,17 +252,10 @@ static int open_record(tp_tls_rx *rx, uint8_t *rec, uint32_t body, uint8_t **pt,
         aad[12] = (uint8_t)clen;
         alen = 13;
     }
-    int l = 0, l2 = 0;
-    if (EVP_DecryptInit_ex2(rx->cx, NULL, NULL, nonce, NULL) != 1 ||
-        EVP_DecryptUpdate(rx->cx, NULL, &l, aad, alen) != 1 ||
-        EVP_DecryptUpdate(rx->cx, ct, &l, ct, (int)clen) != 1 ||
-        EVP_CIPHER_CTX_ctrl(rx->cx, EVP_CTRL_AEAD_SET_TAG, TAG_LEN, ct + clen) != 1 ||
-        EVP_DecryptFinal_ex(rx->cx, ct + l, &l2) != 1) {
-        ERR_clear_error();
+    if (decrypt(rx, nonce, aad, alen, ct, clen) < 0)
         return err_set("TLS record %llu from the server failed its integrity check "
                        "(bad_record_mac)",
                        (unsigned long long)rx->seq);
-    }
     rx->seq++;
     if (rx->v13) { /* content, content type, zero padding */
         while (clen > 0 && ct[clen - 1] == 0)
