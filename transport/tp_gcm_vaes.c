@@ -1,5 +1,6 @@
 /*
- * tp_gcm_vaes: AES-GCM open with VAES and VPCLMULQDQ on 256-bit registers (see tp_gcm_vaes.h).
+ * tp_gcm_vaes: AES-GCM open and seal with VAES and VPCLMULQDQ on 256-bit registers (see
+ * tp_gcm_vaes.h).
  *
  * GHASH representation. Each 16-byte block is byte-reversed when loaded, so that the
  * coefficient of x^i of the GCM field element sits at bit 127-i of the 128-bit register.
@@ -14,6 +15,9 @@
  * H^16..H^1 (Karatsuba: three carry-less multiplies a block, the key powers' half XORs
  * precomputed), the 256-bit products summed and the sum reduced once. The last partial step
  * and the AAD are hashed block by block with the powers their count needs, one reduction.
+ * The seal hashes its output: from the third chunk of eight blocks on, two chunks are
+ * encrypted while the two before them are hashed; the last two or three chunks and the tail
+ * are hashed after, as the AAD is.
  *
  * Counter blocks are kept byte-reversed too, so that the 32-bit big-endian counter is the
  * low little-endian lane and a vector add increments it (wrapping mod 2^32).
@@ -185,10 +189,20 @@ TGT static __m128i ghash_upto128(const tp_gcm_vaes *g, __m128i x, const uint8_t 
     return nb ? gf_reduce(lo, mi, hi) : x;
 }
 
-/* GHASH of len bytes at p, zero-padded to whole blocks: the new running value. */
+/* GHASH of len bytes at p, zero-padded to whole blocks: the new running value. Sixteen
+ * blocks share a reduction while 256 bytes or more are left, then eight, then the rest. */
 TGT static __m128i ghash_bytes(const tp_gcm_vaes *g, __m128i x, const uint8_t *p, size_t len)
 {
-    for (; len > 128; p += 128, len -= 128) {
+    for (; len >= 256; p += 256, len -= 256) {
+        __m256i lo = _mm256_setzero_si256(), mi = lo, hi = lo;
+        __m256i x0 = load_rev(p);
+        x0 = _mm256_xor_si256(x0, _mm256_inserti128_si256(_mm256_setzero_si256(), x, 0));
+        gf_mul_acc2(g, 0, x0, &lo, &mi, &hi);
+        for (int j = 1; j < 8; j++)
+            gf_mul_acc2(g, j, load_rev(p + 32 * j), &lo, &mi, &hi);
+        x = ghash_finish(lo, mi, hi);
+    }
+    for (; len >= 128; p += 128, len -= 128) {
         __m256i x0 = load_rev(p);
         x0 = _mm256_xor_si256(x0, _mm256_inserti128_si256(_mm256_setzero_si256(), x, 0));
         x = ghash8(g, x0, load_rev(p + 32), load_rev(p + 64), load_rev(p + 96));
@@ -302,16 +316,15 @@ TGT static __m128i open_chunks(const tp_gcm_vaes *g, __m256i *ctr, __m128i x, ui
     return x;
 }
 
-/* Hashes and decrypts the last len bytes (fewer than 128) at p in place, with the counters
- * from ctr: the new running value. Full blocks are read and written in place. */
-TGT static __m128i open_tail(const tp_gcm_vaes *g, __m256i ctr, __m128i x, uint8_t *p, size_t len)
+/* Encrypts (or decrypts: the same) the last len bytes (1 to 127) at src into dst with the
+ * counters from ctr; dst is src or does not overlap it. Full blocks are read and written in
+ * place, the partial one without touching bytes past it. */
+TGT static void ctr_tail(const tp_gcm_vaes *g, __m256i ctr, const uint8_t *src, uint8_t *dst,
+                         size_t len)
 {
-    if (len == 0)
-        return x;
     const __m256i two = _mm256_set_epi32(0, 0, 0, 2, 0, 0, 0, 2), four = _mm256_add_epi32(two, two);
     const __m256i six = _mm256_add_epi32(four, two), eight = _mm256_add_epi32(four, four);
     __m256i c = ctr, s0, s1, s2, s3;
-    x = ghash_upto128(g, x, p, len);
     CTR_START();
     for (int r = 1; r < 10; r++)
         ROUND4(r);
@@ -323,17 +336,96 @@ TGT static __m128i open_tail(const tp_gcm_vaes *g, __m256i ctr, __m128i x, uint8
     _mm256_store_si256((__m256i *)(ks + 96), s3);
     const size_t full = len / 16;
     for (size_t i = 0; i < full; i++) {
-        __m128i *q = (__m128i *)(p + 16 * i);
-        _mm_storeu_si128(
-            q, _mm_xor_si128(_mm_loadu_si128(q), _mm_load_si128((__m128i *)(ks + 16 * i))));
+        const __m128i v = _mm_loadu_si128((const __m128i *)(src + 16 * i));
+        _mm_storeu_si128((__m128i *)(dst + 16 * i),
+                         _mm_xor_si128(v, _mm_load_si128((__m128i *)(ks + 16 * i))));
     }
     if (len % 16) {
         uint8_t t[16];
-        __m128i v = load_partial(p + 16 * full, len % 16);
+        __m128i v = load_partial(src + 16 * full, len % 16);
         _mm_storeu_si128((__m128i *)t,
                          _mm_xor_si128(v, _mm_load_si128((__m128i *)(ks + 16 * full))));
-        memcpy(p + 16 * full, t, len % 16);
+        memcpy(dst + 16 * full, t, len % 16);
     }
+}
+
+/* Hashes and decrypts the last len bytes (fewer than 128) at p in place, with the counters
+ * from ctr: the new running value. */
+TGT static __m128i open_tail(const tp_gcm_vaes *g, __m256i ctr, __m128i x, uint8_t *p, size_t len)
+{
+    if (len == 0)
+        return x;
+    x = ghash_upto128(g, x, p, len);
+    ctr_tail(g, ctr, p, p, len);
+    return x;
+}
+
+/* Encrypts the 128-byte chunk at src into dst with the counters from *cp (advanced by eight).
+ * When h is not NULL, adds the unreduced GHASH products of the 128 bytes of ciphertext at h
+ * (an earlier chunk's output), x added to its first block, by the key pairs j0..j0+3 to lo,
+ * mid, hi (see gf_mul_acc2), interleaved with the AES rounds. */
+TGTI void seal_chunk(const tp_gcm_vaes *g, __m256i *cp, const uint8_t *src, uint8_t *dst,
+                     const uint8_t *h, int j0, __m128i x, __m256i *lo, __m256i *mi, __m256i *hi)
+{
+    const __m256i two = _mm256_set_epi32(0, 0, 0, 2, 0, 0, 0, 2), four = _mm256_add_epi32(two, two);
+    const __m256i six = _mm256_add_epi32(four, two), eight = _mm256_add_epi32(four, four);
+    __m256i c = *cp, s0, s1, s2, s3;
+    CTR_START();
+    *cp = c;
+    ROUND4(1);
+    if (h) {
+        __m256i x0 = load_rev(h);
+        x0 = _mm256_xor_si256(x0, _mm256_inserti128_si256(_mm256_setzero_si256(), x, 0));
+        gf_mul_acc2(g, j0, x0, lo, mi, hi);
+    }
+    ROUND4(2);
+    if (h)
+        gf_mul_acc2(g, j0 + 1, load_rev(h + 32), lo, mi, hi);
+    ROUND4(3);
+    if (h)
+        gf_mul_acc2(g, j0 + 2, load_rev(h + 64), lo, mi, hi);
+    ROUND4(4);
+    if (h)
+        gf_mul_acc2(g, j0 + 3, load_rev(h + 96), lo, mi, hi);
+    ROUND4(5);
+    ROUND4(6);
+    ROUND4(7);
+    ROUND4(8);
+    ROUND4(9);
+    ROUNDS_END();
+    s0 = _mm256_xor_si256(s0, _mm256_loadu_si256((const __m256i *)src));
+    s1 = _mm256_xor_si256(s1, _mm256_loadu_si256((const __m256i *)(src + 32)));
+    s2 = _mm256_xor_si256(s2, _mm256_loadu_si256((const __m256i *)(src + 64)));
+    s3 = _mm256_xor_si256(s3, _mm256_loadu_si256((const __m256i *)(src + 96)));
+    _mm256_storeu_si256((__m256i *)dst, s0);
+    _mm256_storeu_si256((__m256i *)(dst + 32), s1);
+    _mm256_storeu_si256((__m256i *)(dst + 64), s2);
+    _mm256_storeu_si256((__m256i *)(dst + 96), s3);
+}
+
+/* Encrypts n 128-byte chunks from src into dst with the counters from *ctr (advanced), and
+ * hashes into the running value x (returned) all but the last two or three of them (none when
+ * n < 4): from the third chunk on, two chunks are encrypted while the two before them are
+ * hashed (key powers H^16..H^1, one reduction). *hashed receives the number of bytes hashed,
+ * from dst on. */
+TGT static __m128i seal_chunks(const tp_gcm_vaes *g, __m256i *ctr, __m128i x, const uint8_t *src,
+                               uint8_t *dst, size_t n, size_t *hashed)
+{
+    __m256i lo = _mm256_setzero_si256(), mi = lo, hi = lo;
+    size_t k = 0;
+    for (; k < 2 && k < n; k++)
+        seal_chunk(g, ctr, src + 128 * k, dst + 128 * k, NULL, 0, x, &lo, &mi, &hi);
+    for (; k + 2 <= n; k += 2) {
+        const size_t o = 128 * k;
+        lo = mi = hi = _mm256_setzero_si256();
+        seal_chunk(g, ctr, src + o, dst + o, dst + o - 256, 0, x, &lo, &mi, &hi);
+        seal_chunk(g, ctr, src + o + 128, dst + o + 128, dst + o - 128, 4, _mm_setzero_si128(), &lo,
+                   &mi, &hi);
+        x = ghash_finish(lo, mi, hi);
+    }
+    if (k < n)
+        seal_chunk(g, ctr, src + 128 * k, dst + 128 * k, NULL, 0, x, &lo, &mi, &hi);
+    *hashed = k >= 2 ? 128 * (k - 2) : 0;
     return x;
 }
 
@@ -417,9 +509,8 @@ int tp_gcm_vaes_init(tp_gcm_vaes *g, const uint8_t *key, size_t key_len)
     return 0;
 }
 
-/* The whole open (see tp_gcm_vaes_open). */
-TGT static int gcm_open(const tp_gcm_vaes *g, const uint8_t iv[12], const uint8_t *aad,
-                        size_t aad_len, uint8_t *buf, size_t len, const uint8_t tag[16])
+/* The first two counters (J0+1, J0+2, byte-reversed form) into *ctr, and E(K, J0), for iv. */
+TGTI __m128i gcm_start(const tp_gcm_vaes *g, const uint8_t iv[12], __m256i *ctr)
 {
     uint64_t iv_lo;
     uint32_t iv_hi;
@@ -427,27 +518,63 @@ TGT static int gcm_open(const tp_gcm_vaes *g, const uint8_t iv[12], const uint8_
     memcpy(&iv_hi, iv + 8, 4);
     /* J0 = IV || 00 00 00 01 */
     const __m128i j0 = _mm_set_epi32(0x01000000, (int)iv_hi, (int)(iv_lo >> 32), (int)iv_lo);
-    /* counters J0+1, J0+2 in byte-reversed form */
     const __m128i r0 = _mm_add_epi32(_mm_shuffle_epi8(j0, bswap_mask()), _mm_set_epi32(0, 0, 0, 1));
-    __m256i ctr =
+    *ctr =
         _mm256_add_epi32(_mm256_broadcastsi128_si256(r0), _mm256_set_epi32(0, 0, 0, 1, 0, 0, 0, 0));
-    const __m128i ekj0 = aes_block(g, j0); /* independent of the rest: started first */
+    return aes_block(g, j0);
+}
+
+/* The tag: the running value x with the lengths block hashed, byte-reversed, XOR E(K, J0). */
+TGTI __m128i gcm_tag(const tp_gcm_vaes *g, __m128i x, size_t aad_len, size_t len, __m128i ekj0)
+{
+    const __m128i lens =
+        _mm_set_epi64x((long long)((uint64_t)aad_len * 8), (long long)((uint64_t)len * 8));
+    x = gf_mul(_mm_xor_si128(x, lens), _mm_loadu_si128((const __m128i *)g->hp[15]));
+    return _mm_xor_si128(ekj0, _mm_shuffle_epi8(x, bswap_mask()));
+}
+
+/* The whole open (see tp_gcm_vaes_open). */
+TGT static int gcm_open(const tp_gcm_vaes *g, const uint8_t iv[12], const uint8_t *aad,
+                        size_t aad_len, uint8_t *buf, size_t len, const uint8_t tag[16])
+{
+    __m256i ctr;
+    const __m128i ekj0 = gcm_start(g, iv, &ctr); /* independent of the rest: started first */
     __m128i x = ghash_bytes(g, _mm_setzero_si128(), aad, aad_len);
     x = open_chunks(g, &ctr, x, buf, len / 128);
     if (len & 127)
         x = open_tail(g, ctr, x, buf + (len & ~(size_t)127), len & 127);
-    const __m128i lens =
-        _mm_set_epi64x((long long)((uint64_t)aad_len * 8), (long long)((uint64_t)len * 8));
-    x = gf_mul(_mm_xor_si128(x, lens), _mm_loadu_si128((const __m128i *)g->hp[15]));
-    __m128i t = _mm_xor_si128(ekj0, _mm_shuffle_epi8(x, bswap_mask()));
+    __m128i t = gcm_tag(g, x, aad_len, len, ekj0);
     t = _mm_xor_si128(t, _mm_loadu_si128((const __m128i *)tag));
     return _mm_testz_si128(t, t) ? 0 : -1;
+}
+
+/* The whole seal (see tp_gcm_vaes_seal). */
+TGT static void gcm_seal(const tp_gcm_vaes *g, const uint8_t iv[12], const uint8_t *aad,
+                         size_t aad_len, const uint8_t *src, uint8_t *dst, size_t len,
+                         uint8_t tag[16])
+{
+    __m256i ctr;
+    const __m128i ekj0 = gcm_start(g, iv, &ctr);
+    __m128i x = ghash_bytes(g, _mm_setzero_si128(), aad, aad_len);
+    size_t hashed = 0;
+    x = seal_chunks(g, &ctr, x, src, dst, len / 128, &hashed);
+    const size_t bulk = len & ~(size_t)127;
+    if (len & 127)
+        ctr_tail(g, ctr, src + bulk, dst + bulk, len & 127);
+    x = ghash_bytes(g, x, dst + hashed, len - hashed);
+    _mm_storeu_si128((__m128i *)tag, gcm_tag(g, x, aad_len, len, ekj0));
 }
 
 int tp_gcm_vaes_open(const tp_gcm_vaes *g, const uint8_t iv[12], const uint8_t *aad, size_t aad_len,
                      uint8_t *buf, size_t len, const uint8_t tag[16])
 {
     return gcm_open(g, iv, aad, aad_len, buf, len, tag);
+}
+
+void tp_gcm_vaes_seal(const tp_gcm_vaes *g, const uint8_t iv[12], const uint8_t *aad,
+                      size_t aad_len, const uint8_t *src, uint8_t *dst, size_t len, uint8_t tag[16])
+{
+    gcm_seal(g, iv, aad, aad_len, src, dst, len, tag);
 }
 
 #else /* not x86-64: stubs */
@@ -469,6 +596,15 @@ int tp_gcm_vaes_open(const tp_gcm_vaes *g, const uint8_t iv[12], const uint8_t *
 {
     (void)g, (void)iv, (void)aad, (void)aad_len, (void)buf, (void)len, (void)tag;
     return -1;
+}
+
+void tp_gcm_vaes_seal(const tp_gcm_vaes *g, const uint8_t iv[12], const uint8_t *aad,
+                      size_t aad_len, const uint8_t *src, uint8_t *dst, size_t len, uint8_t tag[16])
+{
+    (void)g, (void)iv, (void)aad, (void)aad_len, (void)src;
+    if (len)
+        memset(dst, 0, len);
+    memset(tag, 0, 16);
 }
 
 #endif

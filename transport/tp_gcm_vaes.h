@@ -1,8 +1,9 @@
 /*
- * tp_gcm_vaes: AES-GCM "open" (decryption in place and tag check) for TLS records, with
- * VAES and VPCLMULQDQ on 256-bit registers: eight blocks per step (four registers of two
- * blocks for the counter mode), their GHASH aggregated with the key powers H^1..H^16 and one
- * reduction per sixteen blocks, hashed and decrypted in the same pass.
+ * tp_gcm_vaes: AES-GCM "open" (decryption in place and tag check) and "seal" (encryption and
+ * tag) for TLS records, with VAES and VPCLMULQDQ on 256-bit registers: eight blocks per step
+ * (four registers of two blocks for the counter mode), their GHASH aggregated with the key
+ * powers H^1..H^16 and one reduction per sixteen blocks; the open hashes and decrypts in the
+ * same pass, the seal hashes the ciphertext of the step before while it encrypts the next.
  *
  * Usable only when tp_gcm_vaes_available() says so (x86-64 with AES-NI, PCLMULQDQ, AVX2,
  * VAES, VPCLMULQDQ and the YMM state enabled by the OS); elsewhere the functions are stubs
@@ -38,6 +39,15 @@ int tp_gcm_vaes_init(tp_gcm_vaes *g, const uint8_t *key, size_t key_len);
  * match (buf then holds unspecified bytes). Allocates nothing, takes no lock. */
 int tp_gcm_vaes_open(const tp_gcm_vaes *g, const uint8_t iv[12], const uint8_t *aad, size_t aad_len,
                      uint8_t *buf, size_t len, const uint8_t tag[16]);
+
+/* AES-GCM encryption of len bytes from src into dst (dst == src, in place, or not overlapping
+ * at all; any alignment, any length up to 1 MiB), with the 12-byte iv and aad_len bytes of
+ * additional data; writes the 16-byte tag at tag (which may directly follow dst's len bytes).
+ * Allocates nothing, takes no lock. Only called when tp_gcm_vaes_available() (elsewhere it
+ * writes zeros). */
+void tp_gcm_vaes_seal(const tp_gcm_vaes *g, const uint8_t iv[12], const uint8_t *aad,
+                      size_t aad_len, const uint8_t *src, uint8_t *dst, size_t len,
+                      uint8_t tag[16]);
 
 /* Wipes the key material. */
 void tp_gcm_vaes_clear(tp_gcm_vaes *g);

@@ -1,8 +1,9 @@
-/* tp_gcm_vaes: the AES-GCM open against OpenSSL's EVP aes-128-gcm and aes-256-gcm (random
- * keys, IVs, AAD and lengths: every length 0..300, random lengths up to 17000, 1 MiB, AAD
- * longer than 128 bytes), one flipped bit in ciphertext, AAD or tag refused, and the GCM
- * specification's test cases 1-4 (AES-128) and 13-16 (AES-256). Skipped when the CPU lacks
- * the instructions. */
+/* tp_gcm_vaes: the AES-GCM open and seal against OpenSSL's EVP aes-128-gcm and aes-256-gcm
+ * (random keys, IVs, AAD and lengths: every length 0..300, random lengths up to 17000, 1 MiB,
+ * AAD longer than 128 bytes; the seal in place and out of place at odd addresses, its tag
+ * written right after its output, then opened again), one flipped bit in ciphertext, AAD or
+ * tag refused, and the GCM specification's test cases 1-4 (AES-128) and 13-16 (AES-256) in
+ * both directions. Skipped when the CPU lacks the instructions. */
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,9 +49,11 @@ static void evp_seal(const uint8_t *key, size_t klen, const uint8_t *iv, const u
     EVP_CIPHER_CTX_free(c);
 }
 
-/* Buffers for one case, the largest 1 MiB (plus room to open at an odd address). */
+/* Buffers for one case, the largest 1 MiB (plus room to open or seal at an odd address, the
+ * tag after the output, and guard bytes around it). */
 #define MAXLEN (1u << 20)
-static uint8_t *pt, *ct, *work;
+#define ROOM 96
+static uint8_t *pt, *ct, *work, *src2;
 
 /* One case: seal with OpenSSL, open with ours (at offset off in the work buffer) and compare,
  * then flip one random bit of the ciphertext, AAD or tag (which, by `which`) and check -1. */
@@ -95,6 +98,87 @@ static void one_case(size_t klen, size_t aad_len, size_t len, unsigned which)
 }
 
 static const size_t aad_lens[] = {0, 5, 13, 17, 40};
+
+/* One seal case: random key, IV, AAD and plaintext sealed by OpenSSL and by ours, in place
+ * (inplace) or from another buffer, at random odd or even addresses, the tag written right
+ * after the output; ciphertext and tag must match, the bytes around them stay as they were,
+ * and our open of the result gives the plaintext back. */
+static void seal_case(size_t klen, size_t aad_len, size_t len, int inplace)
+{
+    uint8_t key[32], iv[12], aad[300], tag[16];
+    rnd_bytes(key, klen);
+    rnd_bytes(iv, 12);
+    rnd_bytes(aad, aad_len);
+    rnd_bytes(pt, len);
+    evp_seal(key, klen, iv, aad, aad_len, pt, len, ct, tag);
+    tp_gcm_vaes g;
+    assert_int_equal(tp_gcm_vaes_init(&g, key, klen), 0);
+    const size_t off = 8 + rnd() % 40, soff = rnd() % 32;
+    memset(work, 0xa5, len + ROOM);
+    uint8_t *dst = work + off;
+    const uint8_t *src = dst;
+    if (inplace) {
+        memcpy(dst, pt, len);
+    } else {
+        memcpy(src2 + soff, pt, len);
+        src = src2 + soff;
+    }
+    tp_gcm_vaes_seal(&g, iv, aad, aad_len, src, dst, len, dst + len);
+    if (memcmp(dst, ct, len) != 0 || memcmp(dst + len, tag, 16) != 0)
+        fail_msg("seal differs: key %zu bytes, aad %zu, len %zu, %s", klen, aad_len, len,
+                 inplace ? "in place" : "out of place");
+    for (size_t i = 0; i < off; i++)
+        assert_int_equal(work[i], 0xa5);
+    for (size_t i = off + len + 16; i < len + ROOM; i++)
+        assert_int_equal(work[i], 0xa5);
+    if (!inplace)
+        ts_assert_bytes_equal(src, len, pt, len);
+    if (tp_gcm_vaes_open(&g, iv, aad, aad_len, dst, len, dst + len) != 0)
+        fail_msg("open of seal failed: key %zu bytes, aad %zu, len %zu", klen, aad_len, len);
+    ts_assert_bytes_equal(dst, len, pt, len);
+    tp_gcm_vaes_clear(&g);
+}
+
+static const size_t seal_aad_lens[] = {0, 5, 13, 17, 40, 200};
+
+static void test_seal_every_length(void **st)
+{
+    (void)st;
+    int inplace = 0;
+    for (size_t klen = 16; klen <= 32; klen += 16)
+        for (size_t a = 0; a < sizeof(seal_aad_lens) / sizeof(seal_aad_lens[0]); a++)
+            for (size_t len = 0; len <= 300; len++, inplace ^= 1)
+                seal_case(klen, seal_aad_lens[a], len, inplace);
+}
+
+static void test_seal_random_lengths(void **st)
+{
+    (void)st;
+    for (unsigned i = 0; i < 1000; i++)
+        seal_case(i & 1 ? 32 : 16, seal_aad_lens[rnd() % 6], rnd() % 17001, (i >> 1) & 1);
+}
+
+/* AAD around and above the sixteen blocks hashed at a time, with record lengths around the
+ * seal's stitched steps. */
+static void test_seal_long_aad(void **st)
+{
+    (void)st;
+    static const size_t alens[] = {127, 128, 129, 255, 256, 257, 300};
+    static const size_t lens[] = {0, 1, 16, 128, 300, 511, 512, 513, 767, 768, 1024, 1040};
+    unsigned n = 0;
+    for (size_t a = 0; a < sizeof(alens) / sizeof(alens[0]); a++)
+        for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++, n++)
+            seal_case(n & 1 ? 32 : 16, alens[a], lens[l], (n >> 1) & 1);
+}
+
+static void test_seal_one_mib(void **st)
+{
+    (void)st;
+    seal_case(16, 13, MAXLEN, 1);
+    seal_case(32, 13, MAXLEN, 0);
+    seal_case(16, 5, MAXLEN - 1, 0);
+    seal_case(32, 5, MAXLEN - 3, 1);
+}
 
 static void test_every_length(void **st)
 {
@@ -196,6 +280,19 @@ static void test_spec_vectors(void **st)
         ts_hex(vecs[i].ct, c, sizeof(c));
         tag[15] ^= 1;
         assert_int_equal(tp_gcm_vaes_open(&g, iv, aad, alen, c, plen, tag), -1);
+        tag[15] ^= 1;
+        ts_hex(vecs[i].ct, c, sizeof(c)); /* the refused open left plaintext there */
+
+        /* the encrypt direction: in place, then out of place */
+        uint8_t buf[64], out[64], t2[16];
+        memcpy(buf, p, plen);
+        tp_gcm_vaes_seal(&g, iv, aad, alen, buf, buf, plen, t2);
+        ts_assert_bytes_equal(buf, plen, c, plen);
+        ts_assert_bytes_equal(t2, 16, tag, 16);
+        memset(t2, 0, sizeof(t2));
+        tp_gcm_vaes_seal(&g, iv, aad, alen, p, out, plen, t2);
+        ts_assert_bytes_equal(out, plen, c, plen);
+        ts_assert_bytes_equal(t2, 16, tag, 16);
     }
 }
 
@@ -216,17 +313,21 @@ int main(void)
     }
     pt = malloc(MAXLEN);
     ct = malloc(MAXLEN + 16);
-    work = malloc(MAXLEN + 32);
-    if (!pt || !ct || !work)
+    work = malloc(MAXLEN + ROOM);
+    src2 = malloc(MAXLEN + 32);
+    if (!pt || !ct || !work || !src2)
         return 1;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_spec_vectors), cmocka_unit_test(test_bad_key_length),
-        cmocka_unit_test(test_every_length), cmocka_unit_test(test_random_lengths),
-        cmocka_unit_test(test_long_aad),     cmocka_unit_test(test_one_mib),
+        cmocka_unit_test(test_spec_vectors),      cmocka_unit_test(test_bad_key_length),
+        cmocka_unit_test(test_every_length),      cmocka_unit_test(test_random_lengths),
+        cmocka_unit_test(test_long_aad),          cmocka_unit_test(test_one_mib),
+        cmocka_unit_test(test_seal_every_length), cmocka_unit_test(test_seal_random_lengths),
+        cmocka_unit_test(test_seal_long_aad),     cmocka_unit_test(test_seal_one_mib),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     free(pt);
     free(ct);
     free(work);
+    free(src2);
     return rc;
 }
