@@ -16,12 +16,15 @@
 
 #include "tp_tls.h"
 #include "tp_tls_rx.h"
+#include "tp_tls_tx.h"
 
 typedef struct tp_tls {
     tp_stream base;
     SSL *ssl;
-    tp_tls_rx *rx; /* client: records read in place once active; NULL: through OpenSSL */
-    uint64_t records_after_hs; /* records OpenSSL read after the handshake (client) */
+    tp_tls_rx *rx;          /* client: records read in place once active; NULL: through OpenSSL */
+    tp_tls_tx *tx;          /* server: records sealed by the transport once active; NULL: OpenSSL */
+    uint64_t read_after_hs; /* records OpenSSL read after the handshake */
+    uint64_t written_after_hs; /* records OpenSSL wrote after the handshake */
     uint8_t hs_done;
     uint8_t no_inplace; /* OpenSSL followed a key update: its read keys are not ours */
     uint8_t secret_len; /* the server's TLS 1.3 application traffic secret (key-log callback) */
@@ -238,6 +241,11 @@ static long tls_write(tp_stream *st, const uint8_t *buf, size_t n)
 {
     tp_tls *t = (tp_tls *)st;
     size_t put;
+    if (t->tx) {
+        long r = tp_tls_tx_write(t->tx, st->ch->fd, buf, n);
+        st->want = r == 0 ? POLLOUT : 0;
+        return r;
+    }
     if (TP_LIKELY(SSL_write_ex(t->ssl, buf, n, &put) == 1)) {
         st->want = 0;
         return (long)put;
@@ -256,20 +264,32 @@ static int tls_fill(tp_stream *st)
     return tp_tls_rx_fill(st->ch, ((tp_tls *)st)->rx);
 }
 
-/* Counts the records OpenSSL reads after the handshake (the read sequence number that
- * reading in place continues from) and notes a key update it follows. */
+/* Counts the records OpenSSL reads and writes after the handshake (the sequence numbers that
+ * the transport continues from: tp_tls_rx, tp_tls_tx) and notes the key updates it reads: a
+ * client's OpenSSL has then moved its read keys away from the ones the transport would take
+ * over; a server that seals its records answers a request for one. */
 static void msg_cb(int write_p, int version, int content_type, const void *buf, size_t len,
                    SSL *ssl, void *arg)
 {
     (void)version;
     (void)ssl;
     tp_tls *t = arg;
-    if (write_p || !t->hs_done)
+    if (!t->hs_done)
         return;
-    if (content_type == SSL3_RT_HEADER && len >= 5)
-        t->records_after_hs++;
-    else if (content_type == SSL3_RT_HANDSHAKE && len >= 1 && ((const uint8_t *)buf)[0] == 24)
+    if (content_type == SSL3_RT_HEADER && len >= 5) {
+        if (write_p)
+            t->written_after_hs++;
+        else
+            t->read_after_hs++;
+        return;
+    }
+    const uint8_t *m = buf;
+    if (write_p || content_type != SSL3_RT_HANDSHAKE || len < 1 || m[0] != 24)
+        return;
+    if (!t->base.ch->server)
         t->no_inplace = 1;
+    else if (t->tx && len >= 5 && m[4] == 1)
+        tp_tls_tx_key_update_asked(t->tx);
 }
 
 void tp_tls_keylog(const SSL *ssl, const char *line)
@@ -292,11 +312,19 @@ void tp_tls_keylog(const SSL *ssl, const char *line)
     t->secret_len = (uint8_t)n;
 }
 
-/* Whether the client's records may be read in place: unless RWFPERF_TLS_INPLACE=0. */
-static int inplace_allowed(void)
+/* Whether the transport may protect records itself on this side (server: sealing what it
+ * writes; client: reading in place): unless RWFPERF_TLS_INPLACE is 0 (neither), "read"
+ * (clients only) or "write" (servers only). */
+static int inplace_allowed(int server)
 {
     const char *e = getenv("RWFPERF_TLS_INPLACE");
-    return !e || strcmp(e, "0") != 0;
+    if (!e)
+        return 1;
+    if (strcmp(e, "read") == 0)
+        return !server;
+    if (strcmp(e, "write") == 0)
+        return server;
+    return strcmp(e, "0") != 0;
 }
 
 /* A client whose TLS stream is the top of the stack, whose OpenSSL holds no read bytes and
@@ -305,37 +333,43 @@ static int inplace_allowed(void)
 static int start_inplace(tp_tls *t)
 {
     tp_channel *ch = t->base.ch;
-    if (ch->server || ch->strm != &t->base || t->no_inplace || !inplace_allowed() ||
-        SSL_has_pending(t->ssl) || ch->in_rd != ch->in_wr ||
-        ch->in_cap < ch->max_in_frame + 2u * (5 + 16384 + 2048))
+    if (ch->strm != &t->base || t->no_inplace || SSL_has_pending(t->ssl) ||
+        ch->in_rd != ch->in_wr || ch->in_cap < ch->max_in_frame + 2u * (5 + 16384 + 2048))
         return 0;
-    if (tp_tls_rx_new(t->ssl, t->secret, t->secret_len, t->records_after_hs, &t->rx) != 0) {
+    if (tp_tls_rx_new(t->ssl, t->secret, t->secret_len, t->read_after_hs, &t->rx) != 0) {
         t->rx = NULL;
         return 0; /* read through OpenSSL, as before */
     }
-    OPENSSL_cleanse(t->secret, sizeof(t->secret));
     SSL_set_msg_callback(t->ssl, NULL);
     ch->in_rd = ch->in_wr = 0;
     return 1;
 }
 
 /* Handshakes read exactly the records they need (so that what follows stays in the socket
- * and makes it readable); the active channel reads in place (a client, tp_tls_rx.h) or
- * through OpenSSL reading ahead, many records per recv(). */
+ * and makes it readable). Once active, a client reads its records in place (tp_tls_rx.h) and a
+ * server seals the ones it writes (tp_tls_tx.h) where the suite allows; what OpenSSL still
+ * reads, it reads ahead, many records per recv(). */
 static void tls_activate(tp_stream *st)
 {
     tp_tls *t = (tp_tls *)st;
-    if (start_inplace(t)) {
-        st->ch->rx_inplace = 1;
-        return;
+    tp_channel *ch = st->ch;
+    if (inplace_allowed(ch->server)) {
+        if (!ch->server && start_inplace(t)) {
+            ch->rx_inplace = 1;
+        } else if (ch->server && tp_tls_tx_new(t->ssl, t->secret, t->secret_len,
+                                               t->written_after_hs, &t->tx) != 0) {
+            t->tx = NULL; /* written through OpenSSL, as before */
+        }
     }
-    SSL_set_read_ahead(t->ssl, 1);
+    OPENSSL_cleanse(t->secret, sizeof(t->secret));
+    if (!t->rx)
+        SSL_set_read_ahead(t->ssl, 1);
 }
 
 static void tls_info(const tp_stream *st, tp_info *out)
 {
     const SSL *ssl = ((const tp_tls *)st)->ssl;
-    out->tls_in_place = ((const tp_tls *)st)->rx != NULL;
+    out->tls_in_place = ((const tp_tls *)st)->rx || ((const tp_tls *)st)->tx;
     snprintf(out->tls_version, sizeof(out->tls_version), "%s", SSL_get_version(ssl));
     const char *c = SSL_get_cipher_name(ssl);
     snprintf(out->tls_cipher, sizeof(out->tls_cipher), "%s", c ? c : "");
@@ -344,11 +378,14 @@ static void tls_info(const tp_stream *st, tp_info *out)
 static void tls_destroy(tp_stream *st, int graceful)
 {
     tp_tls *t = (tp_tls *)st;
-    if (graceful && st->done && !(SSL_get_shutdown(t->ssl) & SSL_SENT_SHUTDOWN))
-        SSL_shutdown(t->ssl); /* one try at close_notify; never waits */
+    if (graceful && st->done && t->tx)
+        tp_tls_tx_close(t->tx, st->ch->fd); /* one try at close_notify; never waits */
+    else if (graceful && st->done && !(SSL_get_shutdown(t->ssl) & SSL_SENT_SHUTDOWN))
+        SSL_shutdown(t->ssl);
     ERR_clear_error();
     SSL_free(t->ssl);
     tp_tls_rx_free(t->rx);
+    tp_tls_tx_free(t->tx);
     OPENSSL_cleanse(t->secret, sizeof(t->secret));
     free(t);
 }
@@ -374,9 +411,11 @@ static pthread_once_t sock_once = PTHREAD_ONCE_INIT;
 
 static int bio_write(BIO *b, const char *buf, int n)
 {
-    int fd = (int)(intptr_t)BIO_get_data(b);
+    const tp_tls *t = BIO_get_data(b);
     BIO_clear_retry_flags(b);
-    ssize_t r = send(fd, buf, (size_t)n, MSG_NOSIGNAL);
+    if (t->tx)    /* OpenSSL's own record (a key update it answers, an alert) under write keys */
+        return n; /* the transport has taken over: dropped, the transport answers itself */
+    ssize_t r = send(t->base.ch->fd, buf, (size_t)n, MSG_NOSIGNAL);
     if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
         BIO_set_retry_write(b);
     return (int)r;
@@ -384,9 +423,9 @@ static int bio_write(BIO *b, const char *buf, int n)
 
 static int bio_read(BIO *b, char *buf, int n)
 {
-    int fd = (int)(intptr_t)BIO_get_data(b);
+    const tp_tls *t = BIO_get_data(b);
     BIO_clear_retry_flags(b);
-    ssize_t r = recv(fd, buf, (size_t)n, 0);
+    ssize_t r = recv(t->base.ch->fd, buf, (size_t)n, 0);
     if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
         BIO_set_retry_read(b);
     return (int)r;
@@ -417,15 +456,15 @@ static void make_sock_method(void)
     BIO_meth_free(m);
 }
 
-/* A BIO over fd (not owning it), or NULL. */
-static BIO *sock_bio(int fd)
+/* A BIO over the socket of t's channel (not owning it), or NULL. */
+static BIO *sock_bio(tp_tls *t)
 {
     pthread_once(&sock_once, make_sock_method);
     if (!sock_method)
         return NULL;
     BIO *b = BIO_new(sock_method);
     if (b)
-        BIO_set_data(b, (void *)(intptr_t)fd);
+        BIO_set_data(b, t);
     return b;
 }
 
@@ -460,7 +499,7 @@ int tp_tls_stream_new(tp_channel *ch, tp_stream **out)
     peer_name(ch, t->peer, sizeof(t->peer));
     ERR_clear_error();
     t->ssl = SSL_new(ch->tls_ctx);
-    BIO *bio = t->ssl ? sock_bio(ch->fd) : NULL;
+    BIO *bio = t->ssl ? sock_bio(t) : NULL;
     if (bio)
         SSL_set_bio(t->ssl, bio, bio); /* the SSL owns it */
     if (!t->ssl || !bio) {
@@ -473,13 +512,13 @@ int tp_tls_stream_new(tp_channel *ch, tp_stream **out)
         return err_set("TLS: cannot start a connection: %s", ossl);
     }
     SSL_set_app_data(t->ssl, t);
+    SSL_set_msg_callback(t->ssl, msg_cb);
+    SSL_set_msg_callback_arg(t->ssl, t);
     if (ch->server) {
         SSL_set_accept_state(t->ssl);
     } else {
         SSL_set_connect_state(t->ssl);
         SSL_set_verify(t->ssl, SSL_VERIFY_PEER, verify_cb);
-        SSL_set_msg_callback(t->ssl, msg_cb);
-        SSL_set_msg_callback_arg(t->ssl, t);
         if (set_peer_name(t, ch) < 0) {
             ERR_clear_error();
             SSL_free(t->ssl);

@@ -132,6 +132,7 @@ int tp_tls_ctx_new(const tp_opts *o, int server, struct ssl_ctx_st **out)
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     SSL_CTX_clear_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
     SSL_CTX_set_default_read_buffer_len(ctx, TLS_READ_BUF);
+    SSL_CTX_set_keylog_callback(ctx, tp_tls_keylog); /* TLS 1.3 record keys (tp_tls_keys.h) */
     int rc = set_versions(ctx, o->tls_protocols);
     if (rc == 0 && SSL_CTX_set_cipher_list(ctx, ciphers) != 1)
         rc = ssl_err("TLS cipher list \"%s\" names no cipher this build can use", ciphers);
@@ -144,7 +145,6 @@ int tp_tls_ctx_new(const tp_opts *o, int server, struct ssl_ctx_st **out)
         rc = server_files(ctx, o);
     } else if (rc == 0) {
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
-        SSL_CTX_set_keylog_callback(ctx, tp_tls_keylog); /* TLS 1.3 read keys (tp_tls_rx.h) */
         rc = client_store(ctx, o);
     }
     if (rc < 0) {

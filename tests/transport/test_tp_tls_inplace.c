@@ -105,7 +105,7 @@ static void used_and_intact(void)
         assert_int_equal(tp_get_info(p.s, &si), 0);
         assert_string_equal(ci.tls_version, versions[v]);
         assert_int_equal(ci.tls_in_place, 1);
-        assert_int_equal(si.tls_in_place, 0); /* servers read through OpenSSL */
+        assert_int_equal(si.tls_in_place, 1); /* the server seals its records */
         stream(p.s, p.c, 20000, 300, 7);
         stream(p.s, p.c, 3000, 6000, 1);
         tu_transfer(p.s, p.c, 300000, 3, 0); /* fragmented, over many records */
@@ -157,7 +157,12 @@ static void count_key_updates(int write_p, int version, int content_type, const 
 static void tickets_and_key_updates(void)
 {
     tu_pair p;
+    setenv("RWFPERF_TLS_INPLACE", "read", 1); /* the server writes through OpenSSL */
     connect_pair(&p, 0);
+    unsetenv("RWFPERF_TLS_INPLACE");
+    tp_info si;
+    assert_int_equal(tp_get_info(p.s, &si), 0);
+    assert_int_equal(si.tls_in_place, 0);
     SSL *s = tp_tls_ssl(p.s);
     assert_non_null(s);
     SSL_set_msg_callback(s, count_key_updates);
@@ -180,6 +185,30 @@ static void test_tickets_and_key_updates(void **state)
 {
     (void)state;
     both_openers(tickets_and_key_updates);
+}
+
+/* TLS 1.3, the server sealing its records: the client asks for key updates (through its
+ * OpenSSL, which writes); the server answers each before its next record and updates its keys,
+ * which the client, reading in place, follows. */
+static void key_updates_asked_of_server(void)
+{
+    tu_pair p;
+    connect_pair(&p, 0);
+    SSL *c = tp_tls_ssl(p.c);
+    assert_non_null(c);
+    stream(p.s, p.c, 1000, 300, 9);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(SSL_key_update(c, SSL_KEY_UPDATE_REQUESTED), 1);
+        stream(p.c, p.s, 50, 100, 9); /* carries the request */
+        stream(p.s, p.c, 2000, 300, 9);
+    }
+    tu_close(&p);
+}
+
+static void test_key_updates_asked_of_server(void **state)
+{
+    (void)state;
+    both_openers(key_updates_asked_of_server);
 }
 
 /* Raw bytes written on the server's socket after the handshake (behind OpenSSL's back): the
@@ -275,8 +304,11 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_used_and_intact),         cmocka_unit_test(test_turned_off),
-        cmocka_unit_test(test_tickets_and_key_updates), cmocka_unit_test(test_bad_records),
+        cmocka_unit_test(test_used_and_intact),
+        cmocka_unit_test(test_turned_off),
+        cmocka_unit_test(test_tickets_and_key_updates),
+        cmocka_unit_test(test_key_updates_asked_of_server),
+        cmocka_unit_test(test_bad_records),
         cmocka_unit_test(test_close_after_messages),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

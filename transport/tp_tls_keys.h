@@ -1,0 +1,74 @@
+/*
+ * tp_tls_keys: the protection of the records one side of a TLS connection writes, taken over
+ * from OpenSSL after the handshake (AES-GCM suites, TLS 1.2 and 1.3): its key and IV, its
+ * sequence number, and the sealing and opening of records with it (tp_gcm_vaes where the CPU
+ * can, else OpenSSL's EVP). Used for the server's records: read in place by a client
+ * (tp_tls_rx) and written by a server (tp_tls_tx).
+ *
+ * Keys: TLS 1.2 from the session's master secret expanded with the two randoms (the PRF of
+ * the suite's hash); TLS 1.3 from the server's application traffic secret (reported by
+ * OpenSSL's key-log callback), with HKDF-Expand-Label, and followed through key updates.
+ */
+#ifndef RWFPERF_TP_TLS_KEYS_H
+#define RWFPERF_TP_TLS_KEYS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tp_gcm_vaes.h"
+
+struct ssl_st;
+struct evp_cipher_ctx_st;
+struct evp_md_st;
+
+#define TP_TLS_REC_HDR 5                   /* type, version, length */
+#define TP_TLS_REC_BODY_MAX (16384 + 2048) /* the largest TLS 1.2 ciphertext */
+#define TP_TLS_REC_MAX (TP_TLS_REC_HDR + TP_TLS_REC_BODY_MAX)
+#define TP_TLS_TAG 16
+#define TP_TLS_NONCE12 8 /* TLS 1.2: the explicit part of the nonce, sent before each record */
+
+typedef struct tp_tls_keys {
+    tp_gcm_vaes g;                /* the key, when tp_gcm_vaes is used */
+    struct evp_cipher_ctx_st *cx; /* otherwise (always set up) */
+    struct ssl_st *ssl;
+    const struct evp_md_st *md; /* the suite's hash */
+    uint64_t seq;               /* sequence number of the next record */
+    uint8_t v13;
+    uint8_t vaes;
+    uint8_t enc; /* sealing (1) or opening (0) */
+    uint8_t key_len;
+    uint8_t secret_len;
+    uint8_t iv[12]; /* TLS 1.2: the 4-byte implicit part; TLS 1.3: the whole IV */
+    uint8_t secret[64];
+} tp_tls_keys;
+
+/* Sets up k for the records the server of ssl (handshake complete) writes, to seal them
+ * (enc) or open them: secret13 (secret_len bytes) is the server's TLS 1.3 application traffic
+ * secret (unused for TLS 1.2), records_after_hs the records of that direction OpenSSL handled
+ * after the handshake. Returns 0; 1 when the version or suite is not one handled here (k
+ * holds nothing to free); TP_EFAIL with err_set(). */
+int tp_tls_keys_init(tp_tls_keys *k, struct ssl_st *ssl, int enc, const uint8_t *secret13,
+                     size_t secret_len, uint64_t records_after_hs);
+
+/* TLS 1.3 key update: the next traffic secret, key and IV; the sequence starts again. 0 or
+ * TP_EFAIL. */
+int tp_tls_keys_update(tp_tls_keys *k);
+
+/* Opens (decrypts in place and checks) the n bytes at ct, whose tag follows them, with the
+ * record's nonce and additional data. 0, or -1 when the check fails. */
+int tp_tls_keys_open(tp_tls_keys *k, const uint8_t nonce[12], const uint8_t *aad, size_t alen,
+                     uint8_t *ct, size_t n);
+
+/* Seals n bytes from src into dst (the same place, or not overlapping) and writes the tag at
+ * tag. 0 or TP_EFAIL. */
+int tp_tls_keys_seal(tp_tls_keys *k, const uint8_t nonce[12], const uint8_t *aad, size_t alen,
+                     const uint8_t *src, uint8_t *dst, size_t n, uint8_t *tag);
+
+/* The nonce of record k->seq: TLS 1.3 the IV with the sequence number mixed in; TLS 1.2 the
+ * implicit part and the 8 explicit bytes at expl. */
+void tp_tls_keys_nonce(const tp_tls_keys *k, const uint8_t *expl, uint8_t nonce[12]);
+
+/* Frees what k holds and wipes its keys. */
+void tp_tls_keys_clear(tp_tls_keys *k);
+
+#endif
