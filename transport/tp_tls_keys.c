@@ -148,7 +148,7 @@ int tp_tls_keys_init(tp_tls_keys *k, SSL *ssl, int enc, const uint8_t *secret13,
     k->enc = (uint8_t)(enc != 0);
     k->key_len = nid == NID_aes_128_gcm ? 16 : 32;
     k->v13 = ver == TLS1_3_VERSION;
-    k->vaes = vaes_allowed() && tp_gcm_vaes_available() && !enc;
+    k->vaes = vaes_allowed() && tp_gcm_vaes_available();
     int rc;
     if (k->v13) {
         memcpy(k->secret, secret13, secret_len);
@@ -209,6 +209,10 @@ int tp_tls_keys_open(tp_tls_keys *k, const uint8_t nonce[12], const uint8_t *aad
 int tp_tls_keys_seal(tp_tls_keys *k, const uint8_t nonce[12], const uint8_t *aad, size_t alen,
                      const uint8_t *src, uint8_t *dst, size_t n, uint8_t *tag)
 {
+    if (k->vaes) {
+        tp_gcm_vaes_seal(&k->g, nonce, aad, alen, src, dst, n, tag);
+        return 0;
+    }
     int l = 0, l2 = 0;
     if (EVP_EncryptInit_ex2(k->cx, NULL, NULL, nonce, NULL) == 1 &&
         EVP_EncryptUpdate(k->cx, NULL, &l, aad, (int)alen) == 1 &&

@@ -9,7 +9,7 @@
 #include "tp_tls_tx.h"
 
 #define PLAIN_PER_RECORD 16384
-#define RECORDS_PER_SEND 4 /* plaintext sealed per call: up to four full records */
+#define RECORDS_PER_SEND 1 /* one record per send(): four measured worse for the reader */
 /* a record's bytes beyond its content: header, TLS 1.2 nonce or TLS 1.3 content type, tag */
 #define OVERHEAD (TP_TLS_REC_HDR + TP_TLS_NONCE12 + TP_TLS_TAG)
 #define TX_BUF ((RECORDS_PER_SEND + 1) * (PLAIN_PER_RECORD + OVERHEAD))
@@ -18,8 +18,10 @@ enum { CT_ALERT = 21, CT_HANDSHAKE = 22, CT_DATA = 23 };
 
 struct tp_tls_tx {
     tp_tls_keys k;
-    size_t len, sent; /* sealed bytes in buf, and how many of them are in the socket */
-    size_t covered;   /* the caller's bytes those records carry */
+    size_t len, sent;        /* sealed bytes in buf, and how many of them are in the socket */
+    unsigned nrec, credited; /* records in buf; the first credited were reported taken */
+    uint32_t rec_end[RECORDS_PER_SEND + 1];   /* where each record ends in buf */
+    uint32_t rec_plain[RECORDS_PER_SEND + 1]; /* the caller's bytes it carries */
     uint8_t ku_asked;
     uint8_t buf[TX_BUF];
 };
@@ -31,7 +33,8 @@ int tp_tls_tx_new(struct ssl_st *ssl, const uint8_t *secret13, size_t secret_len
     tp_tls_tx *tx = malloc(sizeof(*tx));
     if (!tx)
         return err_set("out of memory for sealing TLS records");
-    tx->len = tx->sent = tx->covered = 0;
+    tx->len = tx->sent = 0;
+    tx->nrec = tx->credited = 0;
     tx->ku_asked = 0;
     int rc = tp_tls_keys_init(&tx->k, ssl, 1, secret13, secret_len, records_written);
     if (rc != 0) {
@@ -111,38 +114,54 @@ static int push(tp_tls_tx *tx, int fd)
         errno = e;
         return TP_EFAIL;
     }
-    tx->len = tx->sent = 0;
     return 1;
+}
+
+/* Seals up to RECORDS_PER_SEND records of the n bytes at buf (after a key update when one was asked
+ * for) into the empty record buffer. 0 or TP_EFAIL. */
+static int seal_batch(tp_tls_tx *tx, const uint8_t *buf, size_t n)
+{
+    size_t at = 0, take = 0;
+    tx->nrec = tx->credited = 0;
+    if (tx->ku_asked) { /* KeyUpdate, update_not_requested, under the keys it replaces */
+        static const uint8_t ku[5] = {24, 0, 0, 1, 0};
+        long r = seal_record(&tx->k, CT_HANDSHAKE, ku, sizeof(ku), tx->buf);
+        if (r < 0 || tp_tls_keys_update(&tx->k) < 0)
+            return TP_EFAIL;
+        at = (size_t)r;
+        tx->rec_end[tx->nrec] = (uint32_t)at;
+        tx->rec_plain[tx->nrec++] = 0;
+        tx->ku_asked = 0;
+    }
+    while (take < n && take < RECORDS_PER_SEND * PLAIN_PER_RECORD) {
+        size_t m = n - take < PLAIN_PER_RECORD ? n - take : PLAIN_PER_RECORD;
+        long r = seal_record(&tx->k, CT_DATA, buf + take, m, tx->buf + at);
+        if (r < 0)
+            return TP_EFAIL;
+        at += (size_t)r;
+        take += m;
+        tx->rec_end[tx->nrec] = (uint32_t)at;
+        tx->rec_plain[tx->nrec++] = (uint32_t)m;
+    }
+    tx->len = at;
+    tx->sent = 0;
+    return 0;
 }
 
 long tp_tls_tx_write(tp_tls_tx *tx, int fd, const uint8_t *buf, size_t n)
 {
-    if (tx->len == 0) {
-        size_t at = 0, take = 0;
-        if (tx->ku_asked) { /* KeyUpdate, update_not_requested, under the keys it replaces */
-            static const uint8_t ku[5] = {24, 0, 0, 1, 0};
-            long r = seal_record(&tx->k, CT_HANDSHAKE, ku, sizeof(ku), tx->buf);
-            if (r < 0 || tp_tls_keys_update(&tx->k) < 0)
-                return TP_EFAIL;
-            at = (size_t)r;
-            tx->ku_asked = 0;
-        }
-        while (take < n && take < RECORDS_PER_SEND * PLAIN_PER_RECORD) {
-            size_t m = n - take < PLAIN_PER_RECORD ? n - take : PLAIN_PER_RECORD;
-            long r = seal_record(&tx->k, CT_DATA, buf + take, m, tx->buf + at);
-            if (r < 0)
-                return TP_EFAIL;
-            at += (size_t)r;
-            take += m;
-        }
-        tx->len = at;
-        tx->sent = 0;
-        tx->covered = take;
-    }
+    if (tx->len == 0 && seal_batch(tx, buf, n) < 0)
+        return TP_EFAIL;
     int rc = push(tx, fd);
-    if (rc <= 0)
+    if (rc < 0)
         return rc;
-    return (long)tx->covered;
+    /* the bytes of the records now wholly in the socket are taken */
+    size_t taken = 0;
+    while (tx->credited < tx->nrec && tx->rec_end[tx->credited] <= tx->sent)
+        taken += tx->rec_plain[tx->credited++];
+    if (rc == 1)
+        tx->len = tx->sent = 0;
+    return (long)taken;
 }
 
 void tp_tls_tx_close(tp_tls_tx *tx, int fd)
@@ -154,6 +173,7 @@ void tp_tls_tx_close(tp_tls_tx *tx, int fd)
     if (r > 0) {
         tx->len = (size_t)r;
         tx->sent = 0;
+        tx->nrec = tx->credited = 0;
         (void)push(tx, fd);
     }
 }
