@@ -280,7 +280,14 @@ int main(int argc, char **argv)
     const char *exe = provider_path(argv[1]);
     int n = atoi(argv[2]);
     atexit(kill_running);
-    const char *dir = ci_workdir("rx_recover", 1);
+    /* a folder per variant: ctest runs them at the same time */
+    bool reactor = false;
+    for (int i = 3; i < argc; i++)
+        reactor |= strcmp(argv[i], "-reactor") == 0;
+    char name[64];
+    snprintf(name, sizeof(name), "rx_recover%s%s", strcmp(argv[1], "orig") == 0 ? "_orig" : "",
+             reactor ? "_reactor" : "");
+    const char *dir = ci_workdir(name, 1);
     ci_copy(ts_source_path("data/MsgData.xml"), ci_path(dir, "MsgData.xml"));
     char port[16];
     pid_t prov = start_prov(dir, exe, NULL, argv + 3, argc - 3, port, sizeof(port));
