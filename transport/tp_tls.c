@@ -1,6 +1,7 @@
 /* The TLS stream: OpenSSL over the channel's socket; the handshake with its certificate
- * check and the texts that say why one failed; reads and writes of the RIPC byte stream.
- * The TLS settings (SSL_CTX) are made in tp_tls_ctx.c. */
+ * check and the texts that say why one failed; reads and writes of the RIPC byte stream,
+ * handed to the transport's own record layer once active (tp_tls_rx, tp_tls_tx). The TLS
+ * settings (SSL_CTX) are made in tp_tls_ctx.c. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <openssl/bio.h>

@@ -8,9 +8,11 @@
  * a server preferring ECDHE and AES-128 (the cheapest per byte) among them. A client checks
  * the server's certificate against the CA store and the host name it connected to: a DNS
  * name against the certificate's DNS subjectAltNames, else its CN; an IP address against its
- * IP subjectAltNames. On the steady-state path nothing is allocated: OpenSSL keeps its record
- * buffers (read-ahead into one buffer, so that one recv() brings many records) and writes each
- * flush of the channel's queue as one record (up to 16 KiB each).
+ * IP subjectAltNames. Once active, an AES-GCM connection's records are the transport's: a
+ * client reads them in place (tp_tls_rx.h), a server seals them (tp_tls_tx.h), each flush of the
+ * channel's queue in records of up to 16 KiB; other suites stay with OpenSSL, which reads
+ * ahead into one buffer (one recv() brings many records). On the steady-state path nothing is
+ * allocated.
  */
 #ifndef RWFPERF_TP_TLS_H
 #define RWFPERF_TP_TLS_H

@@ -1,5 +1,5 @@
-/* A TLS client's records read and decrypted in place (see tp_tls_rx.h): the read keys taken
- * over from OpenSSL after the handshake, the record layer (AES-GCM, TLS 1.2 and 1.3), and the
+/* A TLS client's records read and decrypted in place (see tp_tls_rx.h): the record layer
+ * (AES-GCM, TLS 1.2 and 1.3, the keys in tp_tls_keys), the records that are not data, and the
  * input area's bookkeeping. */
 #include <errno.h>
 #include <openssl/err.h>

@@ -518,20 +518,6 @@ static void test_peer_gone_no_sigpipe(void **state)
     tu_close(&p);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    tt_pki_make();
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    tt_pki_free();
-    return 0;
-}
-
 int main(void)
 {
     /* before OpenSSL allocates anything */
@@ -549,5 +535,5 @@ int main(void)
         cmocka_unit_test(test_last_messages_before_close),
         cmocka_unit_test(test_peer_gone_no_sigpipe),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tt_group_setup, tt_group_teardown);
 }

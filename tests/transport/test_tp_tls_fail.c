@@ -397,20 +397,6 @@ static void test_bad_settings(void **state)
     tt_assert_has(err_msg(), "unknown WebSocket sub-protocol 'rssl.json'");
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    tt_pki_make();
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    tt_pki_free();
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -424,5 +410,5 @@ int main(void)
         cmocka_unit_test(test_tls_client_to_plain_server),
         cmocka_unit_test(test_bad_settings),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tt_group_setup, tt_group_teardown);
 }

@@ -287,20 +287,6 @@ static void test_close_after_messages(void **state)
     }
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    tt_pki_make();
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    tt_pki_free();
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -311,5 +297,5 @@ int main(void)
         cmocka_unit_test(test_bad_records),
         cmocka_unit_test(test_close_after_messages),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tt_group_setup, tt_group_teardown);
 }

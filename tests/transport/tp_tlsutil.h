@@ -33,6 +33,21 @@ static inline void tt_pki_free(void)
     ts_tls_cleanup();
 }
 
+/* CMocka group setup and teardown of a TLS test program: its PKI. */
+static inline int tt_group_setup(void **state)
+{
+    (void)state;
+    tt_pki_make();
+    return 0;
+}
+
+static inline int tt_group_teardown(void **state)
+{
+    (void)state;
+    tt_pki_free();
+    return 0;
+}
+
 /* An encrypted server on 127.0.0.1 (ephemeral port) with the certificate c. */
 static inline void tt_server_opts(tp_opts *o, const ts_cert *c)
 {
