@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 
 #include "tp_tls.h"
+#include "tp_tls_keys.h"
 #include "tp_tls_rx.h"
 #include "tp_tls_tx.h"
 
@@ -335,7 +336,7 @@ static int start_inplace(tp_tls *t)
 {
     tp_channel *ch = t->base.ch;
     if (ch->strm != &t->base || t->no_inplace || SSL_has_pending(t->ssl) ||
-        ch->in_rd != ch->in_wr || ch->in_cap < ch->max_in_frame + 2u * (5 + 16384 + 2048))
+        ch->in_rd != ch->in_wr || ch->in_cap < ch->max_in_frame + 2u * TP_TLS_REC_MAX)
         return 0;
     if (tp_tls_rx_new(t->ssl, t->secret, t->secret_len, t->read_after_hs, &t->rx) != 0) {
         t->rx = NULL;

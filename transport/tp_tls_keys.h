@@ -27,6 +27,9 @@ struct evp_md_st;
 #define TP_TLS_TAG 16
 #define TP_TLS_NONCE12 8 /* TLS 1.2: the explicit part of the nonce, sent before each record */
 
+/* record content types */
+enum { TP_TLS_CT_ALERT = 21, TP_TLS_CT_HANDSHAKE = 22, TP_TLS_CT_DATA = 23 };
+
 typedef struct tp_tls_keys {
     tp_gcm_vaes g;                /* the key, when tp_gcm_vaes is used */
     struct evp_cipher_ctx_st *cx; /* otherwise (always set up) */

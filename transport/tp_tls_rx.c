@@ -12,14 +12,6 @@
 #include "tp_tls_keys.h"
 #include "tp_tls_rx.h"
 
-#define REC_HDR TP_TLS_REC_HDR
-#define REC_BODY_MAX TP_TLS_REC_BODY_MAX
-#define REC_MAX TP_TLS_REC_MAX
-#define TAG_LEN TP_TLS_TAG
-#define NONCE12 TP_TLS_NONCE12
-
-enum { CT_ALERT = 21, CT_HANDSHAKE = 22, CT_DATA = 23 };
-
 struct tp_tls_rx {
     tp_tls_keys k; /* the server's records */
     uint32_t raw_rd, raw_wr;
@@ -62,21 +54,21 @@ static int open_record(tp_tls_rx *rx, uint8_t *rec, uint32_t body, uint8_t **pt,
     uint32_t clen;
     size_t alen;
     if (k->v13) {
-        if (rec[0] != CT_DATA)
+        if (rec[0] != TP_TLS_CT_DATA)
             return err_set("TLS 1.3 record of outer type %u after the handshake", rec[0]);
-        if (body < TAG_LEN + 1)
+        if (body < TP_TLS_TAG + 1)
             return err_set("TLS record of %u bytes is shorter than its tag", body);
         tp_tls_keys_nonce(k, NULL, nonce);
-        memcpy(aad, rec, REC_HDR);
-        alen = REC_HDR;
-        ct = rec + REC_HDR;
-        clen = body - TAG_LEN;
+        memcpy(aad, rec, TP_TLS_REC_HDR);
+        alen = TP_TLS_REC_HDR;
+        ct = rec + TP_TLS_REC_HDR;
+        clen = body - TP_TLS_TAG;
     } else {
-        if (body < NONCE12 + TAG_LEN)
+        if (body < TP_TLS_NONCE12 + TP_TLS_TAG)
             return err_set("TLS record of %u bytes is shorter than its nonce and tag", body);
-        tp_tls_keys_nonce(k, rec + REC_HDR, nonce);
-        ct = rec + REC_HDR + NONCE12;
-        clen = body - NONCE12 - TAG_LEN;
+        tp_tls_keys_nonce(k, rec + TP_TLS_REC_HDR, nonce);
+        ct = rec + TP_TLS_REC_HDR + TP_TLS_NONCE12;
+        clen = body - TP_TLS_NONCE12 - TP_TLS_TAG;
         for (int i = 0; i < 8; i++)
             aad[i] = (uint8_t)(k->seq >> (56 - 8 * i));
         aad[8] = rec[0];
@@ -137,7 +129,7 @@ static int post_handshake(tp_tls_rx *rx, const uint8_t *p, uint32_t n)
 static int control(tp_tls_rx *rx, uint8_t type, const uint8_t *p, uint32_t n)
 {
     switch (type) {
-    case CT_ALERT:
+    case TP_TLS_CT_ALERT:
         if (n != 2)
             return err_set("TLS alert record of %u bytes from the server", n);
         if (p[1] == 0) {
@@ -146,7 +138,7 @@ static int control(tp_tls_rx *rx, uint8_t type, const uint8_t *p, uint32_t n)
         }
         return err_set("TLS alert from the server: %s (%u)", SSL_alert_desc_string_long(p[1]),
                        p[1]);
-    case CT_HANDSHAKE:
+    case TP_TLS_CT_HANDSHAKE:
         return post_handshake(rx, p, n) < 0 ? TP_EFAIL : 0;
     default:
         return err_set("TLS record of content type %u from the server after the handshake", type);
@@ -161,8 +153,8 @@ static int take_record(tp_channel *ch, tp_tls_rx *rx, uint8_t *rec, uint32_t bod
     uint32_t n = 0;
     if (open_record(rx, rec, body, &pt, &n, &type) < 0)
         return TP_EFAIL;
-    rx->raw_rd += REC_HDR + body;
-    if (type != CT_DATA)
+    rx->raw_rd += TP_TLS_REC_HDR + body;
+    if (type != TP_TLS_CT_DATA)
         return control(rx, type, pt, n);
     if (n == 0)
         return 0;
@@ -190,13 +182,13 @@ static inline int frame_ready(const tp_channel *ch)
 static inline uint32_t record_ready(const tp_channel *ch, const tp_tls_rx *rx)
 {
     uint32_t have = rx->raw_wr - rx->raw_rd;
-    if (have < REC_HDR)
+    if (have < TP_TLS_REC_HDR)
         return 0;
     const uint8_t *h = ch->in + rx->raw_rd;
     uint32_t body = tp_get16(h + 3);
-    if (body > REC_BODY_MAX || h[1] != 3 || h[0] < 20 || h[0] > 23)
-        return REC_HDR + body; /* reported at once, whatever follows */
-    return have >= REC_HDR + body ? REC_HDR + body : 0;
+    if (body > TP_TLS_REC_BODY_MAX || h[1] != 3 || h[0] < 20 || h[0] > 23)
+        return TP_TLS_REC_HDR + body; /* reported at once, whatever follows */
+    return have >= TP_TLS_REC_HDR + body ? TP_TLS_REC_HDR + body : 0;
 }
 
 /* Room behind raw_wr for a whole record: the unparsed bytes and the records not yet opened
@@ -208,7 +200,7 @@ static void make_room(tp_channel *ch, tp_tls_rx *rx)
         ch->in_rd = ch->in_wr = rx->raw_rd = rx->raw_wr = 0;
         return;
     }
-    if (ch->in_cap - rx->raw_wr >= REC_MAX)
+    if (ch->in_cap - rx->raw_wr >= TP_TLS_REC_MAX)
         return;
     memmove(ch->in, ch->in + ch->in_rd, plen);
     memmove(ch->in + plen, ch->in + rx->raw_rd, rlen);
@@ -231,12 +223,12 @@ int tp_tls_rx_fill(tp_channel *ch, tp_tls_rx *rx)
                         rec[0], rec[1], rec[2], rec[3], rec[4]);
                 return TP_EFAIL;
             }
-            if (len > REC_MAX) {
+            if (len > TP_TLS_REC_MAX) {
                 err_set("TLS record of %u bytes from the server exceeds the maximum of %u",
-                        len - REC_HDR, REC_BODY_MAX);
+                        len - TP_TLS_REC_HDR, TP_TLS_REC_BODY_MAX);
                 return TP_EFAIL;
             }
-            int rc = take_record(ch, rx, rec, len - REC_HDR);
+            int rc = take_record(ch, rx, rec, len - TP_TLS_REC_HDR);
             if (rc < 0)
                 return rc;
             added |= rc;

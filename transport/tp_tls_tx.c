@@ -14,8 +14,6 @@
 #define OVERHEAD (TP_TLS_REC_HDR + TP_TLS_NONCE12 + TP_TLS_TAG)
 #define TX_BUF ((RECORDS_PER_SEND + 1) * (PLAIN_PER_RECORD + OVERHEAD))
 
-enum { CT_ALERT = 21, CT_HANDSHAKE = 22, CT_DATA = 23 };
-
 struct tp_tls_tx {
     tp_tls_keys k;
     size_t len, sent;        /* sealed bytes in buf, and how many of them are in the socket */
@@ -67,7 +65,7 @@ static long seal_record(tp_tls_keys *k, uint8_t type, const uint8_t *src, size_t
     int rc;
     if (k->v13) { /* outer type data; the content, then its type, sealed */
         body = n + 1 + TP_TLS_TAG;
-        dst[0] = CT_DATA;
+        dst[0] = TP_TLS_CT_DATA;
         dst[1] = dst[2] = 3;
         tp_put16(dst + 3, (uint32_t)body);
         uint8_t *ct = dst + TP_TLS_REC_HDR;
@@ -125,7 +123,7 @@ static int seal_batch(tp_tls_tx *tx, const uint8_t *buf, size_t n)
     tx->nrec = tx->credited = 0;
     if (tx->ku_asked) { /* KeyUpdate, update_not_requested, under the keys it replaces */
         static const uint8_t ku[5] = {24, 0, 0, 1, 0};
-        long r = seal_record(&tx->k, CT_HANDSHAKE, ku, sizeof(ku), tx->buf);
+        long r = seal_record(&tx->k, TP_TLS_CT_HANDSHAKE, ku, sizeof(ku), tx->buf);
         if (r < 0 || tp_tls_keys_update(&tx->k) < 0)
             return TP_EFAIL;
         at = (size_t)r;
@@ -135,7 +133,7 @@ static int seal_batch(tp_tls_tx *tx, const uint8_t *buf, size_t n)
     }
     while (take < n && take < RECORDS_PER_SEND * PLAIN_PER_RECORD) {
         size_t m = n - take < PLAIN_PER_RECORD ? n - take : PLAIN_PER_RECORD;
-        long r = seal_record(&tx->k, CT_DATA, buf + take, m, tx->buf + at);
+        long r = seal_record(&tx->k, TP_TLS_CT_DATA, buf + take, m, tx->buf + at);
         if (r < 0)
             return TP_EFAIL;
         at += (size_t)r;
@@ -169,7 +167,7 @@ void tp_tls_tx_close(tp_tls_tx *tx, int fd)
     if (tx->len && push(tx, fd) != 1)
         return;
     static const uint8_t close_notify[2] = {1, 0};
-    long r = seal_record(&tx->k, CT_ALERT, close_notify, sizeof(close_notify), tx->buf);
+    long r = seal_record(&tx->k, TP_TLS_CT_ALERT, close_notify, sizeof(close_notify), tx->buf);
     if (r > 0) {
         tx->len = (size_t)r;
         tx->sent = 0;

@@ -21,21 +21,9 @@
 #include "msgdata.h"
 #include "rwf.h"
 #include "../codec/wire_examples.h"
+#include "bench_util.h"
 
 #define RUNS 5
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static size_t unhex(const char *h, uint8_t *out, size_t cap)
 {
@@ -258,7 +246,7 @@ static void run(const char *what, int kind, const uint8_t *msg, size_t n, const 
     double ns[RUNS];
     uint8_t out[2048];
     for (int r = 0; r < RUNS; r++) {
-        double t0 = now_ns();
+        double t0 = bench_mono_ns();
         for (long i = 0; i < iters; i++) {
             size_t len = 0;
             switch (kind) {
@@ -291,9 +279,9 @@ static void run(const char *what, int kind, const uint8_t *msg, size_t n, const 
             }
             sink += len;
         }
-        ns[r] = (now_ns() - t0) / (double)iters;
+        ns[r] = (bench_mono_ns() - t0) / (double)iters;
     }
-    qsort(ns, RUNS, sizeof(double), cmp_double);
+    qsort(ns, RUNS, sizeof(double), bench_cmp_double);
     printf("  %-44s %7.1f ns/msg  (best of %d; median %.1f; %.2f M msg/s)\n", what, ns[0], RUNS,
            ns[RUNS / 2], 1e3 / ns[0]);
 }
@@ -313,17 +301,17 @@ int main(int argc, char **argv)
     for (int r = 0; r < RUNS; r++) {
         rwf_dict_free(d);
         d = rwf_dict_new();
-        double t0 = now_ns();
+        double t0 = bench_mono_ns();
         if (rwf_dict_load_fields(d, fpath) != RWF_OK) {
             fprintf(stderr, "bench_codec: %s (set RWFPERF_SHARED_DIR)\n", err_msg());
             return 2;
         }
-        double t1 = now_ns();
+        double t1 = bench_mono_ns();
         if (rwf_dict_load_enums(d, epath) != RWF_OK) {
             fprintf(stderr, "bench_codec: %s\n", err_msg());
             return 2;
         }
-        double t2 = now_ns();
+        double t2 = bench_mono_ns();
         best_f = t1 - t0 < best_f ? t1 - t0 : best_f;
         best_e = t2 - t1 < best_e ? t2 - t1 : best_e;
     }
@@ -345,12 +333,12 @@ int main(int argc, char **argv)
     msgdata md;
     double best_md = 1e18;
     for (int r = 0; r < RUNS; r++) {
-        double t0 = now_ns();
+        double t0 = bench_mono_ns();
         if (msgdata_load(&md, RWFPERF_SOURCE_DIR "/data/MsgData.xml", d) < 0) {
             fprintf(stderr, "bench_codec: %s\n", err_msg());
             return 1;
         }
-        double t1 = now_ns();
+        double t1 = bench_mono_ns();
         best_md = t1 - t0 < best_md ? t1 - t0 : best_md;
         if (r < RUNS - 1)
             msgdata_free(&md);

@@ -35,6 +35,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include "bench_util.h"
 
 #define RUNS 5
 #define MSGS 16 /* distinct encoded updates, cycled */
@@ -79,12 +80,6 @@ static int load(void)
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static uint64_t sink;
 
 static int decode_one(const uint8_t *p, size_t n)
@@ -124,8 +119,8 @@ static void bench_decode(void)
         ns[r] = (double)(clk_ns() - t0) / iters;
         cpu[r] = (thread_cpu_ns() - c0) / iters;
     }
-    qsort(ns, DECODE_RUNS, sizeof(ns[0]), cmp_double);
-    qsort(cpu, DECODE_RUNS, sizeof(cpu[0]), cmp_double);
+    qsort(ns, DECODE_RUNS, sizeof(ns[0]), bench_cmp_double);
+    qsort(cpu, DECODE_RUNS, sizeof(cpu[0]), bench_cmp_double);
     printf("decode  MarketPrice update (%zu-%zu bytes): best %.1f ns, median %.1f ns per update "
            "(thread CPU: best %.1f ns)\n",
            msg_len[1], msg_len[0], ns[0], ns[DECODE_RUNS / 2], cpu[0]);

@@ -18,26 +18,12 @@
 #include <time.h>
 
 #include "tp_gcm_vaes.h"
+#include "bench_util.h"
 
 #define MAX_RUNS 64
 
 /* Runs per case (second argument). */
 static int runs = 5;
-
-/* The monotonic clock in nanoseconds. */
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-/* qsort order of doubles. */
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 /* One configuration: key, IV, AAD, a record and its tag. */
 typedef struct bcase {
@@ -125,18 +111,18 @@ static void timeit(int (*fn)(bcase *), bcase *c, double ms, double *best, double
 {
     double per[MAX_RUNS];
     long iters = 16;
-    double t0 = now_ns();
+    double t0 = bench_mono_ns();
     for (long i = 0; i < iters; i++)
         fn(c);
-    double one = (now_ns() - t0) / iters;
+    double one = (bench_mono_ns() - t0) / iters;
     iters = (long)(ms * 1e6 / (one > 1 ? one : 1)) + 1;
     for (int r = 0; r < runs; r++) {
-        t0 = now_ns();
+        t0 = bench_mono_ns();
         for (long i = 0; i < iters; i++)
             fn(c);
-        per[r] = (now_ns() - t0) / iters;
+        per[r] = (bench_mono_ns() - t0) / iters;
     }
-    qsort(per, (size_t)runs, sizeof(per[0]), cmp_double);
+    qsort(per, (size_t)runs, sizeof(per[0]), bench_cmp_double);
     *best = per[0];
     *median = per[runs / 2];
 }

@@ -30,6 +30,7 @@
 #include "rjs_lex.h"
 #include "rjs_tmpl.h"
 #include "../codec/json/rjs_golden.h"
+#include "bench_util.h"
 
 #define RUNS 5
 
@@ -62,19 +63,6 @@ void *realloc(void *p, size_t n)
 
 /* The CPU time this thread has run: on a shared machine, time spent waiting for a core does
  * not count. */
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 enum { TO_JSON, FORM, TO_RWF, CHECK, JSONC };
 
 typedef struct bench_msg {
@@ -134,17 +122,17 @@ static void run(const char *what, int c, const rjs_conv *conv, const bench_msg *
     double ns[RUNS];
     unsigned long before = allocs;
     for (int r = 0; r < RUNS; r++) {
-        double t0 = now_ns();
+        double t0 = bench_thread_ns();
         for (long i = 0; i < iters; i++) {
             if (once(c, conv, m, tok) < 0) {
                 fprintf(stderr, "bench_json: %s failed: %s\n", what, err_msg());
                 exit(1);
             }
         }
-        ns[r] = (now_ns() - t0) / (double)iters;
+        ns[r] = (bench_thread_ns() - t0) / (double)iters;
     }
     unsigned long n = allocs - before;
-    qsort(ns, RUNS, sizeof(ns[0]), cmp_double);
+    qsort(ns, RUNS, sizeof(ns[0]), bench_cmp_double);
     printf("  %-34s %7.1f ns/msg  (best of %d; median %.1f; %.2f M msg/s)", what, ns[0], RUNS,
            ns[RUNS / 2], 1e3 / ns[0]);
     if (c == JSONC)
