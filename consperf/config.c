@@ -126,6 +126,7 @@ const opt_def cons_options[] = {
     OPT_SECTION_("Ours, beyond the ETA tools' options:"),
     RUN_OPT_HISTOGRAM_LOG(
         C, opts, "HdrHistogram interval log of every latency kind (ours): <base><thread>.hlog"),
+    RUN_OPT_CLOCK(C, opts),
     OPT_END_,
 };
 

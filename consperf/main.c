@@ -78,7 +78,11 @@ int main(int argc, char **argv)
         return status;
     const cons_config *cfg = &a->cfg;
 
-    out_extra extra = run_extra_inputs();
+    out_extra extra;
+    if (run_extra_inputs(cfg->opts.clock, &extra) != 0) {
+        fprintf(stderr, "Config Error: %s\n", err_msg());
+        return RUN_EXIT_INVALID;
+    }
     out_report console;
     out_report_init(&console, stdout, NULL);
     cons_config_print(cfg, &extra, &console);

@@ -59,6 +59,7 @@ const opt_def niprov_options[] = {
     RUN_OPT_HISTOGRAM_LOG(C, pv.opts,
                           "HdrHistogram interval log of the update encoding time (-measureEncode; "
                           "ours): <base><thread>.hlog"),
+    RUN_OPT_CLOCK(C, pv.opts),
     OPT_END_,
 };
 

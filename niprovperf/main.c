@@ -94,7 +94,8 @@ int main(int argc, char **argv)
     if (rc != OPT_CONTINUE)
         return rc;
     const niprov_config *cfg = &app.cfg;
-    rc = run_start(&app.run, &app, load_inputs, print_inputs, cfg->pv.opts.summary_file);
+    rc = run_start(&app.run, &app, load_inputs, print_inputs, cfg->pv.opts.summary_file,
+                   cfg->pv.opts.clock);
     if (rc != RUN_EXIT_OK)
         return rc;
     if (start_threads(&app) != 0) {

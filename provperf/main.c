@@ -122,7 +122,8 @@ int main(int argc, char **argv)
     int rc = prov_config_init(&app.cfg, argc, argv, stdout, stderr);
     if (rc != OPT_CONTINUE)
         return rc;
-    rc = run_start(&app.run, &app, load_inputs, print_inputs, app.cfg.pv.opts.summary_file);
+    rc = run_start(&app.run, &app, load_inputs, print_inputs, app.cfg.pv.opts.summary_file,
+                   app.cfg.pv.opts.clock);
     if (rc != RUN_EXIT_OK)
         return rc;
 

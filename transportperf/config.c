@@ -145,6 +145,7 @@ const opt_def tperf_options[] = {
     OPT_SECTION_("Ours, beyond the ETA tools' options:"),
     RUN_OPT_HISTOGRAM_LOG(
         C, opts, "HdrHistogram interval log of the latencies (ours): <base><thread>_<pid>.hlog"),
+    RUN_OPT_CLOCK(C, opts),
     OPT_ENUM_("-seqGaps", C, gap_mode, gap_modes, "<fail|count>",
               "On a missing, repeated or out-of-order sequence number: fail (end the run at the "
               "first, as the ETA tool) or count (keep going; gaps, lost and duplicate messages "

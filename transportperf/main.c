@@ -33,7 +33,11 @@ static const run_accept_text accept_text = {.failed = "Accept failed: %s\n", .pa
 static int setup(tperf_app *R)
 {
     tperf_config *cfg = &R->cfg;
-    out_extra extra = run_extra_inputs();
+    out_extra extra;
+    if (run_extra_inputs(cfg->opts.clock, &extra) != 0) {
+        printf("Config Error: %s\n", err_msg());
+        return RUN_EXIT_INVALID;
+    }
     if (!(R->summary = run_summary_open(cfg->opts.summary_file)))
         return RUN_EXIT_INVALID;
     out_report_init(&R->rep, stdout, R->summary);

@@ -15,6 +15,7 @@
 #define ID_PREFIX "#[rwfperf histogram log: "
 #define HOST_PREFIX "#[Host: "
 #define VALUES_PREFIX "#[Values: "
+#define CLOCK_PREFIX "#[Clock: "
 #define COMMENT_MAX 120 /* longest comment line we write, line end excluded */
 
 /* ------------------------------------------------------------------------------------------ */
@@ -51,6 +52,11 @@ int hdr_log_open(hdr_log_writer *w, const char *path, const hdr_log_id *id, doub
         return err_set_errno(errno, "cannot create the histogram log %s", path);
     fprintf(w->f, ID_PREFIX "%s %s %s]\n", tool, version, rev);
     fprintf(w->f, HOST_PREFIX "%s, pid %d, thread %d]\n", host, id->pid, id->thread);
+    if (id->clock) {
+        char clock[24];
+        clean_copy(clock, sizeof(clock) - 1, id->clock);
+        fprintf(w->f, CLOCK_PREFIX "%s]\n", clock);
+    }
     fprintf(w->f, VALUES_PREFIX HDR_LOG_UNITS ", Interval_Max in milliseconds]\n");
     fprintf(w->f, "#[Histogram log format version 1.3]\n");
     fprintf(w->f, "#[StartTime: %.3f (seconds since epoch), %s]\n", start_epoch, date);
@@ -167,6 +173,8 @@ static void header_line(hdr_log_reader *r, const char *s)
         const char *p = strstr(s + n, ", pid ");
         if (p)
             sscanf(p, ", pid %d, thread %d", &in->pid, &in->thread);
+    } else if (strncmp(s, CLOCK_PREFIX, n = strlen(CLOCK_PREFIX)) == 0) {
+        copy_until(in->clock, sizeof(in->clock), s + n, "]");
     } else if (strncmp(s, VALUES_PREFIX, n = strlen(VALUES_PREFIX)) == 0) {
         copy_until(in->units, sizeof(in->units), s + n, ",]");
         in->units_line = r->line;

@@ -6,6 +6,7 @@
  *
  *     #[rwfperf histogram log: ConsPerf 1.0.0 1a2b3c4d5e6f]
  *     #[Host: apphost1, pid 23210, thread 1]
+ *     #[Clock: monotonic]
  *     #[Values: nanoseconds, Interval_Max in milliseconds]
  *     #[Histogram log format version 1.3]
  *     #[StartTime: 1764188769.123 (seconds since epoch), Wed Nov 26 20:26:09 UTC 2026]
@@ -14,9 +15,10 @@
  *     Tag=update,0.000,5.000,0.091354,HISTFAAAAC...
  *     Tag=sched-update,0.000,5.000,0.788021,HISTFAAAAD...
  *
- * Every '#' line is a comment to HdrHistogram's readers; the first three are ours and tell
- * rwfperf-merge which tool, process and thread wrote the log and in what unit. StartTime and
- * BaseTime are the run's start (wall clock); an interval's start is in seconds from BaseTime.
+ * Every '#' line is a comment to HdrHistogram's readers; the first four are ours and tell
+ * rwfperf-merge which tool, process and thread wrote the log, with which clock (clk.h: the
+ * stamps' clock; logs written before it was named have no such line) and in what unit. StartTime
+ * and BaseTime are the run's start (wall clock); an interval's start is in seconds from BaseTime.
  * Each interval line: an optional "Tag=<tag>," then start, length (seconds, 3 decimals), the
  * interval's exact maximum (in milliseconds, as HdrHistogram's writers put it for values in
  * nanoseconds, with 6 decimals so that it stays exact to the nanosecond) and the base64 of the
@@ -46,7 +48,8 @@ typedef struct hdr_log_id {
     const char *git_rev; /* short revision, or "unknown" */
     const char *host;    /* host name (cut to fit the line) */
     int pid;
-    int thread; /* 1-based thread of the tool's files (ConsStats<n>.csv), 0 for none */
+    int thread;        /* 1-based thread of the tool's files (ConsStats<n>.csv), 0 for none */
+    const char *clock; /* the clock of the tool's stamps ("monotonic"), NULL: not written */
 } hdr_log_id;
 
 typedef struct hdr_log_writer {
@@ -88,6 +91,7 @@ typedef struct hdr_log_info {
     char host[128];
     int pid;
     int thread;
+    char clock[16];   /* from "#[Clock: <clock>]" ("" when absent) */
     char units[32];   /* from "#[Values: <units>, ..." */
     int units_line;   /* its line number */
     double start;     /* StartTime, seconds since the epoch */

@@ -3,6 +3,7 @@
 
 #include "cpu.h"
 #include "err.h"
+#include "version.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -240,6 +241,8 @@ int opt_parse(const opt_def *defs, int argc, char **argv, void *cfg)
         const char *word = argv[i];
         if (strcmp(word, "-?") == 0 || strcmp(word, "-help") == 0 || strcmp(word, "--help") == 0)
             return OPT_HELP;
+        if (strcmp(word, "-version") == 0)
+            return OPT_VERSION;
         const opt_def *d = find(defs, word);
         if (!d)
             return err_set("Config Error: Unrecognized option: %s", word);
@@ -400,6 +403,8 @@ void opt_usage(FILE *out, const char *prog, const opt_def *defs, const void *def
 
     fprintf(out, "Usage: %s [options]\n\nOptions:\n", prog ? prog : "");
     fprintf(out, "  %-*s  %s\n", (int)width, "-?, -help", "Shows this usage");
+    fprintf(out, "  %-*s  %s\n", (int)width, "-version",
+            "Prints the name, version and git revision of the tool (ours)");
     for (const opt_def *d = defs; !is_end(d); d++) {
         if (d->kind == OPT_SECTION) {
             fprintf(out, "\n%s\n", d->help);
@@ -550,6 +555,11 @@ int opt_tool_init(const opt_tool *t, void *cfg, int argc, char **argv, FILE *out
         free(defaults);
         if (t->data_files)
             data_usage(out);
+        fflush(out);
+        return 0;
+    }
+    if (rc == OPT_VERSION) {
+        fprintf(out, "%s %s %s\n", t->name, RWFPERF_VERSION, rwfperf_git_rev());
         fflush(out);
         return 0;
     }

@@ -40,6 +40,9 @@
 /* Returned by opt_parse() when -? or -help was given. */
 #define OPT_HELP 1
 
+/* Returned by opt_parse() when -version was given (ours: "<tool> <version> <git revision>"). */
+#define OPT_VERSION 3
+
 /* -threads: at most this many entries in any tool (ConsPerf allows fewer). */
 #define OPT_THREADS_MAX 128
 #define OPT_THREADS_LEN 1024
@@ -193,7 +196,8 @@ const char *opt_compression_name(int type);
 /*
  * Parses argv[1..argc-1] into cfg, which the caller has filled with defaults. The table ends
  * with an entry whose name is NULL and kind is not OPT_SECTION (OPT_END_).
- * Returns 0 when every argument was consumed, OPT_HELP as soon as -? or -help is seen, or -1
+ * Returns 0 when every argument was consumed, OPT_HELP as soon as -? or -help is seen,
+ * OPT_VERSION as soon as -version is seen, or -1
  * with the user-facing message in err_msg(). argv is not modified.
  */
 int opt_parse(const opt_def *defs, int argc, char **argv, void *cfg);
@@ -253,7 +257,8 @@ typedef struct opt_tool {
 /*
  * The command line of a tool: fills the defaults, parses argv into cfg and checks it. With
  * -? prints the usage to out (the defaults, and where input files are found when the tool
- * reads any) and returns 0; with an invalid command line prints why to err (opt_fail) and
+ * reads any) and returns 0; with -version prints "<tool> <version> <git revision>" to out and
+ * returns 0; with an invalid command line prints why to err (opt_fail) and
  * returns OPT_EXIT_INVALID; otherwise returns OPT_CONTINUE.
  */
 int opt_tool_init(const opt_tool *t, void *cfg, int argc, char **argv, FILE *out, FILE *err);

@@ -86,6 +86,11 @@ int out_report_flush(out_report *r)
 
 void out_extra_inputs(out_report *r, int width, const out_extra *extra, const char *json_file)
 {
+    if (extra && extra->clock)
+        out_input(r, width, "Clock", "%s", extra->clock);
+    if (extra && extra->clock_skew_ns)
+        out_input(r, width, "Clock Skew (ns)", "%+lld (test only)",
+                  (long long)extra->clock_skew_ns);
     if (extra && extra->clock_cost_ns >= 0)
         out_input(r, width, "Clock Cost (ns)", "%.1f", extra->clock_cost_ns);
     if (extra && extra->clock_resolution_ns >= 0)
@@ -667,6 +672,12 @@ json_object *out_json_doc(const char *tool, const out_host *host, int pid, time_
     out_json_add(doc, "host", h);
     out_json_add(doc, "pid", json_object_new_int(pid));
     out_json_add(doc, "written_utc", json_object_new_string(utc));
+    json_object *c = json_object_new_object();
+    out_json_add(c, "source", json_object_new_string(clk_source_name(clk_current())));
+    out_json_add(c, "clock_id", json_object_new_string(clk_source_id_name(clk_current())));
+    if (clk_skew_ns())
+        out_json_add(c, "test_skew_ns", json_object_new_int64(clk_skew_ns()));
+    out_json_add(doc, "clock", c);
     return doc;
 }
 

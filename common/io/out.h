@@ -92,13 +92,16 @@ int out_report_flush(out_report *r);
 typedef struct out_extra {
     double clock_cost_ns;       /* cost of one clock read; < 0 = not measured, line omitted */
     double clock_resolution_ns; /* clock resolution; < 0 = not measured, line omitted */
+    const char *clock;          /* the clock stamps are taken with ("monotonic"); NULL: omitted */
+    int64_t clock_skew_ns;      /* the test-only skew added to them; 0: line omitted */
 } out_extra;
 
 /* An out_extra with nothing measured. */
-#define OUT_EXTRA_NONE ((out_extra){-1.0, -1.0})
+#define OUT_EXTRA_NONE ((out_extra){-1.0, -1.0, NULL, 0})
 
-/* Writes our additional TEST INPUTS lines (clock cost and resolution when measured, the JSON
- * summary file name), right-justified to width like the block they end. */
+/* Writes our additional TEST INPUTS lines (the clock, its test-only skew when there is one, the
+ * cost and resolution of a read when measured, the JSON summary file name), right-justified to
+ * width like the block they end. */
 void out_extra_inputs(out_report *r, int width, const out_extra *extra, const char *json_file);
 
 /* Ends a TEST INPUTS block: our additional lines (out_extra_inputs, naming the JSON summary
@@ -324,7 +327,9 @@ int out_json_path(char *buf, size_t size, const char *summary_file);
 
 /* A new JSON document with the members every tool's summary starts with:
  *     {"tool", "version", "git_revision", "host": {"name", "kernel", "cpu_model", "cores"},
- *      "pid", "written_utc"}
+ *      "pid", "written_utc", "clock": {"source", "clock_id"[, "test_skew_ns"]}}
+ * ("clock": the process's clock, clk.h: "monotonic" or "realtime", and the skew when a test
+ * set one)
  * host may be NULL (then filled with out_host_get). The caller owns the result. */
 json_object *out_json_doc(const char *tool, const out_host *host, int pid, time_t now);
 

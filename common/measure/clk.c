@@ -5,10 +5,57 @@
 #include <errno.h>
 #include <stdio.h>
 
+clk_setting clk_setting_ = {CLOCK_MONOTONIC, 0, 0, CLK_SRC_MONOTONIC};
+
+int clk_use(clk_source source, int64_t skew_ns)
+{
+    clockid_t id;
+    switch (source) {
+    case CLK_SRC_MONOTONIC:
+        id = CLOCK_MONOTONIC;
+        break;
+    case CLK_SRC_REALTIME:
+        id = CLOCK_REALTIME;
+        break;
+    default:
+        return err_set("clock: unknown clock %d", (int)source);
+    }
+    struct timespec ts;
+    if (clock_gettime(id, &ts) != 0)
+        return err_set_errno(errno, "clock_gettime(%s)", clk_source_id_name(source));
+    clk_setting_ = (clk_setting){id, skew_ns, skew_ns / 1000, source};
+    return 0;
+}
+
+clk_source clk_current(void)
+{
+    return clk_setting_.source;
+}
+
+int64_t clk_skew_ns(void)
+{
+    return clk_setting_.skew_ns;
+}
+
+const char *clk_source_name(clk_source source)
+{
+    return source == CLK_SRC_MONOTONIC  ? "monotonic"
+           : source == CLK_SRC_REALTIME ? "realtime"
+                                        : "?";
+}
+
+const char *clk_source_id_name(clk_source source)
+{
+    return source == CLK_SRC_MONOTONIC  ? "CLOCK_MONOTONIC"
+           : source == CLK_SRC_REALTIME ? "CLOCK_REALTIME"
+                                        : "?";
+}
+
 int clk_sleep_until(int64_t deadline_ns)
 {
-    struct timespec ts = clk_timespec(deadline_ns);
-    int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+    int64_t at = deadline_ns - clk_setting_.skew_ns;
+    struct timespec ts = clk_timespec(at > 0 ? at : 0);
+    int rc = clock_nanosleep(clk_setting_.id, TIMER_ABSTIME, &ts, NULL);
     if (rc != 0) {
         errno = rc;
         return -1;
@@ -36,8 +83,9 @@ enum { CAL_READS = 2000, CAL_ROUNDS = 7, CAL_STEPS = 200 };
 int clk_calibrate(clk_cal *out)
 {
     struct timespec res;
-    if (clock_getres(CLOCK_MONOTONIC, &res) != 0)
-        return err_set_errno(errno, "clock_getres(CLOCK_MONOTONIC)");
+    const char *name = clk_source_id_name(clk_setting_.source);
+    if (clock_getres(clk_setting_.id, &res) != 0)
+        return err_set_errno(errno, "clock_getres(%s)", name);
 
     double best = 0;
     for (int round = 0; round < CAL_ROUNDS; round++) {
@@ -67,7 +115,7 @@ int clk_calibrate(clk_cal *out)
     out->read_ns = best;
     out->res_ns = (int64_t)res.tv_sec * CLK_NS_PER_SEC + res.tv_nsec;
     out->step_ns = step;
-    out->source = "CLOCK_MONOTONIC";
+    out->source = name;
     return 0;
 }
 

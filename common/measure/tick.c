@@ -69,7 +69,8 @@ int tick_wait_ms(const tick *t, int64_t now_ns)
 
 struct timespec tick_next_abs(const tick *t)
 {
-    return clk_timespec(t->next_ns);
+    int64_t at = t->next_ns - clk_skew_ns();
+    return clk_timespec(at > 0 ? at : 0);
 }
 
 void tick_set_late_after(tick *t, int64_t ns)

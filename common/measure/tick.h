@@ -116,8 +116,9 @@ struct timespec tick_wait_timespec(const tick *t, int64_t now_ns);
  * never wakes before the deadline (it may wake up to 1 ms after it). Capped at INT32_MAX. */
 int tick_wait_ms(const tick *t, int64_t now_ns);
 
-/* The deadline of the next tick as an absolute CLOCK_MONOTONIC timespec, for
- * timerfd_settime(TFD_TIMER_ABSTIME) or clock_nanosleep(TIMER_ABSTIME). */
+/* The deadline of the next tick (a clk_ns() time) as an absolute timespec of the process's
+ * clock (clk.h: the skew taken off), for timerfd_settime(TFD_TIMER_ABSTIME) or
+ * clock_nanosleep(TIMER_ABSTIME) on that clock. */
 struct timespec tick_next_abs(const tick *t);
 
 /* Changes the lateness from which a tick counts as late (default: one tick interval, i.e. a

@@ -1,6 +1,7 @@
 /* run_hlog: the workers' latency sets written to HdrHistogram interval logs (see run_hlog.h). */
 #include "run_hlog.h"
 
+#include "clk.h"
 #include "err.h"
 #include "out.h"
 #include "version.h"
@@ -46,7 +47,13 @@ run_hlog *run_hlog_open(const char *base, int thread, int pid, const char *tool,
     h->started = started;
     out_host host;
     out_host_get(&host);
-    hdr_log_id id = {tool, RWFPERF_VERSION, rwfperf_git_rev(), host.name, (int)getpid(), thread};
+    hdr_log_id id = {tool,
+                     RWFPERF_VERSION,
+                     rwfperf_git_rev(),
+                     host.name,
+                     (int)getpid(),
+                     thread,
+                     clk_source_name(clk_current())};
     h->from = now_epoch();
     if (hdr_log_open(&h->w, path, &id, h->from) != 0) {
         hdr_log_close(&h->w);

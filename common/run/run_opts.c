@@ -1,8 +1,16 @@
 #include "run_opts.h"
 
+#include "clk.h"
+
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+
+const opt_name run_clock_names[] = {
+    {"monotonic", CLK_SRC_MONOTONIC, NULL},
+    {"realtime", CLK_SRC_REALTIME, NULL},
+    {NULL, 0, NULL},
+};
 
 void run_opts_defaults(run_opts *o, const char *port, const char *summary_file,
                        const char *stats_file)

@@ -68,6 +68,7 @@ typedef struct run_opts {
     char stats_file[RUN_OPTS_PATH_LEN];    /* -statsFile, base name, the tool's default */
     char latency_file[RUN_OPTS_PATH_LEN];  /* -latencyFile, base name, "" = no latency log */
     char histogram_log[RUN_OPTS_PATH_LEN]; /* -histogramLog, base name, "" = none (ours) */
+    int clock;                             /* -clock, a clk_source: monotonic (ours) */
     int write_stats_interval;              /* -writeStatsInterval, s, 5 */
     bool display_stats;                    /* false with -noDisplayStats */
 } run_opts;
@@ -129,6 +130,13 @@ void run_opts_defaults(run_opts *o, const char *port, const char *summary_file,
 #define RUN_OPT_LATENCY_FILE(T, m, h) OPT_STR_("-latencyFile", T, m.latency_file, "<base>", h)
 #define RUN_OPT_STATS_OUTPUT(T, m) OPT_STATS_OUTPUT_(T, m.write_stats_interval, m.display_stats)
 #define RUN_OPT_HISTOGRAM_LOG(T, m, h) OPT_STR_("-histogramLog", T, m.histogram_log, "<base>", h)
+#define RUN_OPT_CLOCK(T, m)                                                                        \
+    OPT_ENUM_("-clock", T, m.clock, run_clock_names, NULL,                                         \
+              "Clock of the latency stamps and the ticks (ours): monotonic, as the original, or "  \
+              "realtime, for one-way latency between hosts whose clocks are synchronised")
+
+/* The values of -clock: "monotonic" (CLK_SRC_MONOTONIC), "realtime" (CLK_SRC_REALTIME). */
+extern const opt_name run_clock_names[];
 
 /* The TEST INPUTS lines of the shared fields, each as the originals print it (label: value). */
 typedef enum run_in {

@@ -7,17 +7,33 @@
 #include "sig.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
-out_extra run_extra_inputs(void)
+int run_extra_inputs(int source, out_extra *extra)
 {
-    out_extra extra = OUT_EXTRA_NONE;
+    *extra = OUT_EXTRA_NONE;
+    int64_t skew = 0;
+    const char *env = getenv(RUN_CLOCK_SKEW_ENV);
+    if (env && env[0]) {
+        char *end;
+        errno = 0;
+        long long v = strtoll(env, &end, 10);
+        if (errno || *end || end == env)
+            return err_set("%s: \"%s\" is not a whole number of nanoseconds", RUN_CLOCK_SKEW_ENV,
+                           env);
+        skew = (int64_t)v;
+    }
+    if (clk_use((clk_source)source, skew) != 0)
+        return err_push("-clock");
+    extra->clock = clk_source_name(clk_current());
+    extra->clock_skew_ns = skew;
     clk_cal cal;
     if (clk_calibrate(&cal) == 0) {
-        extra.clock_cost_ns = cal.read_ns;
-        extra.clock_resolution_ns = (double)cal.res_ns;
+        extra->clock_cost_ns = cal.read_ns;
+        extra->clock_resolution_ns = (double)cal.res_ns;
     }
-    return extra;
+    return 0;
 }
 
 int run_stamps(lra *l, bool *on, int rate, int latency_rate, int tick_rate, uint64_t seed)
@@ -96,7 +112,7 @@ int run_json_summary(const char *summary_file, json_object *doc)
 }
 
 int run_start(run_main *m, void *app, run_load_fn load, run_print_fn print,
-              const char *summary_file)
+              const char *summary_file, int clock)
 {
     run_fail_init(&m->fail);
     run_tls_seen_init(&m->tls_seen);
@@ -105,7 +121,11 @@ int run_start(run_main *m, void *app, run_load_fn load, run_print_fn print,
         fprintf(stderr, "Error: %s\n", err_msg());
         return RUN_EXIT_FAILED;
     }
-    out_extra extra = run_extra_inputs();
+    out_extra extra;
+    if (run_extra_inputs(clock, &extra) != 0) {
+        fprintf(stderr, "Config Error: %s\n", err_msg());
+        return RUN_EXIT_INVALID;
+    }
     /* Inputs first: a bad file is an invalid input, reported before anything runs. */
     if (load(app) != 0) {
         fprintf(stderr, "%s\n", err_msg());

@@ -16,9 +16,18 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Calibrates the clock and returns our extra TEST INPUTS figures (OUT_EXTRA_NONE's values
- * for what could not be measured). */
-out_extra run_extra_inputs(void);
+/* The environment variable of the test-only clock skew: a whole number of nanoseconds (sign
+ * allowed) added to every time the process reads (clk_use). Never set it in a real run. */
+#define RUN_CLOCK_SKEW_ENV "RWFPERF_TEST_CLOCK_SKEW_NS"
+
+/*
+ * Selects the process's clock (clk_use): source (the -clock option, a clk_source) with the
+ * skew read once here from RUN_CLOCK_SKEW_ENV (0 when unset or empty); then calibrates it and
+ * fills *extra with our TEST INPUTS figures (OUT_EXTRA_NONE's values for what could not be
+ * measured). Call it before any thread starts and before any time is read for later use.
+ * Returns 0, or -1 with err_msg() naming what is wrong (a skew that is not a whole number).
+ */
+int run_extra_inputs(int source, out_extra *extra);
 
 /*
  * Prepares the schedule of latency stamps for `rate` messages per second of which
@@ -69,14 +78,14 @@ typedef struct run_main {
  * The start of a provider's main thread, in this order: the failure slot and the record of
  * encrypted sessions of m set up (run_fail_init, run_tls_seen_init), stdout line-buffered, the
  * signal handlers installed (sig_install; else "Error: <why>" on stderr and RUN_EXIT_FAILED),
- * the clock calibrated (run_extra_inputs), the inputs loaded by load (else its message on
- * stderr and RUN_EXIT_INVALID), the summary file created (run_summary_open; else
- * RUN_EXIT_INVALID), and the TEST INPUTS block written by print through m->rep to the console
- * and m->summary. Returns RUN_EXIT_OK with m->summary open and m->rep set up, or the exit
- * status to end with.
+ * the clock (-clock) selected and calibrated (run_extra_inputs; else "Config Error: <why>" on
+ * stderr and RUN_EXIT_INVALID), the inputs loaded by load (else its message on stderr and
+ * RUN_EXIT_INVALID), the summary file created (run_summary_open; else RUN_EXIT_INVALID), and the
+ * TEST INPUTS block written by print through m->rep to the console and m->summary. Returns
+ * RUN_EXIT_OK with m->summary open and m->rep set up, or the exit status to end with.
  */
 int run_start(run_main *m, void *app, run_load_fn load, run_print_fn print,
-              const char *summary_file);
+              const char *summary_file, int clock);
 
 /* The end of a provider's main thread, once its summary lines are written through m->rep: the
  * summary flushed and its file closed, the JSON summary doc (given the TLS sessions seen,

@@ -73,7 +73,7 @@ int main(int argc, char **argv)
         char path[1024];
         snprintf(path, sizeof(path), "%s/hist%d.hlog", dir, i);
         hdr_log_writer w;
-        hdr_log_id id = {"ConsPerf", "1.0.0", "bench", "benchhost", i, 1};
+        hdr_log_id id = {"ConsPerf", "1.0.0", "bench", "benchhost", i, 1, NULL};
         if (hdr_log_open(&w, path, &id, start) != 0) {
             fprintf(stderr, "%s\n", err_msg());
             return 1;

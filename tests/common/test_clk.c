@@ -1,6 +1,7 @@
 #include "testsupport.h"
 
 #include "clk.h"
+#include "err.h"
 
 #include <string.h>
 
@@ -76,12 +77,59 @@ static void test_sleep_until(void **state)
     assert_int_equal(clk_sleep_until(start - CLK_NS_PER_SEC), 0);
 }
 
+/* Reads CLOCK_* directly in ns. */
+static int64_t raw_ns(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (int64_t)ts.tv_sec * CLK_NS_PER_SEC + ts.tv_nsec;
+}
+
+/* clk_use: the realtime clock and a skew move every read and sleep; back to the default. */
+static void test_use(void **state)
+{
+    (void)state;
+    assert_int_equal(clk_current(), CLK_SRC_MONOTONIC);
+    assert_int_equal(clk_skew_ns(), 0);
+    assert_string_equal(clk_source_name(CLK_SRC_MONOTONIC), "monotonic");
+    assert_string_equal(clk_source_id_name(CLK_SRC_REALTIME), "CLOCK_REALTIME");
+    assert_string_equal(clk_source_name((clk_source)7), "?");
+    assert_int_equal(clk_use((clk_source)7, 0), -1);
+    assert_non_null(strstr(err_msg(), "unknown clock"));
+    assert_int_equal(clk_current(), CLK_SRC_MONOTONIC);
+
+    const int64_t skew = 5 * CLK_NS_PER_SEC + 123456;
+    assert_int_equal(clk_use(CLK_SRC_REALTIME, skew), 0);
+    assert_int_equal(clk_current(), CLK_SRC_REALTIME);
+    assert_int_equal(clk_skew_ns(), skew);
+    int64_t a = raw_ns(CLOCK_REALTIME), ns = clk_ns(), us = clk_us(), b = raw_ns(CLOCK_REALTIME);
+    assert_true(ns >= a + skew && ns <= b + skew);
+    assert_true(us >= (a + skew) / 1000 - 1 && us <= (b + skew) / 1000 + 1);
+    /* A sleep is on the same skewed clock: it ends 2 ms later, not 5 s. */
+    int64_t start = clk_ns();
+    assert_int_equal(clk_sleep_until(start + 2000000), 0);
+    int64_t end = clk_ns();
+    assert_true(end >= start + 2000000 && end < start + CLK_NS_PER_SEC);
+    clk_cal cal;
+    assert_int_equal(clk_calibrate(&cal), 0);
+    assert_string_equal(cal.source, "CLOCK_REALTIME");
+
+    /* A negative skew on the monotonic clock, then the default again. */
+    assert_int_equal(clk_use(CLK_SRC_MONOTONIC, -7000), 0);
+    a = raw_ns(CLOCK_MONOTONIC);
+    ns = clk_ns();
+    b = raw_ns(CLOCK_MONOTONIC);
+    assert_true(ns >= a - 7000 && ns <= b - 7000);
+    assert_int_equal(clk_use(CLK_SRC_MONOTONIC, 0), 0);
+    assert_int_equal(clk_skew_ns(), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_monotonic_and_units), cmocka_unit_test(test_timespec),
         cmocka_unit_test(test_utc_format),          cmocka_unit_test(test_calibrate),
-        cmocka_unit_test(test_sleep_until),
+        cmocka_unit_test(test_sleep_until),         cmocka_unit_test(test_use),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,7 +50,8 @@ static void write_file(const char *path, const char *text)
     fclose(f);
 }
 
-static const hdr_log_id test_id = {"ConsPerf", "1.0.0", "0123456789ab", "apphost1", 4242, 2};
+static const hdr_log_id test_id = {"ConsPerf", "1.0.0", "0123456789ab", "apphost1",
+                                   4242,       2,       "realtime"};
 
 static void test_write_text(void **state)
 {
@@ -74,6 +75,7 @@ static void test_write_text(void **state)
     const char *want_head =
         "#[rwfperf histogram log: ConsPerf 1.0.0 0123456789ab]\n"
         "#[Host: apphost1, pid 4242, thread 2]\n"
+        "#[Clock: realtime]\n"
         "#[Values: nanoseconds, Interval_Max in milliseconds]\n"
         "#[Histogram log format version 1.3]\n"
         "#[StartTime: 1764188769.250 (seconds since epoch), Wed Nov 26 20:26:09 UTC 2025]\n"
@@ -125,7 +127,7 @@ static void test_read_back(void **state)
         assert_true(e.start == (double)i);
         assert_true(e.length == 1.0);
         assert_true(e.max * 1e6 > 100 + i - 0.5 && e.max * 1e6 < 100 + i + 0.5);
-        assert_int_equal(e.line, 8 + i);
+        assert_int_equal(e.line, 9 + i);
         assert_int_equal(e.hist.total, (uint64_t)(i + 1) * (i + 2) / 2);
         assert_int_equal(e.hist.counts[100 + i], i + 1);
     }
@@ -133,12 +135,13 @@ static void test_read_back(void **state)
     assert_true(r.info.rwfperf);
     assert_string_equal(r.info.tool, "ConsPerf");
     assert_string_equal(r.info.version, "1.0.0");
+    assert_string_equal(r.info.clock, "realtime");
     assert_string_equal(r.info.git_rev, "0123456789ab");
     assert_int_equal(strlen(r.info.host), 63);
     assert_int_equal(r.info.pid, 4242);
     assert_int_equal(r.info.thread, 2);
     assert_string_equal(r.info.units, "nanoseconds");
-    assert_int_equal(r.info.units_line, 3);
+    assert_int_equal(r.info.units_line, 4);
     assert_true(r.info.start == 1000.5 && r.info.base == 1000.5);
     assert_int_equal(r.info.format_major, 1);
     assert_int_equal(r.info.format_minor, 3);

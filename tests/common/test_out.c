@@ -108,14 +108,19 @@ static void test_extra_inputs(void **state)
     (void)state;
     mem_report m;
     mem_open(&m);
-    out_extra x = {.clock_cost_ns = 21.34, .clock_resolution_ns = 1.0};
+    out_extra x = {.clock_cost_ns = 21.34, .clock_resolution_ns = 1.0, .clock = "monotonic"};
     out_extra_inputs(&m.r, 24, &x, "ConsSummary.json");
     out_extra none = OUT_EXTRA_NONE;
     out_extra_inputs(&m.r, 22, &none, NULL);
+    out_extra skewed = {-1, -1, "realtime", -2500};
+    out_extra_inputs(&m.r, 24, &skewed, NULL);
     mem_close(&m);
-    assert_string_equal(m.file_text, "         Clock Cost (ns): 21.3\n"
+    assert_string_equal(m.file_text, "                   Clock: monotonic\n"
+                                     "         Clock Cost (ns): 21.3\n"
                                      "   Clock Resolution (ns): 1\n"
-                                     "       JSON Summary File: ConsSummary.json\n");
+                                     "       JSON Summary File: ConsSummary.json\n"
+                                     "                   Clock: realtime\n"
+                                     "         Clock Skew (ns): -2500 (test only)\n");
     mem_free(&m);
 }
 

@@ -3,7 +3,9 @@
 #include "tools_test.h"
 
 #include "config.h"
+#include "clk.h"
 #include "err.h"
+#include "version.h"
 
 TT_CONFIG_FIXTURE(cons_config, cons_config_init, "ConsPerf")
 
@@ -601,6 +603,37 @@ static void test_random_command_lines(void **state)
     tt_random_command_lines(init_any, cons_options, 3000);
 }
 
+/* -clock (ours): monotonic by default, realtime, nothing else; listed among ours. */
+static void test_clock(void **state)
+{
+    (void)state;
+    run r;
+    parse_args(&r, NULL);
+    assert_int_equal(r.cfg.opts.clock, CLK_SRC_MONOTONIC);
+    run_free(&r);
+    PARSE(&r, "-clock", "realtime");
+    assert_int_equal(r.status, OPT_CONTINUE);
+    assert_int_equal(r.cfg.opts.clock, CLK_SRC_REALTIME);
+    run_free(&r);
+    PARSE(&r, "-clock", "monotonic");
+    assert_int_equal(r.status, OPT_CONTINUE);
+    assert_int_equal(r.cfg.opts.clock, CLK_SRC_MONOTONIC);
+    run_free(&r);
+    PARSE(&r, "-clock", "sundial");
+    assert_int_equal(r.status, OPT_EXIT_INVALID);
+    assert_non_null(strstr(r.err.text, "-clock"));
+    run_free(&r);
+    PARSE(&r, "-?");
+    const char *ours = strstr(r.out.text, "  -histogramLog ");
+    assert_non_null(ours);
+    assert_non_null(strstr(ours, "  -clock <monotonic|realtime>"));
+    run_free(&r);
+    PARSE(&r, "-version");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out.text, "ConsPerf " RWFPERF_VERSION " "));
+    run_free(&r);
+}
+
 /* -histogramLog (ours): none by default, a base name, listed after the original's options. */
 static void test_histogram_log(void **state)
 {
@@ -618,7 +651,9 @@ static void test_histogram_log(void **state)
     const char *ours = strstr(r.out.text, "  -histogramLog ");
     assert_non_null(ours);
     for (const opt_def *d = cons_options; d->name || d->kind == OPT_SECTION; d++) {
-        if (!d->name || d->kind == OPT_REFUSED || strcmp(d->name, "-histogramLog") == 0)
+        if (d->name && strcmp(d->name, "-histogramLog") == 0)
+            break; /* ours from here on */
+        if (!d->name || d->kind == OPT_REFUSED)
             continue;
         if (!tt_listed_before(r.out.text, d->name, ours))
             fail_msg("%s is not listed before -histogramLog", d->name);
@@ -638,6 +673,7 @@ int main(void)
         cmocka_unit_test(test_tls_settings),
         cmocka_unit_test(test_usage),
         cmocka_unit_test(test_histogram_log),
+        cmocka_unit_test(test_clock),
         cmocka_unit_test(test_inputs_match_vectors),
         cmocka_unit_test(test_inputs_match_reactor_vectors),
         cmocka_unit_test(test_tunnel_options),

@@ -69,7 +69,7 @@ static void write_log(const char *name, int pid, int thread, int64_t base, int i
     hdr_layout l;
     hdr_layout_lat(&l);
     hdr_log_writer w;
-    hdr_log_id id = {"ConsPerf", "1.0.0", "0123456789ab", "apphost", pid, thread};
+    hdr_log_id id = {"ConsPerf", "1.0.0", "0123456789ab", "apphost", pid, thread, NULL};
     assert_int_equal(hdr_log_open(&w, path_of(name), &id, 1700000000.0), 0);
     lat *iv = new_lat(), *sv = new_lat();
     lat *neg = new_lat();
