@@ -235,7 +235,9 @@ static int enum_part(rwf_enc *e, const rwf_dict_refresh *r, const rwf_dict *d, i
     rwf_el_hdr eh = {.flags = RWF_ELF_HAS_SET_DATA | RWF_ELF_HAS_SET_ID, .set_id = 0};
     for (; t < d->table_count && !rwf_enc_status(e); t++) {
         const rwf_enum_table *tb = &d->tables[t];
-        if ((size_t)(e->end - e->pos) < table_size(tb)) {
+        /* + 2: the encoder asks room for an item's length in its 3-byte form before it
+         * writes the 1-byte form, so the last display needs 2 bytes more than it takes. */
+        if ((size_t)(e->end - e->pos) < table_size(tb) + 2) {
             if (t == start)
                 return rwf_enc_err(e, RWF_E_NOSPACE,
                                    "enum table %u (%zu bytes) does not fit an empty part", t,

@@ -285,12 +285,25 @@ static void test_dictionary_request_and_reject(void **state)
     assert_true(rwf_buf_eq_cstr(m.state.text, "Unknown dictionary name."));
 }
 
-static rwf_dict *load_shared(void)
+/* The project's dictionary (data/), plus a field that ripples (the file has no ripple chains). */
+/* Part sizes for the project's small dictionary: several parts of fields, one of tables. */
+enum { FLD_PART = 1000, ENUM_PART = 4000 };
+
+static rwf_dict *load_project(void)
 {
     rwf_dict *d = rwf_dict_new();
-    if (rwf_dict_load_fields(d, ts_shared_path_or_skip("data/RDMFieldDictionary")) != RWF_OK ||
-        rwf_dict_load_enums(d, ts_shared_path_or_skip("data/enumtype.def")) != RWF_OK)
+    if (rwf_dict_load_fields(d, ts_source_path("data/RDMFieldDictionary")) != RWF_OK ||
+        rwf_dict_load_enums(d, ts_source_path("data/enumtype.def")) != RWF_OK)
         fail_msg("%s", err_msg());
+    rwf_dict_field f = {.acronym = RWF_STR("TRDPRC_0"),
+                        .dde_acronym = RWF_STR("LAST 0"),
+                        .fid = -6,
+                        .ripple_to = 6,
+                        .mf_type = RWF_MF_PRICE,
+                        .rwf_type = RWF_DT_REAL,
+                        .length = 17,
+                        .rwf_len = 7};
+    assert_int_equal(rwf_dict_add_field(d, &f), RWF_OK);
     return d;
 }
 
@@ -333,13 +346,13 @@ static int serve(const rwf_dict *src, rwf_dict *dst, int type, uint32_t verbosit
 static void test_dictionary_round_trip(void **state)
 {
     (void)state;
-    rwf_dict *src = load_shared(), *dst = rwf_dict_new();
-    int fparts = serve(src, dst, RWF_DICT_FIELD_DEFINITIONS, RWF_DICT_NORMAL, 6142);
-    int eparts = serve(src, dst, RWF_DICT_ENUM_TABLES, RWF_DICT_NORMAL, 128000);
-    printf("field dictionary: %u fields in %d parts of <= 6142 bytes; enum tables: %u in %d "
-           "parts of <= 128000 bytes\n",
-           src->field_count, fparts, src->table_count, eparts);
-    assert_true(fparts > 50);
+    rwf_dict *src = load_project(), *dst = rwf_dict_new();
+    int fparts = serve(src, dst, RWF_DICT_FIELD_DEFINITIONS, RWF_DICT_NORMAL, FLD_PART);
+    int eparts = serve(src, dst, RWF_DICT_ENUM_TABLES, RWF_DICT_NORMAL, ENUM_PART);
+    printf("field dictionary: %u fields in %d parts of <= %d bytes; enum tables: %u in %d "
+           "parts of <= %d bytes\n",
+           src->field_count, fparts, FLD_PART, src->table_count, eparts, ENUM_PART);
+    assert_true(fparts > 3);
     assert_int_equal(dst->field_count, src->field_count);
     assert_int_equal(dst->table_count, src->table_count);
     assert_int_equal(dst->info.dictionary_id, 1);
@@ -371,13 +384,13 @@ static void test_dictionary_round_trip(void **state)
 
     /* MINIMAL: 7 set entries, no ENUMLENGTH/LONGNAME; a small part size gives more parts */
     rwf_dict *min = rwf_dict_new();
-    int mparts = serve(src, min, RWF_DICT_FIELD_DEFINITIONS, RWF_DICT_MINIMAL, 2000);
+    int mparts = serve(src, min, RWF_DICT_FIELD_DEFINITIONS, RWF_DICT_MINIMAL, 300);
     assert_true(mparts > fparts);
     assert_int_equal(min->field_count, src->field_count);
     assert_int_equal(rwf_dict_field_by_fid(min, 6)->dde_acronym.len, 0);
     /* enums in parts too */
     rwf_dict *small = rwf_dict_new();
-    assert_true(serve(src, small, RWF_DICT_ENUM_TABLES, RWF_DICT_NORMAL, 32000) > eparts);
+    assert_true(serve(src, small, RWF_DICT_ENUM_TABLES, RWF_DICT_NORMAL, 400) > eparts);
     assert_int_equal(small->table_count, src->table_count);
     /* a table larger than the part size cannot be served */
     int32_t next = 0;
@@ -386,11 +399,22 @@ static void test_dictionary_round_trip(void **state)
         .stream_id = 4, .name = RWF_STR("RWFEnum"), .verbosity = 7, .type = RWF_DICT_ENUM_TABLES};
     do {
         rwf_enc e;
-        rwf_enc_init(&e, got, 6142);
+        rwf_enc_init(&e, got, 180);
         r = rwf_rdm_dictionary_refresh(&e, &big, src, &next);
     } while (r == RWF_PART_MORE);
     assert_int_equal(r, RWF_E_NOSPACE);
     assert_non_null(strstr(err_msg(), "does not fit an empty part"));
+    /* Every part size from the smallest that holds a table on: the whole dictionary, whatever
+     * falls at the end of a part. */
+    for (size_t size = 200; size <= 1200; size++) {
+        rwf_dict *f = rwf_dict_new(), *en = rwf_dict_new();
+        serve(src, f, RWF_DICT_FIELD_DEFINITIONS, RWF_DICT_NORMAL, size);
+        serve(src, en, RWF_DICT_ENUM_TABLES, RWF_DICT_NORMAL, size);
+        assert_int_equal(f->field_count, src->field_count);
+        assert_int_equal(en->table_count, src->table_count);
+        rwf_dict_free(f);
+        rwf_dict_free(en);
+    }
     rwf_dict_free(min);
     rwf_dict_free(small);
     rwf_dict_free(src);
