@@ -2,7 +2,6 @@
 # Configures and builds one flavour of the tree.
 #   scripts/build.sh [release|asan|tsan|fuzz]   (default: release)
 # Build folders: build/ (release), build-asan/, build-tsan/, build-fuzz/.
-# RWFPERF_SHARED_DIR (environment) names the shared golden-data folder when it is not ../shared.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 flavour=${1:-release}
@@ -17,9 +16,5 @@ fuzz)    dir=build-fuzz; args=(-DCMAKE_BUILD_TYPE=Debug -DRWFPERF_FUZZ=ON -DCMAK
 *) echo "usage: $0 [release|asan|tsan|fuzz]" >&2; exit 2 ;;
 esac
 
-# The shared golden-data folder, when it is not ../shared (a worktree, a CI checkout).
-if [ -n "${RWFPERF_SHARED_DIR:-}" ]; then
-    args+=(-DRWFPERF_SHARED_DIR="$RWFPERF_SHARED_DIR")
-fi
 cmake -S "$top" -B "$top/$dir" "${args[@]}" >/dev/null
 cmake --build "$top/$dir" -j "$jobs"

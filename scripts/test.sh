@@ -6,19 +6,12 @@
 # tests/tools/latency_truth.py, skipped in a plain ctest run).
 #   scripts/test.sh            all three passes
 #   scripts/test.sh quick      release build only
-# After each pass it says how many tests were skipped and why (scripts/skips.py). Tests that
-# replay the original's captures need the shared folder (../shared, or $RWFPERF_SHARED_DIR);
-# without it they skip, except under CI (CI=true), where its absence fails the run.
+# After each pass it says how many tests were skipped and why (scripts/skips.py). Everything
+# the tests read is in the repository (the original tools' captures in tests/data/captures).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/setup.sh"
 jobs=$(nproc 2>/dev/null || echo 2)
-
-shared=${RWFPERF_SHARED_DIR:-$top/../shared}
-if [ "${CI:-}" = true ] && [ ! -d "$shared/vectors" ]; then
-    echo "CI=true: the shared golden-data folder $shared (vectors/) is missing" >&2
-    exit 1
-fi
 
 run_pass() {
     local flavour=$1 dir=$2; shift 2

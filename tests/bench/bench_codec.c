@@ -1,7 +1,8 @@
 /*
  * bench_codec: what the RWF codec costs per message, on the messages the tools exchange.
  *
- *   bench_codec [iterations]     (default 1000000 per run; 5 runs per case, best and median)
+ *   bench_codec [iterations [folder]]   (default 1000000 per run; 5 runs per case, best and
+ *                                         median)
  *
  * Cases, for the MsgData.xml MarketPrice refresh (73 fields) and update (23 fields):
  *   decode  - message header + every field decoded with its dictionary type, enum values
@@ -10,8 +11,9 @@
  *   template- message header + pre-encoded fields copied + the latency field (ProvPerf's path)
  *   msgdata - header + msgdata_encode() of the template loaded from data/MsgData.xml
  *             (+ TIM_TRK_1): what the providers do with the project's files
- * and the time to load the dictionary files and MsgData.xml. Needs the original dictionary
- * under $RWFPERF_SHARED_DIR/data (or the shared folder beside the source tree).
+ * and the time to load the dictionary files and MsgData.xml. The dictionary is the project's
+ * (data/RDMFieldDictionary and data/enumtype.def), or that of the folder given: a full RDM
+ * dictionary there shows what loading one costs.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -289,12 +291,10 @@ static void run(const char *what, int kind, const uint8_t *msg, size_t n, const 
 int main(int argc, char **argv)
 {
     long iters = argc > 1 ? atol(argv[1]) : 1000000;
-    const char *shared = getenv("RWFPERF_SHARED_DIR");
+    const char *folder = argc > 2 ? argv[2] : RWFPERF_SOURCE_DIR "/data";
     char fpath[4096], epath[4096];
-    if (!shared)
-        shared = RWFPERF_SHARED_DIR_DEFAULT;
-    snprintf(fpath, sizeof(fpath), "%s/data/RDMFieldDictionary", shared);
-    snprintf(epath, sizeof(epath), "%s/data/enumtype.def", shared);
+    snprintf(fpath, sizeof(fpath), "%s/RDMFieldDictionary", folder);
+    snprintf(epath, sizeof(epath), "%s/enumtype.def", folder);
 
     double best_f = 1e18, best_e = 1e18;
     rwf_dict *d = NULL;
@@ -303,7 +303,7 @@ int main(int argc, char **argv)
         d = rwf_dict_new();
         double t0 = bench_mono_ns();
         if (rwf_dict_load_fields(d, fpath) != RWF_OK) {
-            fprintf(stderr, "bench_codec: %s (set RWFPERF_SHARED_DIR)\n", err_msg());
+            fprintf(stderr, "bench_codec: %s\n", err_msg());
             return 2;
         }
         double t1 = bench_mono_ns();

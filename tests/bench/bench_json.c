@@ -5,7 +5,7 @@
  *
  * Messages: the MarketPrice update (23 fields), the latency update (+ TIM_TRK_1) and the
  * refresh (86 fields) as the original ProvPerf sent them in JSON (captures in
- * ../shared/vectors/ws_json, copied in tests/codec/json/rjs_golden.h), and their RWF form.
+ * tests/data/captures/ws_json, copied in tests/codec/json/rjs_golden.h), and their RWF form.
  * Cases:
  *   RWF -> JSON   rjs_msg_to_json, ENUM fields as numbers and as display texts
  *   ready form    rjs_tmpl_render: the message's JSON rendered once (rjs_tmpl_build), its

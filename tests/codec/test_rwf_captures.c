@@ -185,8 +185,8 @@ static void capture(const char *name, int comp, stats *st)
 {
     char rel[256];
     ts_tcp_streams s;
-    snprintf(rel, sizeof(rel), "vectors/%s/%s.pcap", name, name);
-    assert_int_equal(ts_pcap_tcp_streams(ts_shared_path_or_skip(rel), 14002, &s), 0);
+    snprintf(rel, sizeof(rel), "%s/%s.pcap", name, name);
+    assert_int_equal(ts_pcap_tcp_streams(ts_capture(rel), 14002, &s), 0);
     direction c = {.bytes = &s.client_to_server, .client = 1, .comp = comp};
     direction sv = {.bytes = &s.server_to_client, .client = 0, .comp = comp};
     memset(st, 0, sizeof(*st));
@@ -254,9 +254,7 @@ static void test_requests_from_scratch(void **state)
     rwf_msg m;
     size_t len;
     assert_int_equal(
-        ts_pcap_tcp_streams(
-            ts_shared_path_or_skip("vectors/consprov_default/consprov_default.pcap"), 14002, &s),
-        0);
+        ts_pcap_tcp_streams(ts_capture("consprov_default/consprov_default.pcap"), 14002, &s), 0);
     const uint8_t *c = s.client_to_server.data;
     size_t off = (size_t)c[0] << 8 | c[1];
     off += (size_t)c[off] << 8 | c[off + 1]; /* key exchange */
@@ -320,8 +318,8 @@ static int setup(void **state)
 {
     (void)state;
     dict = rwf_dict_new();
-    if (rwf_dict_load_fields(dict, ts_shared_path_or_skip("data/RDMFieldDictionary")) != RWF_OK ||
-        rwf_dict_load_enums(dict, ts_shared_path_or_skip("data/enumtype.def")) != RWF_OK) {
+    if (rwf_dict_load_fields(dict, ts_source_path("data/RDMFieldDictionary")) != RWF_OK ||
+        rwf_dict_load_enums(dict, ts_source_path("data/enumtype.def")) != RWF_OK) {
         fprintf(stderr, "%s\n", err_msg());
         return -1;
     }

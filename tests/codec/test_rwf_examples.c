@@ -30,20 +30,17 @@ static void check_enc(rwf_enc *e, size_t n)
     ts_assert_bytes_equal(got, len, want, n);
 }
 
-static rwf_dict *shared_dict(void)
+/* The project's dictionary (data/): it defines every field the examples carry. */
+static rwf_dict *project_dict(void)
 {
     static rwf_dict *d;
     char path[4096];
-    const char *dir = ts_shared_dir();
-    if (!dir)
-        return NULL;
     if (!d) {
         d = rwf_dict_new();
-        snprintf(path, sizeof(path), "%s/data/RDMFieldDictionary", dir);
+        snprintf(path, sizeof(path), "%s", ts_source_path("data/RDMFieldDictionary"));
         if (rwf_dict_load_fields(d, path) != RWF_OK)
             fail_msg("%s", err_msg());
-        snprintf(path, sizeof(path), "%s/data/enumtype.def", dir);
-        if (rwf_dict_load_enums(d, path) != RWF_OK)
+        if (rwf_dict_load_enums(d, ts_source_path("data/enumtype.def")) != RWF_OK)
             fail_msg("%s", err_msg());
     }
     return d;
@@ -447,9 +444,7 @@ static int field_value(rwf_buf fl, int16_t fid, int type, rwf_value *v)
 static void test_mp_refresh_full(void **state)
 {
     (void)state;
-    rwf_dict *dict = shared_dict();
-    if (!dict)
-        skip();
+    rwf_dict *dict = project_dict();
     walk_ctx w = roundtrip(EX_MP_REFRESH_FULL, dict);
     assert_int_equal(w.fields, 73);
     assert_int_equal(w.unknown_fids, 0);
@@ -485,9 +480,7 @@ static void test_mp_refresh_full(void **state)
 static void test_mp_update(void **state)
 {
     (void)state;
-    rwf_dict *dict = shared_dict();
-    if (!dict)
-        skip();
+    rwf_dict *dict = project_dict();
     walk_ctx w = roundtrip(EX_MP_UPDATE1, dict);
     assert_int_equal(w.fields, 23);
     assert_int_equal(w.unknown_fids, 0);

@@ -391,12 +391,10 @@ static int setup(void **state)
     (void)state;
     ts_tcp_streams s;
     dict = rwf_dict_new();
-    if (rwf_dict_load_fields(dict, ts_shared_path_or_skip("data/RDMFieldDictionary")) != RWF_OK ||
-        rwf_dict_load_enums(dict, ts_shared_path_or_skip("data/enumtype.def")) != RWF_OK)
+    if (rwf_dict_load_fields(dict, ts_source_path("data/RDMFieldDictionary")) != RWF_OK ||
+        rwf_dict_load_enums(dict, ts_source_path("data/enumtype.def")) != RWF_OK)
         return -1;
-    if (ts_pcap_tcp_streams(
-            ts_shared_path_or_skip("vectors/consprov_default/consprov_default.pcap"), 14002, &s) !=
-        0)
+    if (ts_pcap_tcp_streams(ts_capture("consprov_default/consprov_default.pcap"), 14002, &s) != 0)
         return -1;
     collect(&s.client_to_server, 1, &captured);
     collect(&s.server_to_client, 0, &captured);

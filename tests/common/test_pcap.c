@@ -8,7 +8,7 @@
 static void test_consprov_default_streams(void **state)
 {
     (void)state;
-    const char *p = ts_shared_path_or_skip("vectors/consprov_default/consprov_default.pcap");
+    const char *p = ts_capture("consprov_default/consprov_default.pcap");
     ts_tcp_streams s;
     assert_int_equal(ts_pcap_tcp_streams(p, 14002, &s), 0);
     /* hex.txt: "client -> server byte stream (316 bytes)", "server -> client (11483 bytes)" */

@@ -67,7 +67,7 @@ static void capture_block(const char *text, char *block, size_t size, tp_info *i
 /* Our block for the captured values is the captured block, line for line. */
 static void check_capture(const char *rel)
 {
-    const char *path = ts_shared_case(rel);
+    const char *path = ts_capture(rel);
     uint8_t *text;
     size_t len;
     assert_int_equal(ts_read_file(path, &text, &len), 0);
@@ -98,25 +98,25 @@ static void check_capture(const char *rel)
 static void test_info_consperf_default(void **state)
 {
     (void)state;
-    check_capture("vectors/consprov_default/consprov_default.cons.stdout");
+    check_capture("consprov_default/consprov_default.cons.stdout");
 }
 
 static void test_info_provperf_default(void **state)
 {
     (void)state;
-    check_capture("vectors/consprov_default/consprov_default.prov.stdout");
+    check_capture("consprov_default/consprov_default.prov.stdout");
 }
 
 static void test_info_consperf_lz4(void **state)
 {
     (void)state;
-    check_capture("vectors/consprov_lz4/consprov_lz4.cons.stdout");
+    check_capture("consprov_lz4/consprov_lz4.cons.stdout");
 }
 
 static void test_info_transportperf(void **state)
 {
     (void)state;
-    check_capture("vectors/transportperf_socket/transportperf_socket.server.stdout");
+    check_capture("transportperf_socket/transportperf_socket.server.stdout");
 }
 
 /* A channel with no component information says so. */

@@ -8,7 +8,7 @@
  *
  * <ProvPerf> "orig" runs the original ProvPerf from $RWFPERF_ORIG_BIN (skipped when unset).
  * Prints what it saw (times, counts). Exit 0 when every item came back, 1 otherwise, 77 when the
- * shared data folder is absent.
+ * original is asked for and RWFPERF_ORIG_BIN is not set.
  */
 #include "../tools/cons_itest.h"
 

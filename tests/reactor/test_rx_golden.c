@@ -48,8 +48,8 @@ static const uint8_t *msg_at(const msgs *m, int i)
 static void replay(const char *vector, bool watchlist)
 {
     char rel[256];
-    snprintf(rel, sizeof(rel), "vectors/%s/%s.pcap", vector, vector);
-    const char *path = ts_shared_path_or_skip(rel);
+    snprintf(rel, sizeof(rel), "%s/%s.pcap", vector, vector);
+    const char *path = ts_capture(rel);
     ts_tcp_streams st;
     if (ts_pcap_tcp_streams(path, 14202, &st) != 0)
         fail_msg("cannot read %s", path);

@@ -1,5 +1,5 @@
-/* Replays of the original tools' tunnel captures (vectors/tunnel): our layer plays one side,
- * driven like the original tool, and a scripted peer plays the other with the captured bytes.
+/* Replays of the original tools' tunnel captures (tests/data/captures/tunnel): our layer plays one
+ * side, driven like the original tool, and a scripted peer plays the other with the captured bytes.
  *
  * Consumer side (ConsPerf -watchlist -tunnel, -reactor -tunnel, with -tunnelAuth, and against
  * the bare ProvPerf that refuses): the login, directory and tunnel requests, the authentication

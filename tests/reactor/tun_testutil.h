@@ -231,12 +231,12 @@ static inline int tt_split(const ts_bytes *s, bool client, ts_bytes *out, uint32
     return n;
 }
 
-/* Loads vectors/tunnel/<name>.pcap and the direction of each message from decoded_<name>.txt. */
+/* Loads tunnel/<name>.pcap and the direction of each message from decoded_<name>.txt. */
 static inline void tt_cap_load(const char *name, tt_cap *c)
 {
     char rel[256];
-    snprintf(rel, sizeof(rel), "vectors/tunnel/%s.pcap", name);
-    const char *pcap = ts_shared_path_or_skip(rel);
+    snprintf(rel, sizeof(rel), "tunnel/%s.pcap", name);
+    const char *pcap = ts_capture(rel);
     ts_tcp_streams st;
     if (ts_pcap_tcp_streams(pcap, 14202, &st) != 0)
         fail_msg("cannot read %s", pcap);
@@ -246,10 +246,10 @@ static inline void tt_cap_load(const char *name, tt_cap *c)
     memset(&sc, 0, sizeof(sc));
     int nc = tt_split(&st.client_to_server, true, &cs, coff, clen, 4096);
     int ns = tt_split(&st.server_to_client, false, &sc, soff, slen, 4096);
-    snprintf(rel, sizeof(rel), "vectors/tunnel/decoded_%s.txt", name);
+    snprintf(rel, sizeof(rel), "tunnel/decoded_%s.txt", name);
     uint8_t *txt;
     size_t tl;
-    if (ts_read_file(ts_shared_path_or_skip(rel), &txt, &tl) != 0)
+    if (ts_read_file(ts_capture(rel), &txt, &tl) != 0)
         fail_msg("cannot read %s", rel);
     memset(c, 0, sizeof(*c));
     int ic = 0, is = 0;

@@ -2,7 +2,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,75 +33,14 @@ void ts_bytes_free(ts_bytes *b)
     b->len = b->cap = 0;
 }
 
-static int is_dir(const char *p)
-{
-    struct stat st;
-    return p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-const char *ts_shared_dir(void)
-{
-    const char *env = getenv("RWFPERF_SHARED_DIR");
-    if (env && *env)
-        return is_dir(env) ? env : NULL;
-    return is_dir(RWFPERF_SHARED_DIR_DEFAULT) ? RWFPERF_SHARED_DIR_DEFAULT : NULL;
-}
-
-/* Set while ts_run_group() runs the cases: a missing file then skips one case, not the
- * program. */
-static bool in_group;
-static int skipped_cases;
-
-/* CI=true: golden data that is missing is an error, not a reason to skip. */
-static bool ci_strict(void)
-{
-    const char *ci = getenv("CI");
-    return ci && strcmp(ci, "true") == 0;
-}
-
-const char *ts_shared_path_or_skip(const char *rel)
+const char *ts_capture(const char *rel)
 {
     static char path[4096];
-    const char *dir = ts_shared_dir();
     struct stat st;
-    if (!dir)
-        snprintf(path, sizeof(path),
-                 "shared golden-data folder not found (set RWFPERF_SHARED_DIR)");
-    else if (snprintf(path, sizeof(path), "%s/%s", dir, rel) > 0 && stat(path, &st) == 0)
-        return path;
-    else
-        snprintf(path + strlen(path), sizeof(path) - strlen(path), " not found");
-    if (ci_strict()) {
-        printf("FAIL: CI=true and %s\n", path);
-        if (in_group)
-            fail_msg("CI=true and %s", path);
-        exit(1);
-    }
-    printf("SKIP: %s\n", path);
-    fflush(stdout);
-    if (!in_group)
-        exit(TS_SKIP);
-    skipped_cases++;
-    skip();
-    return NULL;
-}
-
-const char *ts_shared_case(const char *rel)
-{
-    return ts_shared_path_or_skip(rel);
-}
-
-int ts_run_group(const char *name, const struct CMUnitTest *tests, size_t n,
-                 CMFixtureFunction setup, CMFixtureFunction teardown)
-{
-    in_group = true;
-    skipped_cases = 0;
-    int failed = _cmocka_run_group_tests(name, tests, n, setup, teardown);
-    in_group = false;
-    /* Every case skipped: ctest shows the program as skipped, not as passed. */
-    if (failed == 0 && n > 0 && (size_t)skipped_cases >= n)
-        return TS_SKIP;
-    return failed;
+    snprintf(path, sizeof(path), "%s/tests/data/captures/%s", RWFPERF_SOURCE_DIR, rel);
+    if (stat(path, &st) != 0)
+        fail_msg("capture file %s not found", path);
+    return path;
 }
 
 const char *ts_source_path(const char *rel)

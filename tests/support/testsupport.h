@@ -1,9 +1,9 @@
 /*
  * testsupport: helpers shared by the test programs.
  *
- * Includes CMocka with the headers it needs, and offers: the location of the shared
- * golden-data folder (skipping the test when it is absent), whole-file reading, hex
- * parsing, and reassembly of the TCP byte streams in a pcap capture.
+ * Includes CMocka with the headers it needs, and offers: the location of the captures kept
+ * in tests/data/captures and of the source and build trees, whole-file reading, hex parsing,
+ * and reassembly of the TCP byte streams in a pcap capture.
  */
 #ifndef RWFPERF_TESTSUPPORT_H
 #define RWFPERF_TESTSUPPORT_H
@@ -27,26 +27,10 @@ typedef struct ts_bytes {
 void ts_bytes_append(ts_bytes *b, const void *p, size_t n);
 void ts_bytes_free(ts_bytes *b);
 
-/* The shared folder (spec/, vectors/, data/): $RWFPERF_SHARED_DIR, else the folder beside
- * the source tree. Returns NULL when it does not exist. */
-const char *ts_shared_dir(void);
-
-/* Returns "<shared>/<rel>" in a static buffer when that path exists. When it does not, it
- * prints "SKIP: <why>" and skips: inside a CMocka case (run by cmocka_run_group_tests, which
- * is ts_run_group here) that case only (cmocka's skip()), elsewhere the whole program (exit
- * status TS_SKIP). Under CI (CI=true) a missing shared folder or file fails instead. */
-const char *ts_shared_path_or_skip(const char *rel);
-
-/* The same, named for use inside a case. */
-const char *ts_shared_case(const char *rel);
-
-/* cmocka_run_group_tests() that lets ts_shared_path_or_skip() skip one case at a time, and
- * returns TS_SKIP when every case was skipped that way (ctest then shows "Skipped"). */
-int ts_run_group(const char *name, const struct CMUnitTest *tests, size_t n,
-                 CMFixtureFunction setup, CMFixtureFunction teardown);
-#undef cmocka_run_group_tests
-#define cmocka_run_group_tests(tests, setup, teardown)                                             \
-    ts_run_group(#tests, tests, sizeof(tests) / sizeof((tests)[0]), setup, teardown)
+/* Returns "<source dir>/tests/data/captures/<rel>" (static buffer): a file of the original
+ * tools' captures kept in the repository (tests/data/captures/README.md). A missing file fails
+ * the test (fail_msg: inside a CMocka case that case, elsewhere the program). */
+const char *ts_capture(const char *rel);
 
 /* Returns "<source dir>/<rel>" (static buffer, not checked). */
 const char *ts_source_path(const char *rel);

@@ -157,7 +157,7 @@ static void basic(run *r)
     expect_status(r, st, 0);
     expect_text(r, "ConsPerf.out", "Steady state time of 3 seconds has expired.", true);
     /* The Channel Info block as the original prints it: the receive buffer size is labelled
-     * sysSendBufSize too (shared/vectors/consprov_default/consprov_default.cons.stdout). */
+     * sysSendBufSize too (tests/data/captures/consprov_default/consprov_default.cons.stdout). */
     expect_text(r, "ConsPerf.out", "  serverToClientPings: true\n  sysSendBufSize: ", true);
     expect_text(r, "ConsPerf.out", "\n  compressionType: none\n  compressionThreshold: ", true);
     expect_text(r, "ConsPerf.out", "sysRecvBufSize", false);

@@ -3,8 +3,8 @@
  *
  *     consperf_replay <vector> <compression 0|1|2> <ConsPerf executable>
  *
- * The vector (vectors/<vector>/<vector>.pcap) holds what the original ProvPerf sent to the
- * original ConsPerf. This program:
+ * The vector (tests/data/captures/<vector>/<vector>.pcap) holds what the original ProvPerf sent to
+ * the original ConsPerf. This program:
  *   1. counts the refreshes and updates that stream carries, by feeding the whole captured
  *      stream (handshake included) to a transport client through a socketpair;
  *   2. listens on an ephemeral loopback port (our transport, offering the capture's
@@ -123,9 +123,9 @@ int main(int argc, char **argv)
     const char *exe = argv[3];
 
     char rel[256];
-    snprintf(rel, sizeof(rel), "vectors/%s/%s.pcap", vec, vec);
+    snprintf(rel, sizeof(rel), "%s/%s.pcap", vec, vec);
     ts_tcp_streams s;
-    if (ts_pcap_tcp_streams(ts_shared_path_or_skip(rel), 14002, &s) != 0)
+    if (ts_pcap_tcp_streams(ts_capture(rel), 14002, &s) != 0)
         ci_fail("cannot read %s", rel);
     counts want = expected(&s.server_to_client);
     printf("%s: the capture carries %u refreshes and %u updates\n", vec, want.refreshes,

@@ -61,7 +61,7 @@ static inline bool pvt_exists(const char *path)
 
 /*
  * A fresh folder for one test holding RDMFieldDictionary, enumtype.def and MsgData.xml (the
- * project's data/ files, else the shared originals; the test is skipped when neither exists),
+ * project's data/ files),
  * and, when items > 0, 350k.xml with that many items from data/gen_items.sh. Static storage.
  */
 static inline const char *pvt_workdir(const char *name, int items)
@@ -77,11 +77,6 @@ static inline const char *pvt_workdir(const char *name, int items)
         char src[1024], dst[1024];
         snprintf(src, sizeof(src), "%s", ts_source_path("data/"));
         strncat(src, files[i], sizeof(src) - strlen(src) - 1);
-        if (!pvt_exists(src)) {
-            char rel[64];
-            snprintf(rel, sizeof(rel), "data/%s", files[i]);
-            snprintf(src, sizeof(src), "%s", ts_shared_path_or_skip(rel));
-        }
         snprintf(dst, sizeof(dst), "%s/%s", dir, files[i]);
         pvt_copy(src, dst);
     }
@@ -454,13 +449,13 @@ static inline void pvt_split(const ts_bytes *b, bool client_side, pvt_msgs *out)
     }
 }
 
-/* Loads vectors/<name>/<name>.pcap (server port 14002), or skips the test. */
+/* Loads tests/data/captures/<name>/<name>.pcap (server port 14002). */
 static inline void pvt_capture(const char *name, ts_tcp_streams *st, pvt_msgs *requests,
                                pvt_msgs *answers)
 {
     char rel[256];
-    snprintf(rel, sizeof(rel), "vectors/%s/%s.pcap", name, name);
-    const char *path = ts_shared_path_or_skip(rel);
+    snprintf(rel, sizeof(rel), "%s/%s.pcap", name, name);
+    const char *path = ts_capture(rel);
     if (ts_pcap_tcp_streams(path, 14002, st) != 0)
         fail_msg("cannot read %s", path);
     pvt_split(&st->client_to_server, true, requests);

@@ -396,7 +396,8 @@ static char *vector_inputs(const char *rel)
 static void test_inputs_match_reactor_vectors(void **state)
 {
     (void)state;
-    /* The captures' command lines (vectors/<dir>/commands.txt) after -h, -p, the file names. */
+    /* The captures' command lines (tests/data/captures/<dir>/commands.txt) after -h, -p, the file
+     * names. */
     static const struct {
         const char *dir, *name;
         const char *args[20];
@@ -440,7 +441,7 @@ static void test_inputs_match_reactor_vectors(void **state)
         tt_capture_close(&got);
         const char *also[] = {"      Max Output Buffers: ", "    Expected Update Rate: ", NULL};
         char *ours = tt_drop_ours(got.text, also);
-        snprintf(rel, sizeof(rel), "vectors/%s/%s.cons.stdout", v_[v].dir, v_[v].name);
+        snprintf(rel, sizeof(rel), "%s/%s.cons.stdout", v_[v].dir, v_[v].name);
         char *want = vector_inputs(rel);
         const char *json[] = {"      Use JSON Converter: ", "     JSON Allocator Size: ", NULL};
         char *want_ours = tt_drop_ours(want, json);
@@ -506,11 +507,11 @@ static void test_inputs_match_vectors(void **state)
 
         const char *also[] = {"      Max Output Buffers: ", "    Expected Update Rate: ", NULL};
         char *ours_dropped = tt_drop_ours(got.text, also);
-        snprintf(rel, sizeof(rel), "vectors/%s%s.ConsSummary.out", dir, base);
+        snprintf(rel, sizeof(rel), "%s%s.ConsSummary.out", dir, base);
         char *want = vector_inputs(rel);
         tt_assert_lines_equal(ours_dropped, want);
         free(want);
-        snprintf(rel, sizeof(rel), "vectors/%s%s.cons.stdout", dir, base);
+        snprintf(rel, sizeof(rel), "%s%s.cons.stdout", dir, base);
         want = vector_inputs(rel);
         tt_assert_lines_equal(ours_dropped, want);
         free(want);

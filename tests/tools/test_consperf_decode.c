@@ -13,8 +13,8 @@ static int setup(void **state)
 {
     (void)state;
     char fields[1024], enums[1024];
-    snprintf(fields, sizeof(fields), "%s", ts_shared_path_or_skip("data/RDMFieldDictionary"));
-    snprintf(enums, sizeof(enums), "%s", ts_shared_path_or_skip("data/enumtype.def"));
+    snprintf(fields, sizeof(fields), "%s", ts_source_path("data/RDMFieldDictionary"));
+    snprintf(enums, sizeof(enums), "%s", ts_source_path("data/enumtype.def"));
     dict = rwf_dict_new();
     if (!dict || rwf_dict_load_fields(dict, fields) < 0 || rwf_dict_load_enums(dict, enums) < 0) {
         fprintf(stderr, "dictionary: %s\n", err_msg());
@@ -291,9 +291,9 @@ static void test_captures(void **state)
     const char *names[] = {"consprov_default", "consprov_pack", "consprov_tcpdelay"};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         char rel[256];
-        snprintf(rel, sizeof(rel), "vectors/%s/%s.pcap", names[i], names[i]);
+        snprintf(rel, sizeof(rel), "%s/%s.pcap", names[i], names[i]);
         ts_tcp_streams s;
-        assert_int_equal(ts_pcap_tcp_streams(ts_shared_path_or_skip(rel), 14002, &s), 0);
+        assert_int_equal(ts_pcap_tcp_streams(ts_capture(rel), 14002, &s), 0);
         counts c = {0};
         size_t n = each_message(&s.server_to_client, decode_one, &c);
         assert_true(n > 0);

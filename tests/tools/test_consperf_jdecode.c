@@ -91,7 +91,7 @@ static void check_dump(const char *rel, totals *t)
 {
     uint8_t *f;
     size_t n;
-    const char *path = ts_shared_path_or_skip(rel);
+    const char *path = ts_capture(rel);
     assert_int_equal(ts_read_file(path, &f, &n), 0);
     for (char *ln = (char *)f; ln && *ln;) {
         char *nl = strchr(ln, '\n');
@@ -112,23 +112,23 @@ static void test_captures(void **st)
     (void)st;
     totals t;
     memset(&t, 0, sizeof(t));
-    check_dump("vectors/ws_json/ws_json.s2c.txt", &t);
+    check_dump("ws_json/ws_json.s2c.txt", &t);
     assert_int_equal(t.login, 1);
     assert_int_equal(t.source, 1);
     assert_int_equal(t.refreshes, 7);
     assert_int_equal(t.updates, 275);
     assert_true(t.stamped[0] > 40);
     memset(&t, 0, sizeof(t));
-    check_dump("vectors/ws_json/ws_json_pack.s2c.txt", &t);
+    check_dump("ws_json/ws_json_pack.s2c.txt", &t);
     assert_true(t.msgs > t.frames); /* packed arrays */
     memset(&t, 0, sizeof(t));
-    check_dump("vectors/ws_json/ws_json_post.s2c.txt", &t);
+    check_dump("ws_json/ws_json_post.s2c.txt", &t);
     assert_true(t.generics > 0 && t.stamped[2] > 0);
     memset(&t, 0, sizeof(t));
-    check_dump("vectors/ws_json/ws_json_conv.s2c.txt", &t);
+    check_dump("ws_json/ws_json_conv.s2c.txt", &t);
     assert_true(t.post_users > 0 && t.stamped[1] > 0);
     memset(&t, 0, sizeof(t));
-    check_dump("vectors/ws_json/ws_json.c2s.txt", &t); /* requests, a close frame */
+    check_dump("ws_json/ws_json.c2s.txt", &t); /* requests, a close frame */
     assert_int_equal(t.msgs, 7);
 }
 

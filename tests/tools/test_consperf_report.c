@@ -133,14 +133,14 @@ static void test_summary_files_match_vectors(void **state)
 
         const char *also[] = {"      Max Output Buffers: ", "    Expected Update Rate: ", NULL};
         char *got = tt_drop_ours(file.text, also);
-        snprintf(rel, sizeof(rel), "vectors/%s/%s.ConsSummary.out", v->name, v->name);
+        snprintf(rel, sizeof(rel), "%s/%s.ConsSummary.out", v->name, v->name);
         char *want = tt_vector(rel);
         tt_assert_lines_equal(got, want);
         free(got);
         free(want);
 
         /* The console shows the same OVERALL SUMMARY after "Shutting down." */
-        snprintf(rel, sizeof(rel), "vectors/%s/%s.cons.stdout", v->name, v->name);
+        snprintf(rel, sizeof(rel), "%s/%s.cons.stdout", v->name, v->name);
         char *stdout_text = tt_vector(rel);
         char *want_tail = tt_section(stdout_text, "\n--- OVERALL SUMMARY ---", NULL);
         char *got_all = tt_drop_ours(con.text, also);
@@ -445,7 +445,7 @@ static void test_console_matches_vector(void **state)
     cons_report_interval(con.f, 5, 1, 1, 5, &iv);
     tt_capture_close(&con);
     char *got = tt_drop_ours(con.text, NULL);
-    char *text = tt_vector("vectors/consprov_default/consprov_default.cons.stdout");
+    char *text = tt_vector("consprov_default/consprov_default.cons.stdout");
     char *want = tt_section(text, "005: Images:", "\nSteady state time");
     tt_assert_lines_equal(got, want);
     /* Ours: the percentiles after the latency line. */

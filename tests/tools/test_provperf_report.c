@@ -60,8 +60,7 @@ static void test_summaries_match_vectors(void **state)
         prov_config cfg;
         config_from(&cfg, args);
 
-        snprintf(rel, sizeof(rel), "vectors/%s/%s.ProvSummary.out", vectors[v].name,
-                 vectors[v].name);
+        snprintf(rel, sizeof(rel), "%s/%s.ProvSummary.out", vectors[v].name, vectors[v].name);
         char *want = tt_vector(rel);
         char *overall = tt_section(want, "--- OVERALL SUMMARY ---", NULL);
         pv_totals s = {0};
@@ -85,7 +84,7 @@ static void test_summaries_match_vectors(void **state)
         free(got);
 
         /* The console ends the same way, with ProvPerf's two blank lines before "Exiting.". */
-        snprintf(rel, sizeof(rel), "vectors/%s/%s.prov.stdout", vectors[v].name, vectors[v].name);
+        snprintf(rel, sizeof(rel), "%s/%s.prov.stdout", vectors[v].name, vectors[v].name);
         char *console = tt_vector(rel);
         char *want_tail = tt_section(console, "\n--- OVERALL SUMMARY ---", "Exiting.\n");
         char *got_all = tt_drop_ours(con.text, NULL);
@@ -236,7 +235,7 @@ static void test_console_matches_vector(void **state)
     prov_report_interval(con.f, 5, 1, 1, 5, &a);
     prov_report_interval(con.f, 10, 1, 1, 5, &b);
     tt_capture_close(&con);
-    char *text = tt_vector("vectors/consprov_default/consprov_default.prov.stdout");
+    char *text = tt_vector("consprov_default/consprov_default.prov.stdout");
     char *first = tt_section(text, "005: UpdRate:", "Channel Closed:");
     char *second = tt_section(text, "010: UpdRate:", "\nRun time");
     char want[512];

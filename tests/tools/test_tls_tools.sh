@@ -115,7 +115,7 @@ tperf_pair() { # tperf_pair SERVER-BIN CLIENT-BIN LABEL [server args]
 
 ours() {
     consperf_pair "$bin" "$bin" ours
-    # TEST INPUTS lines as the original's (../shared/vectors/tls, transportperf captures)
+    # TEST INPUTS lines as the original's (the original's console in its TLS runs)
     local lines_ok=1 l
     for l in "         Connection Type: encrypted" "       CA store location: cert.pem" \
         "      TLS Protocol flags: 0"; do has cons_ours.out "$l" || lines_ok=0; done

@@ -243,7 +243,7 @@ static int vector_args(const char *vector, int which, const char *side, char *st
                        const char **args)
 {
     char rel[256];
-    snprintf(rel, sizeof(rel), "vectors/%s/commands.txt", vector);
+    snprintf(rel, sizeof(rel), "%s/commands.txt", vector);
     char *text = tt_vector(rel);
     char *line = text;
     for (int i = 0; i < which; i++)
@@ -288,8 +288,7 @@ static void test_inputs_match_vectors(void **state)
             tperf_config_print(&r.cfg, &extra, &rep);
             tt_capture_close(&got);
             char *mine = tt_drop_ours(got.text, (const char *const[]){"  Input Buffers: ", NULL});
-            snprintf(rel, sizeof(rel), "vectors/%s/%s.%s.stdout", tperf_vectors[v],
-                     tperf_vectors[v], name);
+            snprintf(rel, sizeof(rel), "%s/%s.%s.stdout", tperf_vectors[v], tperf_vectors[v], name);
             char *text = tt_vector(rel);
             char *want = tt_section(text, NULL, side ? "\n\nAttempting to connect" : "\n\nServer ");
             /* The block ends with "Packing: ...\n" and the blank line after it. */
@@ -334,7 +333,7 @@ static void test_inputs_match_seqmcast(void **state)
     tt_capture_close(&got);
     char *mine = tt_drop_ours(
         got.text, (const char *const[]){"  Input Buffers: ", "  Sequence Gaps: ", NULL});
-    char *text = tt_vector("vectors/seqmcast/seqmcast.receiver.stdout");
+    char *text = tt_vector("seqmcast/seqmcast.receiver.stdout");
     char *want = tt_section(text, NULL, "\n\nAttempting segmented connect");
     size_t n = strlen(want);
     want = realloc(want, n + 2);

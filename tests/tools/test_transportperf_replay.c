@@ -1,6 +1,6 @@
 /*
- * The original TransportPerf server's byte streams, captured (vectors/transportperf_*), played
- * into our TransportPerf client: a test server does the RIPC handshake with the compression
+ * The original TransportPerf server's byte streams, captured (tests/data/captures/transportperf_*),
+ * played into our TransportPerf client: a test server does the RIPC handshake with the compression
  * of the capture, then writes the captured bytes that followed the ConnectAck as they are and
  * closes. The client must decode every message (plain, packed, zlib, lz4) with consecutive
  * sequence numbers, count as many as the original server sent, and end with status 0; with a
@@ -40,10 +40,10 @@ static const char *comp_name(int c)
 static long vector_sent(const char *name)
 {
     char rel[256];
-    snprintf(rel, sizeof(rel), "vectors/%s/%s.server.stdout", name, name);
+    snprintf(rel, sizeof(rel), "%s/%s.server.stdout", name, name);
     uint8_t *text;
     size_t len;
-    assert_int_equal(ts_read_file(ts_shared_path_or_skip(rel), &text, &len), 0);
+    assert_int_equal(ts_read_file(ts_capture(rel), &text, &len), 0);
     const char *p = strstr((char *)text, "Msgs Sent: ");
     assert_non_null(p);
     long n = strtol(p + 11, NULL, 10);
@@ -55,9 +55,9 @@ static long vector_sent(const char *name)
 static void capture(const char *name, ts_bytes *out)
 {
     char rel[256];
-    snprintf(rel, sizeof(rel), "vectors/%s/%s.pcap", name, name);
+    snprintf(rel, sizeof(rel), "%s/%s.pcap", name, name);
     ts_tcp_streams st;
-    assert_int_equal(ts_pcap_tcp_streams(ts_shared_path_or_skip(rel), CAPTURE_PORT, &st), 0);
+    assert_int_equal(ts_pcap_tcp_streams(ts_capture(rel), CAPTURE_PORT, &st), 0);
     ts_bytes_append(out, st.server_to_client.data, st.server_to_client.len);
     ts_tcp_streams_free(&st);
 }

@@ -62,7 +62,7 @@ static void test_console_and_summary_match_vectors(void **state)
     for (size_t v = 0; v < sizeof(vectors) / sizeof(vectors[0]); v++) {
         for (int side = 0; side < 2; side++) {
             char rel[256];
-            snprintf(rel, sizeof(rel), "vectors/%s/%s.%s.stdout", vectors[v], vectors[v],
+            snprintf(rel, sizeof(rel), "%s/%s.%s.stdout", vectors[v], vectors[v],
                      side ? "client" : "server");
             char *text = tt_vector(rel);
             tperf_config cfg;
@@ -147,7 +147,7 @@ static void test_seqmcast_vectors(void **state)
                                         "seqmcast_pack.receiver", "seqmcast_pack.sender"};
     for (size_t v = 0; v < sizeof(files) / sizeof(files[0]); v++) {
         char rel[256];
-        snprintf(rel, sizeof(rel), "vectors/seqmcast/%s.stdout", files[v]);
+        snprintf(rel, sizeof(rel), "seqmcast/%s.stdout", files[v]);
         char *text = tt_vector(rel);
         tperf_config cfg;
         config_from(&cfg, (const char *const[]){"-appType", "client", "-connType", "seqMCast",

@@ -48,10 +48,10 @@ static inline void tt_capture_free(tt_capture *c)
     c->text = NULL;
 }
 
-/* Reads a file of the shared vectors folder (skipping the test when absent). Caller frees. */
+/* Reads a file of tests/data/captures (failing the test when absent). Caller frees. */
 static inline char *tt_vector(const char *rel)
 {
-    const char *path = ts_shared_path_or_skip(rel);
+    const char *path = ts_capture(rel);
     uint8_t *data = NULL;
     size_t len = 0;
     if (ts_read_file(path, &data, &len) != 0) {

@@ -11,7 +11,7 @@ rwfperf_unit_test(test_transportperf_replay
     SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_transportperf_replay.c
     LABELS tools transportperf integration TIMEOUT 240)
 set_tests_properties(test_transportperf_replay PROPERTIES ENVIRONMENT
-    "RWFPERF_SHARED_DIR=${RWFPERF_SHARED_DIR};RWFPERF_BIN=${CMAKE_BINARY_DIR}/bin")
+    "RWFPERF_BIN=${CMAKE_BINARY_DIR}/bin")
 list(APPEND tools_special test_transportperf_replay)
 
 # Server and clients on loopback, one test per case of transportperf_pair.py. Cases labelled

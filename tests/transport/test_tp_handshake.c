@@ -38,8 +38,8 @@ static const capture captures[] = {
 static void load(const capture *c, ts_tcp_streams *s)
 {
     char rel[256];
-    snprintf(rel, sizeof(rel), "vectors/%s/%s.pcap", c->dir, c->dir);
-    const char *path = ts_shared_path_or_skip(rel);
+    snprintf(rel, sizeof(rel), "%s/%s.pcap", c->dir, c->dir);
+    const char *path = ts_capture(rel);
     assert_int_equal(ts_pcap_tcp_streams(path, c->port, s), 0);
 }
 

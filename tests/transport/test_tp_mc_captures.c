@@ -1,5 +1,5 @@
 /*
- * Replays the original TransportPerf's seqMCast captures (shared/vectors/seqmcast) through
+ * Replays the original TransportPerf's seqMCast captures (tests/data/captures/seqmcast) through
  * the datagram reader and the sequence tracker: every datagram parses, the header bytes are
  * what our encoder writes for the same fields, the messages and their TransportPerf numbers
  * are all there and in order, and the tracker sees no gap; the pings carry the sender's last
@@ -68,8 +68,8 @@ static void on_dgram(const ts_udp_dgram *d, void *arg)
 static void run(const char *name, replay *r)
 {
     char rel[128];
-    snprintf(rel, sizeof(rel), "vectors/seqmcast/%s", name);
-    const char *path = ts_shared_path_or_skip(rel);
+    snprintf(rel, sizeof(rel), "seqmcast/%s", name);
+    const char *path = ts_capture(rel);
     memset(r, 0, sizeof(*r));
     assert_int_equal(tp_seqtrack_init(&r->dgrams, 0, true), 0);
     assert_int_equal(tp_seqtrack_init(&r->msgs, 0, false), 0);

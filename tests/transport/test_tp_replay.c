@@ -169,9 +169,9 @@ static uint64_t le64(const uint8_t *p)
 static void first_message(const char *dir, msgs *m)
 {
     char rel[256];
-    snprintf(rel, sizeof(rel), "vectors/%s/%s.pcap", dir, dir);
+    snprintf(rel, sizeof(rel), "%s/%s.pcap", dir, dir);
     ts_tcp_streams s;
-    assert_int_equal(ts_pcap_tcp_streams(ts_shared_path_or_skip(rel), 14002, &s), 0);
+    assert_int_equal(ts_pcap_tcp_streams(ts_capture(rel), 14002, &s), 0);
     int pings = 0;
     replay(s.server_to_client.data, s.server_to_client.len, m, &pings);
     ts_tcp_streams_free(&s);
@@ -186,9 +186,9 @@ static void test_replay_all(void **state)
     for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++) {
         const vec *v = &vecs[i];
         char rel[256];
-        snprintf(rel, sizeof(rel), "vectors/%s/%s.pcap", v->dir, v->dir);
+        snprintf(rel, sizeof(rel), "%s/%s.pcap", v->dir, v->dir);
         ts_tcp_streams s;
-        assert_int_equal(ts_pcap_tcp_streams(ts_shared_path_or_skip(rel), v->port, &s), 0);
+        assert_int_equal(ts_pcap_tcp_streams(ts_capture(rel), v->port, &s), 0);
         const uint8_t *st = s.server_to_client.data;
         int comp = st[0x11];
         msgs want = {0}, got = {0};

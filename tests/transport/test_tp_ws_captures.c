@@ -1,4 +1,4 @@
-/* Golden tests on the WebSocket captures of the original tools (../shared/vectors): for every
+/* Golden tests on the WebSocket captures of the original tools (tests/data/captures): for every
  * connection, the upgrade request and response are parsed and rebuilt verbatim with our
  * builders (sub-protocol lists rewritten from the captured command lines, the server's
  * choice, the accept key); every frame of both directions is decoded and compared with the
@@ -196,9 +196,9 @@ static void str_of(tp_ws_str s, char *out, size_t cap)
 static void check_upgrade(const vec *v, const char *c2s, size_t c2n, const char *s2c, size_t s2n,
                           const dump *dc, const dump *ds, hs *h)
 {
-    char path[512], srv_pl[256], cli_pl[256], want[TP_WS_PL_MAX], b[1024];
-    snprintf(path, sizeof(path), "%s.cmd", ts_shared_path_or_skip("vectors"));
-    snprintf(path, sizeof(path), "%s/%s.cmd", ts_shared_path_or_skip("vectors"), v->name);
+    char rel[256], path[512], srv_pl[256], cli_pl[256], want[TP_WS_PL_MAX], b[1024];
+    snprintf(rel, sizeof(rel), "%s.cmd", v->name);
+    snprintf(path, sizeof(path), "%s", ts_capture(rel));
     cmd_pl(path, 0, srv_pl, sizeof(srv_pl));
     cmd_pl(path, 1, cli_pl, sizeof(cli_pl));
 
@@ -425,17 +425,17 @@ static void stream_from_dump(const dump *d, ts_bytes *out)
 
 static void check_vec(const vec *v)
 {
-    char path[512];
-    const char *dir = ts_shared_path_or_skip("vectors");
+    char rel[256], path[512];
     dump dc, ds;
-    snprintf(path, sizeof(path), "%s/%s.c2s.txt", dir, v->name);
-    dump_read(path, &dc);
-    snprintf(path, sizeof(path), "%s/%s.s2c.txt", dir, v->name);
-    dump_read(path, &ds);
+    snprintf(rel, sizeof(rel), "%s.c2s.txt", v->name);
+    dump_read(ts_capture(rel), &dc);
+    snprintf(rel, sizeof(rel), "%s.s2c.txt", v->name);
+    dump_read(ts_capture(rel), &ds);
     ts_tcp_streams tcp;
     memset(&tcp, 0, sizeof(tcp));
     if (v->port) {
-        snprintf(path, sizeof(path), "%s/%s.pcap", dir, v->name);
+        snprintf(rel, sizeof(rel), "%s.pcap", v->name);
+        snprintf(path, sizeof(path), "%s", ts_capture(rel));
         if (ts_pcap_tcp_streams(path, v->port, &tcp) < 0)
             fail_msg("%s: cannot read the pcap", v->name);
     } else {

@@ -76,7 +76,7 @@ static void capture_msgs(const ts_bytes *s, bool server_side, bool json, msgs *o
 static void load(const char *rel, uint16_t port, bool json, msgs *c2s, msgs *s2c)
 {
     ts_tcp_streams t;
-    assert_int_equal(ts_pcap_tcp_streams(ts_shared_path_or_skip(rel), port, &t), 0);
+    assert_int_equal(ts_pcap_tcp_streams(ts_capture(rel), port, &t), 0);
     capture_msgs(&t.client_to_server, true, json, c2s);
     capture_msgs(&t.server_to_client, false, json, s2c);
     ts_tcp_streams_free(&t);
@@ -221,9 +221,9 @@ static void their_provperf(bool tls)
     for (int json = 0; json < 2; json++) {
         msgs c2s, s2c;
         if (json)
-            load("vectors/ws_json/ws_json.pcap", 14512, true, &c2s, &s2c);
+            load("ws_json/ws_json.pcap", 14512, true, &c2s, &s2c);
         else
-            load("vectors/ws_rwf/ws_rwf.pcap", 14510, false, &c2s, &s2c);
+            load("ws_rwf/ws_rwf.pcap", 14510, false, &c2s, &s2c);
         int port = free_port();
         char args[4096], ps[16];
         snprintf(
@@ -269,9 +269,9 @@ static void their_consperf(bool tls)
     for (int json = 0; json < 2; json++) {
         msgs c2s, s2c;
         if (json)
-            load("vectors/ws_json/ws_json.pcap", 14512, true, &c2s, &s2c);
+            load("ws_json/ws_json.pcap", 14512, true, &c2s, &s2c);
         else
-            load("vectors/ws_rwf/ws_rwf.pcap", 14510, false, &c2s, &s2c);
+            load("ws_rwf/ws_rwf.pcap", 14510, false, &c2s, &s2c);
         tp_opts o;
         tu_opts(&o);
         o.ws_protocols = "rssl.rwf, rssl.json.v2";
@@ -307,10 +307,10 @@ static void their_consperf(bool tls)
         tp_msg m;
         assert_int_equal(tu_read(ch, &m, 5000), 1);
         ts_assert_bytes_equal(m.data, m.len, c2s.p[0], c2s.n[0]); /* its login request */
-        ws_write_msg(ch, s2c.p[0], s2c.n[0], json);                  /* the login refresh */
+        ws_write_msg(ch, s2c.p[0], s2c.n[0], json);               /* the login refresh */
         assert_int_equal(tu_read(ch, &m, 5000), 1);
         ts_assert_bytes_equal(m.data, m.len, c2s.p[1], c2s.n[1]); /* directory request */
-        ws_write_msg(ch, s2c.p[1], s2c.n[1], json);                  /* directory refresh */
+        ws_write_msg(ch, s2c.p[1], s2c.n[1], json);               /* directory refresh */
         for (int i = 2; i < 7; i++) {                             /* item requests RDT0..RDT4 */
             assert_int_equal(tu_read(ch, &m, 5000), 1);
             ts_assert_bytes_equal(m.data, m.len, c2s.p[i], c2s.n[i]);

@@ -43,7 +43,7 @@ static inline int setup(void **state)
         char rel[64], to[512];
         snprintf(rel, sizeof(rel), "data/%s", files[i]);
         snprintf(to, sizeof(to), "%s/%s", dir, files[i]);
-        if (symlink(ts_shared_path_or_skip(rel), to) != 0)
+        if (symlink(ts_source_path(rel), to) != 0)
             return -1;
     }
     char items[512];
@@ -214,7 +214,7 @@ typedef struct frames {
 
 static inline void load_frames(frames *f)
 {
-    const char *p = ts_shared_path_or_skip("vectors/consprov_default/consprov_default.pcap");
+    const char *p = ts_capture("consprov_default/consprov_default.pcap");
     assert_int_equal(ts_pcap_tcp_streams(p, 14002, &f->s), 0);
     const uint8_t *c = f->s.client_to_server.data;
     size_t off = (size_t)(c[0] << 8 | c[1]) + 12; /* ConnectReq, key */

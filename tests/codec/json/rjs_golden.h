@@ -1,6 +1,6 @@
 /*
  * Golden JSON: frames the original ConsPerf and ProvPerf sent, copied from the captures in
- * ../shared/vectors/ws_json (the frame's array brackets removed: one message object each).
+ * tests/data/captures/ws_json (the frame's array brackets removed: one message object each).
  * Enum fields are numbers in these runs.
  */
 #ifndef RJS_GOLDEN_H

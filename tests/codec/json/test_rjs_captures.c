@@ -1,6 +1,6 @@
 /*
  * Golden test of the JSON converter against the original tools' WebSocket JSON captures
- * (../shared/vectors/ws_json, ws_reactor): every TEXT frame the original ConsPerf and ProvPerf
+ * (tests/data/captures/ws_json, ws_reactor): every TEXT frame the original ConsPerf and ProvPerf
  * sent is converted JSON -> RWF -> JSON by our converter, and the result must be the captured
  * frame byte for byte — login, directory, item requests and refreshes, updates with their
  * latency stamps, posts with the update they carry, generic messages, pings and pongs, packed
@@ -11,7 +11,9 @@
  * provider refused them; the frames of the JSON stub provider (stub_*.server.txt) convert and
  * are stable through a second round, and the original ConsPerf's side of that talk regenerates.
  *
- * The original ran with the data files of ../shared/data, so this replay loads those.
+ * The replay loads the project's dictionary (data/): it defines every field those frames carry,
+ * under the names and with the types the original converter gives them, so this also checks
+ * the dictionary against the original's.
  */
 #include "testsupport.h"
 
@@ -30,10 +32,10 @@ static uint8_t rwf[1 << 16];
 static int setup(void **state)
 {
     (void)state;
-    const char *fld = ts_shared_path_or_skip("data/RDMFieldDictionary");
+    const char *fld = ts_source_path("data/RDMFieldDictionary");
     char fpath[1024];
     snprintf(fpath, sizeof(fpath), "%s", fld);
-    const char *enm = ts_shared_path_or_skip("data/enumtype.def");
+    const char *enm = ts_source_path("data/enumtype.def");
     dict = rwf_dict_new();
     if (!dict || rwf_dict_load_fields(dict, fpath) != RWF_OK ||
         rwf_dict_load_enums(dict, enm) != RWF_OK) {
@@ -111,7 +113,7 @@ static void check_capture(const char *rel, counts *ct)
 {
     uint8_t *text;
     size_t len;
-    const char *path = ts_shared_path_or_skip(rel);
+    const char *path = ts_capture(rel);
     if (ts_read_file(path, &text, &len) != 0)
         fail_msg("cannot read %s", path);
     char *line = (char *)text, *next;
@@ -148,8 +150,8 @@ static void test_ws_json(void **state)
 {
     (void)state;
     counts ct = {0};
-    check_capture("vectors/ws_json/ws_json.c2s.txt", &ct);
-    check_capture("vectors/ws_json/ws_json.s2c.txt", &ct);
+    check_capture("ws_json/ws_json.c2s.txt", &ct);
+    check_capture("ws_json/ws_json.s2c.txt", &ct);
     /* login, directory, 5 requests; login and directory refreshes, 5 refreshes, 275 updates */
     assert_int_equal(ct.by_class[RWF_MC_REQUEST], 7);
     assert_int_equal(ct.by_class[RWF_MC_REFRESH], 7);
@@ -161,10 +163,10 @@ static void test_ws_json_posts_generics(void **state)
 {
     (void)state;
     counts ct = {0};
-    check_capture("vectors/ws_json/ws_json_conv.c2s.txt", &ct);
-    check_capture("vectors/ws_json/ws_json_conv.s2c.txt", &ct);
-    check_capture("vectors/ws_json/ws_json_post.c2s.txt", &ct);
-    check_capture("vectors/ws_json/ws_json_post.s2c.txt", &ct);
+    check_capture("ws_json/ws_json_conv.c2s.txt", &ct);
+    check_capture("ws_json/ws_json_conv.s2c.txt", &ct);
+    check_capture("ws_json/ws_json_post.c2s.txt", &ct);
+    check_capture("ws_json/ws_json_post.s2c.txt", &ct);
     assert_int_equal(ct.by_class[RWF_MC_POST], 52);
     assert_true(ct.by_class[RWF_MC_GENERIC] >= 52 + 16);
     assert_true(ct.by_class[RWF_MC_UPDATE] > 52);
@@ -174,8 +176,8 @@ static void test_ws_json_packed(void **state)
 {
     (void)state;
     counts ct = {0};
-    check_capture("vectors/ws_json/ws_json_pack.c2s.txt", &ct);
-    check_capture("vectors/ws_json/ws_json_pack.s2c.txt", &ct);
+    check_capture("ws_json/ws_json_pack.c2s.txt", &ct);
+    check_capture("ws_json/ws_json_pack.s2c.txt", &ct);
     assert_true(ct.msgs > ct.frames); /* several messages in a frame */
 }
 
@@ -183,8 +185,8 @@ static void test_ws_json_ping(void **state)
 {
     (void)state;
     counts ct = {0};
-    check_capture("vectors/ws_json/ws_json_ping.c2s.txt", &ct);
-    check_capture("vectors/ws_json/ws_json_ping.s2c.txt", &ct);
+    check_capture("ws_json/ws_json_ping.c2s.txt", &ct);
+    check_capture("ws_json/ws_json_ping.s2c.txt", &ct);
     assert_int_equal(ct.pings, 2); /* one each way */
     assert_int_equal(ct.pongs, 2);
 }
@@ -197,10 +199,10 @@ static void test_ws_json_other_runs(void **state)
                                        "ws_json_conv_snapshot", "ws_json_alloc512"};
     for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
         char rel[128];
-        snprintf(rel, sizeof(rel), "vectors/ws_json/%s.c2s.txt", runs[i]);
+        snprintf(rel, sizeof(rel), "ws_json/%s.c2s.txt", runs[i]);
         check_capture(rel, &ct);
         if (strcmp(runs[i], "ws_json_snapshot") != 0) {
-            snprintf(rel, sizeof(rel), "vectors/ws_json/%s.s2c.txt", runs[i]);
+            snprintf(rel, sizeof(rel), "ws_json/%s.s2c.txt", runs[i]);
             check_capture(rel, &ct);
         }
     }
@@ -214,9 +216,9 @@ static void test_ws_reactor(void **state)
     static const char *const runs[] = {"react_json", "wl_json", "reactprov_json"};
     for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
         char rel[128];
-        snprintf(rel, sizeof(rel), "vectors/ws_reactor/%s.c2s.txt", runs[i]);
+        snprintf(rel, sizeof(rel), "ws_reactor/%s.c2s.txt", runs[i]);
         check_capture(rel, &ct);
-        snprintf(rel, sizeof(rel), "vectors/ws_reactor/%s.s2c.txt", runs[i]);
+        snprintf(rel, sizeof(rel), "ws_reactor/%s.s2c.txt", runs[i]);
         check_capture(rel, &ct);
     }
     assert_int_equal(ct.frames, 3 * (7 + 39));
@@ -264,7 +266,7 @@ static void each_text_frame(const char *rel, const char *prefix, const char *aft
 {
     uint8_t *text;
     size_t len;
-    const char *path = ts_shared_path_or_skip(rel);
+    const char *path = ts_capture(rel);
     if (ts_read_file(path, &text, &len) != 0)
         fail_msg("cannot read %s", path);
     char *line = (char *)text, *next, *end = (char *)text + len; /* the file may hold NULs */
@@ -327,8 +329,8 @@ static void test_probe_frames(void **state)
     rjs_opts o = {.service_id = service_id};
     probe_counts pc = {.c = rjs_conv_new(dict, &o)};
     assert_non_null(pc.c);
-    each_text_frame("vectors/ws_json/probe1.client.txt", "  > ", "mask=", probe_client_frame, &pc);
-    each_text_frame("vectors/ws_json/probe2.client.txt", "  > ", "mask=", probe_client_frame, &pc);
+    each_text_frame("ws_json/probe1.client.txt", "  > ", "mask=", probe_client_frame, &pc);
+    each_text_frame("ws_json/probe2.client.txt", "  > ", "mask=", probe_client_frame, &pc);
     assert_int_equal(pc.refused, 3);
     assert_int_equal(pc.ok, 21);
     assert_int_equal(pc.ct.by_class[RWF_MC_POST], 1);
@@ -402,12 +404,10 @@ static void test_stub_frames(void **state)
 {
     (void)state;
     stub_counts prov = {0}, cons = {0};
-    each_text_frame("vectors/ws_json/stub_basic.server.txt", "> ", "op=1", stub_frame, &prov);
-    each_text_frame("vectors/ws_json/stub_packed.server.txt", "> ", "op=1", stub_frame, &prov);
-    each_text_frame("vectors/ws_json/stub_basic.server.txt", "< ", "op=1", stub_consumer_frame,
-                    &cons);
-    each_text_frame("vectors/ws_json/stub_packed.server.txt", "< ", "op=1", stub_consumer_frame,
-                    &cons);
+    each_text_frame("ws_json/stub_basic.server.txt", "> ", "op=1", stub_frame, &prov);
+    each_text_frame("ws_json/stub_packed.server.txt", "> ", "op=1", stub_frame, &prov);
+    each_text_frame("ws_json/stub_basic.server.txt", "< ", "op=1", stub_consumer_frame, &cons);
+    each_text_frame("ws_json/stub_packed.server.txt", "< ", "op=1", stub_consumer_frame, &cons);
     /* login, directory, 5 items in each run; 290 updates in each run */
     assert_int_equal(prov.ct.by_class[RWF_MC_REFRESH], 2 * 7);
     assert_int_equal(prov.ct.by_class[RWF_MC_UPDATE], 2 * 290);

@@ -71,7 +71,7 @@ static void expect_json(const uint8_t *msg, size_t len, const char *golden)
 
 /* The captured refreshes come from a run whose MsgData.xml refresh had 13 more fields (those of
  * the updates, "BID_COND_N" ... "ORDRECV_MS", between HSTCLBDDAT and the stamps) than the 70 of
- * data/MsgData.xml (and of ../shared/data/MsgData.xml): golden with those fields cut out. */
+ * data/MsgData.xml (and of the original's own MsgData.xml): golden with those fields cut out. */
 static const char *trimmed_refresh(const char *golden)
 {
     static char out[4096];
