@@ -9,16 +9,6 @@
 
 #define C cons_config
 
-static const opt_name conn_types[] = {
-    {"socket", 0, NULL},
-    {"websocket", RUN_CONN_WEBSOCKET, NULL},
-    {"webSocket", RUN_CONN_WEBSOCKET, NULL},
-    {"WebSocket", RUN_CONN_WEBSOCKET, NULL},
-    {"http", 0, OPT_WHY_HTTP},
-    {"encrypted", RUN_CONN_ENCRYPTED, NULL},
-    {NULL, 0, NULL},
-};
-
 static const opt_name wsb_modes[] = {
     {"login", CONS_WSB_LOGIN, NULL},
     {"service", CONS_WSB_SERVICE, NULL},
@@ -27,7 +17,7 @@ static const opt_name wsb_modes[] = {
 
 const opt_def cons_options[] = {
     OPT_SECTION_("Connection:"),
-    RUN_OPT_CONN_TYPE(C, opts, conn_types),
+    RUN_OPT_CONN_TYPE(C, opts, run_conn_consperf),
     RUN_OPT_HOST(C, opts, "Host of the provider or ADS to connect to"),
     RUN_OPT_PORT(C, opts, "Port (number or service name) to connect to"),
     {.name = "-if",
@@ -149,18 +139,16 @@ int cons_config_threads(const cons_config *cfg)
 /* The checks of the WebSocket and JSON options (the ETA ConsPerf's words). */
 static int check_json(const cons_config *c)
 {
-    if (run_ws_check(&c->opts.ws) != 0)
-        return -1;
     if (c->calc_json_latency && (c->opts.reactor || c->watchlist))
         return err_set("Config error: Should not combine -calcRWFJSONConversionLatency and "
                        "-reactor or -watchlist.");
     if (c->add_conversion && (c->opts.reactor || c->watchlist))
         return err_set("Config error: Should not combine -addConversionOverhead and -reactor or "
                        "-watchlist.");
-    if (c->calc_json_latency && !cons_config_websocket(c))
+    if (c->calc_json_latency && !run_conn_websocket(&c->opts))
         return err_set("Config error: -calcRWFJSONConversionLatency enables for WebSocket "
                        "connection only.");
-    if (c->add_conversion && !cons_config_websocket(c))
+    if (c->add_conversion && !run_conn_websocket(&c->opts))
         return err_set("Config error: -addConversionOverhead enables for WebSocket connection "
                        "only.");
     return 0;
@@ -169,9 +157,7 @@ static int check_json(const cons_config *c)
 int cons_config_check(const cons_config *c)
 {
     const run_opts *o = &c->opts;
-    if (check_json(c) != 0)
-        return -1;
-    if (run_tls_check(&o->tls, o->conn_type, false) < 0)
+    if (run_conn_check(o, RUN_CLIENT) != 0 || check_json(c) != 0)
         return -1;
     if (c->request_rate < o->tick_rate)
         return err_set("Config Error: -requestRate %d is less than -tickRate %d.", c->request_rate,
@@ -237,10 +223,7 @@ void cons_config_print(const cons_config *c, const out_extra *extra, out_report 
     out_printf(r, "--- TEST INPUTS ---\n\n");
     out_input(r, w, "Steady State Time", "%d", c->steady_state_time);
     out_input(r, w, "Delay Steady State Time", "%d", c->delay_steady_state_calc);
-    out_input(r, w, "Connection Type", "%s",
-              o->conn_type == RUN_CONN_ENCRYPTED   ? "encrypted"
-              : o->conn_type == RUN_CONN_WEBSOCKET ? "websocket"
-                                                   : "socket");
+    out_input(r, w, "Connection Type", "%s", run_conn_name(o->conn_type));
     RUN_OPTS_PRINT(r, w, o, RUN_IN_HOSTNAME, RUN_IN_PORT);
     print_wsb(c, w, r);
     RUN_OPTS_PRINT(r, w, o, RUN_IN_SERVICE);
@@ -257,7 +240,7 @@ void cons_config_print(const cons_config *c, const out_extra *extra, out_report 
     out_input(r, w, "Latency Show JSON Conv", "%s", out_yes_no(c->calc_json_latency));
     /* The ETA 3.7 ConsPerf prints these two always, the 3.6 one never: printed here with
      * WebSocket, where they matter (the captures of both agree with that). */
-    if (cons_config_websocket(c)) {
+    if (run_conn_websocket(o)) {
         out_input(r, w, "Use JSON Converter", "%s", out_yes_no(c->add_conversion));
         out_input(r, w, "JSON Allocator Size", "%d", c->json_allocator_size);
     }

@@ -68,15 +68,6 @@ typedef struct cons_config {
     int json_allocator_size; /* -jsonAllocatorSize, 65536: printed; see the option's help */
 } cons_config;
 
-/* The channel is a WebSocket one (-connType websocket, or encrypted with -encryptedConnType
- * websocket). */
-static inline bool cons_config_websocket(const cons_config *c)
-{
-    return c->opts.conn_type == RUN_CONN_WEBSOCKET ||
-           (c->opts.conn_type == RUN_CONN_ENCRYPTED &&
-            c->opts.tls.encrypted_protocol == TP_CONN_WEBSOCKET);
-}
-
 /* Fills cfg with ConsPerf's defaults. */
 void cons_config_defaults(cons_config *cfg);
 

@@ -22,6 +22,7 @@
 #include "clk.h"
 #include "err.h"
 #include "run_chan.h"
+#include "run_drv.h"
 #include "run_host.h"
 #include "sig.h"
 
@@ -122,9 +123,9 @@ static int open_channel(cons_worker *w)
     const cons_config *cfg = w->cfg;
     rx_opts ro;
     rx_opts_init(&ro);
-    if (cons_config_websocket(cfg)) {
+    if (run_conn_websocket(&cfg->opts)) {
         /* rssl.json.v2: the layer converts, naming fields from the dictionary files */
-        if (!w->run->json && strstr(cfg->opts.ws.pl, "json")) {
+        if (!w->run->json && run_conn_offers(&cfg->opts, TP_WS_PROTO_JSON2)) {
             err_set("-pl offers rssl.json.v2, which needs the dictionary files "
                     "RDMFieldDictionary and enumtype.def in the working folder (to name the "
                     "fields)");
@@ -157,20 +158,11 @@ static int open_channel(cons_worker *w)
                     : w->wsb == CONS_WSB_SERVICE ? RX_WSB_SERVICE
                                                  : 0;
     rx_conn_opts co;
-    rx_conn_opts_init(&co);
-    co.tp.host = w->wsb ? cfg->wsb_start_host : cfg->opts.host;
-    co.tp.port = w->wsb ? cfg->wsb_start_port : cfg->opts.port;
-    co.tp.interface = cfg->opts.interface_name[0] ? cfg->opts.interface_name : NULL;
-    co.tp.guaranteed_output_buffers = (uint32_t)cfg->opts.output_bufs;
-    co.tp.max_output_buffers = (uint32_t)cfg->opts.max_output_bufs;
-    co.tp.num_input_buffers = (uint32_t)cfg->opts.input_bufs;
-    co.tp.sndbuf = cfg->opts.send_buf_size;
-    co.tp.rcvbuf = cfg->opts.recv_buf_size;
-    co.tp.tcp_nodelay = cfg->opts.tcp_nodelay;
-    co.tp.compression = (tp_comp)cfg->opts.compression_type;
-    run_tls_opts(&cfg->opts.tls, cfg->opts.conn_type, &co.tp);
-    run_ws_opts(&cfg->opts.ws, cfg->opts.conn_type, &co.tp);
-    co.high_water_mark = cfg->opts.high_water_mark > 0 ? (uint32_t)cfg->opts.high_water_mark : 0;
+    run_link link = {.side = RUN_CLIENT,
+                     .protocol_type = TP_PROTOCOL_RWF,
+                     .host = w->wsb ? cfg->wsb_start_host : NULL,
+                     .port = w->wsb ? cfg->wsb_start_port : NULL};
+    run_drv_rx_conn(&cfg->opts, &link, &co);
     if (rx_connect(w->rx, &co, &role, w, &w->rch) != 0)
         return cons_fail(w, "connecting");
     w->wsb_start = w->rch;

@@ -199,13 +199,13 @@ int cons_app_prepare(cons_app *a)
             return RUN_EXIT_INVALID;
     }
 
-    if (cons_config_websocket(cfg) && a->dict) {
+    if (run_conn_websocket(&cfg->opts) && a->dict) {
         /* rssl.json.v2 names fields; -calcRWFJSONConversionLatency converts too */
         if (!(a->json = run_ws_converter(a->dict, cfg->opts.service_name, 1))) {
             printf("Error: %s\n", err_msg());
             return RUN_EXIT_FAILED;
         }
-    } else if (cons_config_websocket(cfg) && cfg->calc_json_latency) {
+    } else if (run_conn_websocket(&cfg->opts) && cfg->calc_json_latency) {
         printf("Error: -calcRWFJSONConversionLatency needs the dictionary files "
                "RDMFieldDictionary and enumtype.def in the working folder.\n");
         return RUN_EXIT_INVALID;

@@ -443,20 +443,9 @@ static int connect_channel(cons_worker *w)
 {
     const cons_config *cfg = w->cfg;
     tp_opts o;
-    tp_opts_init(&o);
-    o.host = cfg->opts.host;
-    o.port = cfg->opts.port;
-    o.interface = cfg->opts.interface_name[0] ? cfg->opts.interface_name : NULL;
-    o.guaranteed_output_buffers = (uint32_t)cfg->opts.output_bufs;
-    o.max_output_buffers = (uint32_t)cfg->opts.max_output_bufs;
-    o.num_input_buffers = (uint32_t)cfg->opts.input_bufs;
-    o.sndbuf = cfg->opts.send_buf_size;
-    o.rcvbuf = cfg->opts.recv_buf_size;
-    o.tcp_nodelay = cfg->opts.tcp_nodelay;
-    o.compression = (tp_comp)cfg->opts.compression_type;
-    run_tls_opts(&cfg->opts.tls, cfg->opts.conn_type, &o);
+    const run_link link = {.side = RUN_CLIENT, .protocol_type = TP_PROTOCOL_RWF};
+    run_conn_tp(&cfg->opts, &link, &o);
     run_conn_errors errs = {0};
-    run_ws_opts(&cfg->opts.ws, cfg->opts.conn_type, &o);
     while (!sig_stop_requested()) {
         printf("\nAttempting to connect to server %s:%s...\n", cfg->opts.host, cfg->opts.port);
         fflush(stdout);

@@ -3,19 +3,13 @@
 #include "items.h"
 
 #include <limits.h>
+#include <string.h>
 
 #define C niprov_config
 
-static const opt_name conn_types[] = {
-    {"socket", 0, NULL},
-    {"reliableMCast", 0, OPT_WHY_RELIABLE_MCAST},
-    {"encrypted", RUN_CONN_ENCRYPTED, NULL},
-    {NULL, 0, NULL},
-};
-
 const opt_def niprov_options[] = {
     OPT_SECTION_("Connection:"),
-    RUN_OPT_CONN_TYPE(C, pv.opts, conn_types),
+    RUN_OPT_CONN_TYPE(C, pv.opts, run_conn_niprovperf),
     RUN_OPT_HOST(C, pv.opts, "Host of the ADH to publish to"),
     RUN_OPT_PORT(C, pv.opts, "Port (number or service name) of the ADH"),
     RUN_OPT_INTERFACE(C, pv.opts, "Network interface (host name or address) to connect from"),
@@ -66,12 +60,15 @@ const opt_def niprov_options[] = {
 void niprov_config_defaults(niprov_config *cfg)
 {
     pv_config_defaults(&cfg->pv, "14003", "NIProvSummary.out", "NIProvStats");
+    /* It has no -pl: inside an encrypted WebSocket connection it speaks RWF, as the ETA
+     * NIProvPerf does. */
+    strcpy(cfg->pv.opts.ws.pl, "rssl.rwf");
 }
 
 int niprov_config_check(const niprov_config *c)
 {
     const run_opts *o = &c->pv.opts;
-    if (run_tls_check(&o->tls, o->conn_type, false) < 0)
+    if (run_conn_check(o, RUN_CLIENT) != 0)
         return -1;
     if (pv_config_check_workers(&c->pv) != 0)
         return -1;
@@ -89,8 +86,7 @@ void niprov_config_print(const niprov_config *c, const out_extra *extra, out_rep
     const run_opts *o = &c->pv.opts;
     out_printf(r, "--- TEST INPUTS ---\n\n");
     out_input(r, w, "Run Time", "%d sec", o->run_time);
-    out_input(r, w, "Connection Type", "%s",
-              o->conn_type == RUN_CONN_ENCRYPTED ? "encrypted" : "socket");
+    out_input(r, w, "Connection Type", "%s", run_conn_name(o->conn_type));
     RUN_OPTS_PRINT(r, w, o, RUN_IN_HOSTNAME, RUN_IN_PORT, RUN_IN_THREADS, RUN_IN_OUTPUT_BUFS,
                    RUN_IN_SEND_BUF, RUN_IN_RECV_BUF, RUN_IN_HIGH_WATER, RUN_IN_INTERFACE,
                    RUN_IN_USERNAME, RUN_IN_NODELAY, RUN_IN_ITEM_COUNT, RUN_IN_COMMON_ITEM_COUNT,

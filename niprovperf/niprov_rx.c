@@ -16,6 +16,7 @@
 #include "err.h"
 #include "pv_admin.h"
 #include "run_chan.h"
+#include "run_drv.h"
 #include "sig.h"
 
 #include <errno.h>
@@ -152,22 +153,8 @@ static int open_channel(niprov_thread *th, rx_reactor **r, rx_chan **ch)
     role.login = &l;
     role.directory_refresh = &d;
     rx_conn_opts co;
-    rx_conn_opts_init(&co);
-    co.tp.host = cfg->pv.opts.host;
-    co.tp.port = cfg->pv.opts.port;
-    co.tp.interface = cfg->pv.opts.interface_name[0] ? cfg->pv.opts.interface_name : NULL;
-    co.tp.guaranteed_output_buffers = (uint32_t)cfg->pv.opts.output_bufs;
-    co.tp.tcp_nodelay = cfg->pv.opts.tcp_nodelay;
-    co.tp.sndbuf = cfg->pv.opts.send_buf_size;
-    co.tp.rcvbuf = cfg->pv.opts.recv_buf_size;
-    co.tp.compression = (tp_comp)cfg->pv.opts.compression_type;
-    run_tls_opts(&cfg->pv.opts.tls, cfg->pv.opts.conn_type, &co.tp);
-    if (co.tp.conn_type == TP_CONN_ENCRYPTED && co.tp.encrypted_protocol == TP_CONN_WEBSOCKET) {
-        co.tp.protocol_type = TP_PROTOCOL_RWF;
-        co.tp.ws_protocols = "rssl.rwf"; /* the ETA NIProvPerf has no -pl: it speaks RWF */
-    }
-    co.high_water_mark =
-        cfg->pv.opts.high_water_mark > 0 ? (uint32_t)cfg->pv.opts.high_water_mark : 0;
+    const run_link link = {.side = RUN_CLIENT, .protocol_type = TP_PROTOCOL_RWF};
+    run_drv_rx_conn(&cfg->pv.opts, &link, &co);
     printf("\nAttempting unified connect to server %s:%s...\n", cfg->pv.opts.host,
            cfg->pv.opts.port);
     fflush(stdout);

@@ -42,19 +42,8 @@ static bool connect_loop(niprov_thread *th)
 {
     const niprov_config *cfg = &th->app->cfg;
     tp_opts o;
-    tp_opts_init(&o);
-    o.host = cfg->pv.opts.host;
-    o.port = cfg->pv.opts.port;
-    o.interface = cfg->pv.opts.interface_name[0] ? cfg->pv.opts.interface_name : NULL;
-    o.protocol_type = TP_PROTOCOL_RWF;
-    o.guaranteed_output_buffers = (uint32_t)cfg->pv.opts.output_bufs;
-    o.tcp_nodelay = cfg->pv.opts.tcp_nodelay;
-    o.sndbuf = cfg->pv.opts.send_buf_size;
-    o.rcvbuf = cfg->pv.opts.recv_buf_size;
-    o.compression = (tp_comp)cfg->pv.opts.compression_type;
-    run_tls_opts(&cfg->pv.opts.tls, cfg->pv.opts.conn_type, &o);
-    if (o.conn_type == TP_CONN_ENCRYPTED && o.encrypted_protocol == TP_CONN_WEBSOCKET)
-        o.ws_protocols = "rssl.rwf"; /* the ETA NIProvPerf has no -pl: it speaks RWF */
+    const run_link link = {.side = RUN_CLIENT, .protocol_type = TP_PROTOCOL_RWF};
+    run_conn_tp(&cfg->pv.opts, &link, &o);
     run_conn_errors errs = {0};
     while (!sig_stop_requested()) {
         printf("\nAttempting unified connect to server %s:%s...\n", cfg->pv.opts.host,

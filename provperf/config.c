@@ -8,16 +8,10 @@
 
 #define C prov_config
 
-static const opt_name conn_types[] = {
-    {"socket", 0, NULL},
-    {"encrypted", RUN_CONN_ENCRYPTED, NULL},
-    {NULL, 0, NULL},
-};
-
 const opt_def prov_options[] = {
     OPT_SECTION_("Server:"),
     RUN_OPT_PORT(C, pv.opts, "Port (number or service name) to listen on"),
-    RUN_OPT_CONN_TYPE(C, pv.opts, conn_types),
+    RUN_OPT_CONN_TYPE(C, pv.opts, run_conn_provperf),
     RUN_OPT_INTERFACE(C, pv.opts, "Network interface (host name or address) to listen on"),
     RUN_OPT_OUTPUT_BUFS(C, pv.opts, "Guaranteed output buffers per connection"),
     OPT_INT_("-maxOutputBufs", C, pv.opts.max_output_bufs, 1, INT_MAX, "<count>",
@@ -93,9 +87,7 @@ int prov_config_latency_genmsg_rate(const prov_config *cfg)
 int prov_config_check(const prov_config *c)
 {
     const run_opts *o = &c->pv.opts;
-    if (run_ws_check(&o->ws) != 0)
-        return -1;
-    if (run_tls_check(&o->tls, o->conn_type, true) < 0)
+    if (run_conn_check(o, RUN_SERVER) != 0)
         return -1;
     if (opt_check_latency_rate("-genericMsgLatencyRate", o->generic_msg_latency_rate,
                                "-genericMsgRate", o->generic_msg_rate, o->tick_rate) != 0)
@@ -120,7 +112,7 @@ void prov_config_print(const prov_config *c, const out_extra *extra, out_report 
     out_printf(r, "--- TEST INPUTS ---\n\n");
     out_input(r, w, "Run Time", "%d", o->run_time);
     /* ProvPerf indents this line with two tabs and prints the connection type's number. */
-    out_printf(r, "\t\t  Connection Type: %d\n", o->conn_type);
+    out_printf(r, "\t\t  Connection Type: %d\n", (int)o->conn_type);
     RUN_OPTS_PRINT(r, w, o, RUN_IN_PORT, RUN_IN_THREADS, RUN_IN_OUTPUT_BUFS, RUN_IN_MAX_OUTPUT_BUFS,
                    RUN_IN_MAX_FRAGMENT, RUN_IN_SEND_BUF, RUN_IN_RECV_BUF, RUN_IN_INTERFACE,
                    RUN_IN_NODELAY, RUN_IN_TICK_RATE, RUN_IN_DIRECT_WRITE, RUN_IN_HIGH_WATER,

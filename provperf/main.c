@@ -70,20 +70,8 @@ static int bind_server(prov_app *a)
 {
     const prov_config *cfg = &a->cfg;
     tp_opts o;
-    tp_opts_init(&o);
-    o.port = cfg->pv.opts.port;
-    o.interface = cfg->pv.opts.interface_name[0] ? cfg->pv.opts.interface_name : NULL;
-    o.protocol_type = TP_PROTOCOL_RWF;
-    o.guaranteed_output_buffers = (uint32_t)cfg->pv.opts.output_bufs;
-    o.max_output_buffers = (uint32_t)cfg->pv.opts.max_output_bufs;
-    o.max_fragment_size = (uint32_t)cfg->pv.opts.max_fragment_size;
-    o.tcp_nodelay = cfg->pv.opts.tcp_nodelay;
-    o.sndbuf = cfg->pv.opts.send_buf_size;
-    o.rcvbuf = cfg->pv.opts.recv_buf_size;
-    o.compression = (tp_comp)cfg->pv.opts.compression_type;
-    o.compression_level = (uint8_t)cfg->pv.opts.compression_level;
-    run_tls_opts(&cfg->pv.opts.tls, cfg->pv.opts.conn_type, &o);
-    run_ws_opts(&cfg->pv.opts.ws, cfg->pv.opts.conn_type, &o);
+    const run_link link = {.side = RUN_SERVER, .protocol_type = TP_PROTOCOL_RWF};
+    run_conn_tp(&cfg->pv.opts, &link, &o);
     if (tp_bind(&o, &a->srv) != 0)
         return err_push("rsslBind() failed");
     printf("Server %d bound to port %u.\n\n", tp_server_fd(a->srv), tp_server_port(a->srv));

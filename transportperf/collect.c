@@ -108,7 +108,7 @@ void tperf_collect(tperf_app *R, unsigned sec)
         iv.lost = (int64_t)counter_change(&w->sq[TPERF_SQ_LOST]);
         iv.dups = counter_change(&w->sq[TPERF_SQ_DUPS]);
         iv.ooo = counter_change(&w->sq[TPERF_SQ_OOO]);
-        iv.mcast = R->cfg.opts.conn_type == TPERF_SEQ_MCAST;
+        iv.mcast = R->cfg.opts.conn_type == TP_CONN_SEQ_MCAST;
         iv.mcast_stats = R->cfg.mcast_stats;
         iv.pkts_sent = counter_change(&w->sq[TPERF_MC_SENT]);
         iv.pkts_recv = counter_change(&w->sq[TPERF_MC_RECV]);

@@ -18,17 +18,6 @@ static const opt_name app_types[] = {
     {NULL, 0, NULL},
 };
 
-static const opt_name conn_types[] = {
-    {"socket", TPERF_SOCKET, NULL},
-    {"shmem", TPERF_SHMEM, NULL},
-    {"seqMCast", TPERF_SEQ_MCAST, NULL},
-    {"websocket", TPERF_WEBSOCKET, NULL},
-    {"http", 0, OPT_WHY_HTTP},
-    {"encrypted", TPERF_ENCRYPTED, NULL},
-    {"reliableMCast", 0, OPT_WHY_RELIABLE_MCAST},
-    {NULL, 0, NULL},
-};
-
 static const opt_name gap_modes[] = {
     {"fail", TPERF_GAPS_FAIL, NULL},
     {"count", TPERF_GAPS_COUNT, NULL},
@@ -90,7 +79,7 @@ const opt_def tperf_options[] = {
     OPT_SECTION_("Connection:"),
     OPT_ENUM_("-appType", C, app_type, app_types, NULL,
               "Server (accepts connections) or client (opens one per thread)"),
-    RUN_OPT_CONN_TYPE(C, opts, conn_types),
+    RUN_OPT_CONN_TYPE(C, opts, run_conn_transportperf),
     RUN_OPT_HOST(C, opts, "Host to connect to (client)"),
     RUN_OPT_PORT(C, opts, "Port (number or service name)"),
     RUN_OPT_INTERFACE(C, opts, "Network interface (host name or address) to use"),
@@ -129,11 +118,12 @@ const opt_def tperf_options[] = {
     RUN_OPT_STATS_OUTPUT(C, opts),
 
     OPT_SECTION_("Sequenced multicast (-connType seqMCast; both ends are clients):"),
-    OPT_STR_("-sa", C, send_addr, "<address>", "Send group (default: the receive group)"),
-    OPT_STR_("-sp", C, send_port, "<port>", "Send port"),
-    OPT_STR_("-ra", C, recv_addr, "<address>", "Receive group (default: -h)"),
-    OPT_STR_("-rp", C, recv_port, "<port>", "Receive port (default: -p)"),
-    OPT_STR_("-u", C, unicast_port, "<port>", "Unicast port (reliable multicast only; unused)"),
+    OPT_STR_("-sa", C, opts.mc.send_addr, "<address>", "Send group (default: the receive group)"),
+    OPT_STR_("-sp", C, opts.mc.send_port, "<port>", "Send port"),
+    OPT_STR_("-ra", C, opts.mc.recv_addr, "<address>", "Receive group (default: -h)"),
+    OPT_STR_("-rp", C, opts.mc.recv_port, "<port>", "Receive port (default: -p)"),
+    OPT_STR_("-u", C, opts.mc.unicast_port, "<port>",
+             "Unicast port (reliable multicast only; unused)"),
     OPT_FLAG_("-mcastStats", C, mcast_stats,
               "Print the datagrams sent and received in every statistics interval"),
 
@@ -152,13 +142,13 @@ const opt_def tperf_options[] = {
               "in the summary, statistics and JSON)"),
     {.name = "-recvLoss",
      .kind = OPT_CUSTOM,
-     .off = OPT_FIELD_(C, recv_loss_ppm, int),
+     .off = OPT_FIELD_(C, opts.mc.recv_loss_ppm, int),
      .parse = parse_loss,
      .has_arg = true,
      .arg = "<percent>",
      .help = "seqMCast loss generator for tests: drop this share of the datagrams received, "
              "before they are looked at (0: off)"},
-    OPT_U64_("-recvLossSeed", C, recv_loss_seed, 0, UINT64_MAX, "<n>",
+    OPT_U64_("-recvLossSeed", C, opts.mc.recv_loss_seed, 0, UINT64_MAX, "<n>",
              "Seed of the loss generator (0: from the clock)"),
     OPT_END_,
 };
@@ -199,31 +189,28 @@ int tperf_config_pack_bytes(const tperf_config *cfg)
 int tperf_config_check(const tperf_config *c)
 {
     const run_opts *o = &c->opts;
-    if (run_ws_check(&o->ws) != 0)
+    if (run_conn_check(o, c->app_type == TPERF_SERVER ? RUN_SERVER : RUN_CLIENT) != 0)
         return -1;
-    if (tperf_config_websocket(c) && c->msg_size < TPERF_MSG_JSON_LEN + TPERF_MSG_HEAD &&
-        strstr(o->ws.pl, "json"))
+    if (run_conn_websocket(&c->opts) && c->msg_size < TPERF_MSG_JSON_LEN + TPERF_MSG_HEAD &&
+        run_conn_offers(o, TP_WS_PROTO_JSON2))
         return err_set("Config Error: -msgSize %d is too small for rssl.json.v2, whose messages "
                        "begin with their 4-byte length (at least %d).",
                        c->msg_size, TPERF_MSG_JSON_LEN + TPERF_MSG_HEAD);
-    if (run_tls_check(&o->tls, o->conn_type == TPERF_ENCRYPTED ? RUN_CONN_ENCRYPTED : 0,
-                      c->app_type == TPERF_SERVER) < 0)
-        return -1;
-    if (o->conn_type == TPERF_SHMEM && c->app_type == TPERF_CLIENT && c->msg_rate != 0)
+    if (o->conn_type == TP_CONN_SHMEM && c->app_type == TPERF_CLIENT && c->msg_rate != 0)
         return err_set("Config Error: a shared-memory client only reads: -msgRate must be 0 "
                        "(it is %d).",
                        c->msg_rate);
-    if (o->conn_type == TPERF_SHMEM && c->reflect_msgs)
+    if (o->conn_type == TP_CONN_SHMEM && c->reflect_msgs)
         return err_set("Config Error: -reflectMsgs cannot be used with -connType shmem (shared "
                        "memory goes one way).");
-    if (o->conn_type == TPERF_SHMEM && c->pack > 1)
+    if (o->conn_type == TP_CONN_SHMEM && c->pack > 1)
         return err_set("Config Error: -pack %d cannot be used with -connType shmem (shared "
                        "memory carries one message per buffer).",
                        c->pack);
-    if (o->conn_type == TPERF_SEQ_MCAST && c->app_type == TPERF_SERVER)
+    if (o->conn_type == TP_CONN_SEQ_MCAST && c->app_type == TPERF_SERVER)
         return err_set("Config Error: appType for Multicast connections must be client (a "
                        "seqMCast channel has no server: both ends connect to the groups).");
-    if (c->recv_loss_ppm && o->conn_type != TPERF_SEQ_MCAST)
+    if (c->opts.mc.recv_loss_ppm && o->conn_type != TP_CONN_SEQ_MCAST)
         return err_set("Config Error: -recvLoss drops multicast datagrams: it needs -connType "
                        "seqMCast.");
     if (c->reflect_msgs && c->pack > 1)
@@ -246,15 +233,6 @@ static void defaults_now(tperf_config *cfg)
 OPT_DEFINE_TOOL_INIT(tperf_config_init, tperf_config, "TransportPerf", tperf_options, defaults_now,
                      tperf_config_check, false)
 
-const char *tperf_conn_name(int conn_type)
-{
-    return conn_type == TPERF_SHMEM       ? "shmem"
-           : conn_type == TPERF_SEQ_MCAST ? "seqMCast"
-           : conn_type == TPERF_ENCRYPTED ? "encrypted"
-           : conn_type == TPERF_WEBSOCKET ? "websocket"
-                                          : "socket";
-}
-
 /* The thread list as TransportPerf prints it: entries joined by ',' without the spaces around
  * them, "-1" when -threads was not given. */
 static void thread_text(const tperf_config *c, char *buf, size_t size)
@@ -276,21 +254,21 @@ static void thread_text(const tperf_config *c, char *buf, size_t size)
 static void print_connection(const tperf_config *c, int w, out_report *r)
 {
     const run_opts *o = &c->opts;
-    out_input(r, w, "Connection Type", "%s", tperf_conn_name(o->conn_type));
-    if (o->conn_type == TPERF_ENCRYPTED && c->app_type == TPERF_CLIENT) {
+    out_input(r, w, "Connection Type", "%s", run_conn_name(o->conn_type));
+    if (o->conn_type == TP_CONN_ENCRYPTED && c->app_type == TPERF_CLIENT) {
         out_input(r, w, "Encrypted Connection Type", "%s",
                   o->tls.encrypted_protocol == TP_CONN_WEBSOCKET ? "websocket" : "socket");
         out_printf(r, "\t\t\t  CA Store: %s\n", o->tls.castore);
-    } else if (o->conn_type == TPERF_ENCRYPTED) {
+    } else if (o->conn_type == TP_CONN_ENCRYPTED) {
         out_printf(r, "\tServer Private Key: %s\n", o->tls.keyfile);
         out_printf(r, "\tServer Certificate: %s\n", o->tls.cert);
     }
-    if (o->conn_type == TPERF_SEQ_MCAST && c->send_addr[0])
-        out_input(r, w, "Multicast Conn", "(send %s:%s, recv %s:%s)", c->send_addr, c->send_port,
-                  c->recv_addr, c->recv_port);
+    if (o->conn_type == TP_CONN_SEQ_MCAST && c->opts.mc.send_addr[0])
+        out_input(r, w, "Multicast Conn", "(send %s:%s, recv %s:%s)", c->opts.mc.send_addr,
+                  c->opts.mc.send_port, c->opts.mc.recv_addr, c->opts.mc.recv_port);
     else
         RUN_OPTS_PRINT(r, w, o, RUN_IN_HOSTNAME, RUN_IN_PORT);
-    if (tperf_config_websocket(c))
+    if (run_conn_websocket(&c->opts))
         out_input(r, w, "WebSocket protocols", "%s", o->ws.pl);
 }
 
@@ -329,12 +307,13 @@ void tperf_config_print(const tperf_config *c, const out_extra *extra, out_repor
 
     /* Ours, after the original's lines. */
     RUN_OPTS_PRINT(r, w, o, RUN_IN_INPUT_BUFS);
-    if (o->conn_type == TPERF_SEQ_MCAST || c->gap_mode == TPERF_GAPS_COUNT)
+    if (o->conn_type == TP_CONN_SEQ_MCAST || c->gap_mode == TPERF_GAPS_COUNT)
         out_input(r, w, "Sequence Gaps", "%s",
                   c->gap_mode == TPERF_GAPS_COUNT ? "count" : "fail at the first");
-    if (c->recv_loss_ppm)
+    if (c->opts.mc.recv_loss_ppm)
         out_input(r, w, "Receive Loss", "%.4f%% of datagrams dropped (seed %llu)",
-                  c->recv_loss_ppm / 10000.0, (unsigned long long)c->recv_loss_seed);
+                  c->opts.mc.recv_loss_ppm / 10000.0,
+                  (unsigned long long)c->opts.mc.recv_loss_seed);
     out_inputs_end(r, w, extra, o->summary_file);
 }
 
@@ -344,6 +323,7 @@ json_object *tperf_config_json(const tperf_config *cfg)
     out_json_add(o, "summaryFile", json_object_new_string(cfg->opts.summary_file));
     out_json_add(o, "statsFile", json_object_new_string(cfg->opts.stats_file));
     out_json_add(o, "threadCount", json_object_new_int(tperf_config_threads(cfg)));
-    out_json_add(o, "recvLossPercent", json_object_new_double(cfg->recv_loss_ppm / 10000.0));
+    out_json_add(o, "recvLossPercent",
+                 json_object_new_double(cfg->opts.mc.recv_loss_ppm / 10000.0));
     return o;
 }

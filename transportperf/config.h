@@ -36,15 +36,6 @@
 /* -appType */
 enum { TPERF_SERVER = 0, TPERF_CLIENT = 1 };
 
-/* -connType */
-enum {
-    TPERF_SOCKET = 0,
-    TPERF_SHMEM = 1,
-    TPERF_ENCRYPTED = 2,
-    TPERF_SEQ_MCAST = 3,
-    TPERF_WEBSOCKET = 4
-};
-
 /* -seqGaps: what a receiver does when a message's sequence number is not the next one */
 enum { TPERF_GAPS_FAIL = 0, TPERF_GAPS_COUNT = 1 };
 
@@ -52,8 +43,8 @@ enum { TPERF_GAPS_FAIL = 0, TPERF_GAPS_COUNT = 1 };
 #define TPERF_MIN_MSG_SIZE 16
 
 typedef struct tperf_config {
-    run_opts opts; /* what every tool has: -h, -p ("14002"), -connType (TPERF_SOCKET,
-                    * TPERF_SHMEM, TPERF_ENCRYPTED, TPERF_SEQ_MCAST or TPERF_WEBSOCKET), -pl
+    run_opts opts; /* what every tool has: -h, -p ("14002"), -connType (socket, shmem,
+                    * encrypted, seqMCast or websocket), seqMCast's groups (opts.mc), -pl
                     * (client: offered; server: accepted), -inputBufs (50), -compressionLevel
                     * (5), -runTime (300), ...; summary_file and stats_file are the final names
                     * (process id included): TransportSummary_<pid>.out, TransportStats */
@@ -62,18 +53,11 @@ typedef struct tperf_config {
     int app_type;   /* -appType: TPERF_SERVER (default) or TPERF_CLIENT */
     bool busy_read; /* -busyRead: read without waiting for readiness */
 
-    /* Sequenced multicast (-connType seqMCast) */
-    char send_addr[128];   /* -sa, "" = not given */
-    char send_port[32];    /* -sp */
-    char recv_addr[128];   /* -ra, "" = not given (then -h) */
-    char recv_port[32];    /* -rp (then -p) */
-    char unicast_port[32]; /* -u: printed, as the original does; seqMCast does not use it */
-    bool mcast_stats;      /* -mcastStats: datagram counters in every statistics interval */
+    /* Sequenced multicast (-connType seqMCast; its groups are opts.mc) */
+    bool mcast_stats; /* -mcastStats: datagram counters in every statistics interval */
 
     /* Ours */
-    int gap_mode;            /* -seqGaps: TPERF_GAPS_FAIL (default, as the original) or COUNT */
-    int recv_loss_ppm;       /* -recvLoss <percent>, as parts per million: 0 = off */
-    uint64_t recv_loss_seed; /* -recvLossSeed: 0 = from the clock */
+    int gap_mode; /* -seqGaps: TPERF_GAPS_FAIL (default, as the original) or COUNT */
 
     /* Test */
     int msg_rate;         /* -msgRate, per connection, 100000 */
@@ -84,15 +68,6 @@ typedef struct tperf_config {
     int pid;              /* the process id in the file names */
 } tperf_config;
 
-/* WebSocket: -connType websocket, or encrypted with -encryptedConnType websocket (a client),
- * or a server given -pl. */
-static inline bool tperf_config_websocket(const tperf_config *c)
-{
-    return c->opts.conn_type == TPERF_WEBSOCKET ||
-           (c->opts.conn_type == TPERF_ENCRYPTED &&
-            c->opts.tls.encrypted_protocol == TP_CONN_WEBSOCKET);
-}
-
 /* Fills cfg with TransportPerf's defaults; pid goes into the file names. */
 void tperf_config_defaults(tperf_config *cfg, int pid);
 
@@ -100,9 +75,6 @@ void tperf_config_defaults(tperf_config *cfg, int pid);
  * prints it, with the blank line before the block too), _json (with the file names),
  * tperf_options. */
 RUN_OPTS_DECLARE_TOOL(tperf_config, tperf_config, tperf_options);
-
-/* The -connType word of a TPERF_ connection type ("socket", "shmem", "seqMCast"). */
-const char *tperf_conn_name(int conn_type);
 
 /* Number of threads: the -threads entries, 1 by default. */
 int tperf_config_threads(const tperf_config *cfg);

@@ -1,6 +1,6 @@
 /* TransportPerf's sequenced multicast (-connType seqMCast) and its tracker of message numbers
- * per sender (seqMCast, or any channel with -seqGaps count): connection settings, the check
- * of each message's number, and the counts published to the main thread. */
+ * per sender (seqMCast, or any channel with -seqGaps count): the check of each message's number,
+ * and the counts published to the main thread. (Its connection settings are run_conn's.) */
 #include "worker.h"
 
 #include "err.h"
@@ -14,21 +14,7 @@ int tperf_mc_init(tperf_worker *w)
     const tperf_config *cfg = w->cfg;
     for (int k = 0; k < TPERF_SQ_KINDS; k++)
         counter_init(&w->sq[k]);
-    if (cfg->opts.conn_type == TPERF_SEQ_MCAST) {
-        tp_opts *o = &w->opts;
-        o->conn_type = TP_CONN_SEQ_MCAST;
-        /* without -ra/-rp the host and port are the receive group, as in the original */
-        o->mc_recv_addr = cfg->recv_addr[0] ? cfg->recv_addr : cfg->opts.host;
-        o->mc_recv_port = cfg->recv_port[0] ? cfg->recv_port : cfg->opts.port;
-        o->mc_send_addr = cfg->send_addr;
-        o->mc_send_port = cfg->send_port;
-        /* thread n's datagrams carry instance id n - 1 (the original's 0 for the first), so
-         * that receivers tell the threads of one process apart */
-        o->mc_instance_id = (uint16_t)w->index;
-        o->mc_loss_ppm = (uint32_t)cfg->recv_loss_ppm;
-        o->mc_loss_seed = cfg->recv_loss_seed ? cfg->recv_loss_seed + (uint64_t)w->index : 0;
-    }
-    if (cfg->opts.conn_type == TPERF_SEQ_MCAST || cfg->gap_mode == TPERF_GAPS_COUNT) {
+    if (cfg->opts.conn_type == TP_CONN_SEQ_MCAST || cfg->gap_mode == TPERF_GAPS_COUNT) {
         if (tp_seqtrack_init(&w->trk, 0, false) != 0)
             return err_push("thread %d", w->index + 1);
         w->tracked = true;
@@ -46,10 +32,12 @@ void tperf_track_free(tperf_worker *w)
 void tperf_mc_connect_line(const tperf_worker *w)
 {
     const tperf_config *c = w->cfg;
-    if (c->opts.conn_type == TPERF_SEQ_MCAST && (c->send_addr[0] || c->recv_addr[0]))
+    if (c->opts.conn_type == TP_CONN_SEQ_MCAST &&
+        (c->opts.mc.send_addr[0] || c->opts.mc.recv_addr[0]))
         printf("\nAttempting segmented connect to server (send %s:%s,  recv %s:%s) unicastPort "
                "%s...\n",
-               c->send_addr, c->send_port, c->recv_addr, c->recv_port, c->unicast_port);
+               c->opts.mc.send_addr, c->opts.mc.send_port, c->opts.mc.recv_addr,
+               c->opts.mc.recv_port, c->opts.mc.unicast_port);
     else
         printf("\nAttempting to connect to server %s:%s...\n", c->opts.host, c->opts.port);
 }

@@ -13,7 +13,7 @@
 
 bool tperf_tracked(const tperf_config *cfg)
 {
-    return cfg->opts.conn_type == TPERF_SEQ_MCAST || cfg->gap_mode == TPERF_GAPS_COUNT;
+    return cfg->opts.conn_type == TP_CONN_SEQ_MCAST || cfg->gap_mode == TPERF_GAPS_COUNT;
 }
 
 typedef struct sender_lines {
@@ -116,7 +116,7 @@ int tperf_seq_header(char *buf, size_t size, const tperf_config *cfg)
     const char *seq = tperf_tracked(cfg) ? ", Sequence gaps, Msgs lost, Msgs duplicated, Msgs out "
                                            "of order"
                                          : "";
-    const char *mc = cfg->opts.conn_type == TPERF_SEQ_MCAST
+    const char *mc = cfg->opts.conn_type == TP_CONN_SEQ_MCAST
                          ? ", Multicast pkts sent, Multicast pkts received"
                          : "";
     int w = snprintf(buf, size, "%s%s", seq, mc);

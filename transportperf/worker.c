@@ -68,31 +68,10 @@ int worker_init(tperf_worker *w, int index, const tperf_config *cfg, const lra *
         w->ring_on = true;
     }
 
-    tp_opts *o = &w->opts;
-    tp_opts_init(o);
-    o->conn_type = cfg->opts.conn_type == TPERF_SHMEM ? TP_CONN_SHMEM : TP_CONN_SOCKET;
-    o->host = cfg->opts.host;
-    o->port = cfg->opts.port;
-    o->interface = cfg->opts.interface_name[0] ? cfg->opts.interface_name : NULL;
-    o->protocol_type = TP_PROTOCOL_TRANSPORTPERF;
-    o->rwf_major = 0;
-    o->rwf_minor = 0;
-    o->guaranteed_output_buffers = (uint32_t)cfg->opts.output_bufs;
-    o->max_output_buffers = (uint32_t)cfg->opts.output_bufs;
-    o->num_input_buffers = (uint32_t)cfg->opts.input_bufs;
-    o->max_fragment_size = (uint32_t)cfg->opts.max_fragment_size;
-    o->high_water_mark = (uint32_t)cfg->opts.high_water_mark;
-    o->tcp_nodelay = cfg->opts.tcp_nodelay;
-    o->sndbuf = cfg->opts.send_buf_size;
-    o->rcvbuf = cfg->opts.recv_buf_size;
-    o->compression = (tp_comp)cfg->opts.compression_type;
-    o->compression_level = (uint8_t)cfg->opts.compression_level;
-    run_tls_opts(&cfg->opts.tls, cfg->opts.conn_type == TPERF_ENCRYPTED ? RUN_CONN_ENCRYPTED : 0,
-                 o);
-    run_ws_opts(&cfg->opts.ws, cfg->opts.conn_type == TPERF_WEBSOCKET ? RUN_CONN_WEBSOCKET : 0, o);
-    if (tperf_config_websocket(cfg) && cfg->app_type == TPERF_CLIENT)
-        o->protocol_type = TP_PROTOCOL_RWF; /* what the ETA client sends over WebSocket */
-    o->ws_no_utf8_check = true;             /* its JSON mode carries binary bytes in text frames */
+    const run_link link = {.side = cfg->app_type == TPERF_CLIENT ? RUN_CLIENT : RUN_SERVER,
+                           .protocol_type = TP_PROTOCOL_TRANSPORTPERF,
+                           .thread = index};
+    run_conn_tp(&cfg->opts, &link, &w->opts);
     return tperf_mc_init(w);
 }
 
@@ -139,8 +118,8 @@ static tperf_session *session_add(tperf_worker *w, tp_channel *ch)
         return NULL;
     s->ch = ch;
     s->fd = tp_fd(ch);
-    s->shm = w->cfg->opts.conn_type == TPERF_SHMEM;
-    s->mc = w->cfg->opts.conn_type == TPERF_SEQ_MCAST;
+    s->shm = w->cfg->opts.conn_type == TP_CONN_SHMEM;
+    s->mc = w->cfg->opts.conn_type == TP_CONN_SEQ_MCAST;
     s->from.addr = ++w->n_serial; /* its identity in the tracker (seqMCast: per message) */
     w->mc_any |= s->mc;
     w->sess[w->n_sess++] = s;

@@ -168,7 +168,7 @@ int worker_on_msg(tperf_worker *w, tperf_session *s, const uint8_t *p, uint32_t 
 
 /* ---- mcast.c: seqMCast and the tracker of message numbers ---- */
 
-/* Fills the seqMCast settings of w->opts from the configuration and prepares the tracker
+/* Prepares the counters of seqMCast and of the message-number checks, and the tracker
  * (seqMCast or -seqGaps count). Returns 0, or -1 with err_msg() set. */
 int tperf_mc_init(tperf_worker *w);
 

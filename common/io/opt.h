@@ -145,6 +145,14 @@ struct opt_def {
         .name = (nm), .kind = OPT_ENUM, .off = OPT_FIELD_(T, f, int), .names = (nms), .arg = (a),  \
         .help = (h)                                                                                \
     }
+/* OPT_ENUM_ for a field of an enumeration type E (whose values the names give); E must have the
+ * size of an int, which the parser stores. */
+#define OPT_ENUM_T_(nm, T, f, E, nms, a, h)                                                        \
+    {                                                                                              \
+        .name = (nm), .kind = OPT_ENUM,                                                            \
+        .off = OPT_FIELD_(T, f, E) + 0 * sizeof(char[sizeof(E) == sizeof(int) ? 1 : -1]),          \
+        .names = (nms), .arg = (a), .help = (h)                                                    \
+    }
 #define OPT_THREADS_(nm, T, f, most, a, h)                                                         \
     {                                                                                              \
         .name = (nm), .kind = OPT_THREADS, .off = OPT_FIELD_(T, f, opt_threads), .max = (most),    \

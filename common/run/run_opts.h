@@ -16,6 +16,7 @@
 
 #include "opt.h"
 #include "out.h"
+#include "run_conn.h"
 #include "run_tls.h"
 #include "run_ws.h"
 
@@ -30,9 +31,10 @@ typedef struct run_opts {
     char host[RUN_OPTS_NAME_LEN];           /* -h, "localhost" */
     char port[64];                          /* -p, the tool's default */
     char interface_name[RUN_OPTS_NAME_LEN]; /* -if, "" = any */
-    int conn_type;                          /* -connType, the tool's numbers (0: socket) */
+    tp_conn_type conn_type;                 /* -connType (the words: run_conn.h), socket */
     run_tls tls;                            /* the encrypted connection's options */
     run_ws ws;                              /* -pl: WebSocket sub-protocols */
+    run_mc mc;                              /* seqMCast's groups and loss generator */
     int compression_type;                   /* -compressionType: 0 none, 1 zlib, 2 lz4 */
     int compression_level;                  /* -compressionLevel, 0..9, the tool's default */
     opt_threads threads;                    /* -threads, with the CPU binding of each */
@@ -84,7 +86,7 @@ void run_opts_defaults(run_opts *o, const char *port, const char *summary_file,
  * `opts`, or `pv.opts` in the providers. Those taking h have the tool's own help text.
  */
 #define RUN_OPT_CONN_TYPE(T, m, names)                                                             \
-    OPT_ENUM_("-connType", T, m.conn_type, names, NULL, "Type of connection")
+    OPT_ENUM_T_("-connType", T, m.conn_type, tp_conn_type, names, NULL, "Type of connection")
 #define RUN_OPT_HOST(T, m, h) OPT_STR_("-h", T, m.host, "<hostname>", h)
 #define RUN_OPT_PORT(T, m, h) OPT_STR_("-p", T, m.port, "<port>", h)
 #define RUN_OPT_INTERFACE(T, m, h) OPT_STR_("-if", T, m.interface_name, "<interface>", h)

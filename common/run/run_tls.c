@@ -19,31 +19,6 @@ void run_tls_defaults(run_tls *t)
     t->encrypted_protocol = TP_CONN_SOCKET;
 }
 
-void run_tls_opts(const run_tls *t, int conn_type, tp_opts *o)
-{
-    if (conn_type != RUN_CONN_ENCRYPTED)
-        return;
-    o->conn_type = TP_CONN_ENCRYPTED;
-    o->encrypted_protocol = (tp_conn_type)t->encrypted_protocol;
-    o->tls_ca_store = t->castore;
-    o->tls_key_file = t->keyfile;
-    o->tls_cert_file = t->cert;
-    o->tls_ciphers = t->cipher;
-    o->tls_protocols = (uint8_t)(t->sp_tls12 ? TP_TLS_V1_2 : 0);
-}
-
-int run_tls_check(const run_tls *t, int conn_type, bool server)
-{
-    if (conn_type != RUN_CONN_ENCRYPTED)
-        return 0;
-    tp_opts o;
-    tp_opts_init(&o);
-    run_tls_opts(t, conn_type, &o);
-    if (tp_tls_check(&o, server) < 0)
-        return err_push("Config Error");
-    return 0;
-}
-
 int run_tls_protocol_flags(const run_tls *t)
 {
     return t->sp_tls12 ? TP_TLS_V1_2 : 0;

@@ -6,10 +6,7 @@
  *    -spTLSv1.2; a server's -keyfile, -cert and (ProvPerf) -cipher (option-table entries a
  *    tool puts in its table with RUN_TLS_CLIENT_OPTIONS, RUN_TLS_SP12_OPTION,
  *    RUN_TLS_SERVER_OPTIONS, RUN_TLS_CIPHER_OPTION);
- *  - the check at start that refuses unusable settings (a missing or unreadable key,
- *    certificate or CA store, a key that does not match its certificate, a cipher list that
- *    names nothing) with a clear message, before anything connects;
- *  - the transport settings (tp_opts) they make;
+ *    (run_conn checks them at start and maps them to the transport's settings);
  *  - the TLS versions and cipher suites the connections negotiated, for the JSON summary;
  *  - the client's failure lines: one per distinct error, however often a retry meets it.
  */
@@ -26,16 +23,14 @@
 
 #define RUN_TLS_PATH 512
 
-/* The -connType value of an encrypted connection (the ETA value). */
-#define RUN_CONN_ENCRYPTED 1
-
 typedef struct run_tls {
-    int encrypted_protocol;     /* -encryptedConnType: 0 socket (RIPC inside TLS) */
-    char castore[RUN_TLS_PATH]; /* -castore: the client's CA file; "" = system default */
-    bool sp_tls12;              /* -spTLSv1.2: TLS 1.2 only (protocol flags 4) */
-    char keyfile[RUN_TLS_PATH]; /* -keyfile: the server's PEM key */
-    char cert[RUN_TLS_PATH];    /* -cert: the server's PEM certificate (chain) */
-    char cipher[RUN_TLS_PATH];  /* -cipher: the server's TLS 1.2 cipher list, "" = default */
+    tp_conn_type encrypted_protocol; /* -encryptedConnType: TP_CONN_SOCKET (RIPC inside TLS)
+                                      * or TP_CONN_WEBSOCKET */
+    char castore[RUN_TLS_PATH];      /* -castore: the client's CA file; "" = system default */
+    bool sp_tls12;                   /* -spTLSv1.2: TLS 1.2 only (protocol flags 4) */
+    char keyfile[RUN_TLS_PATH];      /* -keyfile: the server's PEM key */
+    char cert[RUN_TLS_PATH];         /* -cert: the server's PEM certificate (chain) */
+    char cipher[RUN_TLS_PATH];       /* -cipher: the server's TLS 1.2 cipher list, "" = default */
 } run_tls;
 
 /* Words of -encryptedConnType. */
@@ -43,8 +38,9 @@ extern const opt_name run_tls_protocols[];
 
 /* The client's options; T is the tool's configuration type and f its run_tls member. */
 #define RUN_TLS_CLIENT_OPTIONS(T, f)                                                               \
-    OPT_ENUM_("-encryptedConnType", T, f.encrypted_protocol, run_tls_protocols, "<type>",          \
-              "What runs inside an encrypted connection: socket (RIPC) or websocket (with -pl)"),  \
+    OPT_ENUM_T_(                                                                                   \
+        "-encryptedConnType", T, f.encrypted_protocol, tp_conn_type, run_tls_protocols, "<type>",  \
+        "What runs inside an encrypted connection: socket (RIPC) or websocket (with -pl)"),        \
         OPT_STR_("-castore", T, f.castore, "<file>",                                               \
                  "CA certificates (PEM) the server's certificate must chain to; default: the "     \
                  "system's store")
@@ -67,18 +63,6 @@ extern const opt_name run_tls_protocols[];
 
 /* Fills t with the defaults (everything off or empty). */
 void run_tls_defaults(run_tls *t);
-
-/*
- * The check at start for a tool whose -connType is conn_type: nothing unless it is encrypted;
- * then the files and cipher list are loaded as
- * the transport will load them (server: key, certificate, their match, cipher list; client:
- * the CA store). Returns 0, or -1 with err_msg() holding the message ("Config Error: ...").
- */
-int run_tls_check(const run_tls *t, int conn_type, bool server);
-
-/* Sets the connection type and TLS settings of o from conn_type and t (o's strings then point
- * into t). */
-void run_tls_opts(const run_tls *t, int conn_type, tp_opts *o);
 
 /* The TLS protocol flags the ETA tools print in TEST INPUTS ("TLS Protocol flags"): 4 with
  * -spTLSv1.2, else 0 (the library's default). */

@@ -14,13 +14,6 @@ int run_ws_check(const run_ws *w)
     return 0;
 }
 
-void run_ws_opts(const run_ws *w, int conn_type, tp_opts *o)
-{
-    if (conn_type == RUN_CONN_WEBSOCKET)
-        o->conn_type = TP_CONN_WEBSOCKET;
-    o->ws_protocols = w->pl;
-}
-
 static int service_id(void *ctx, rwf_buf name, uint16_t *id)
 {
     const run_ws_conv *c = ctx;

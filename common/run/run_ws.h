@@ -4,12 +4,11 @@
  *  - the -pl option (the sub-protocol list: a client offers it in this order, a server accepts
  *    it with its own order winning; a server without it refuses every WebSocket upgrade, as the
  *    ETA providers do) and its check at start;
- *  - the transport settings it makes;
  *  - the RWF <-> JSON converter of a run (rssl.json.v2 channels), which names fields from the
  *    run's dictionary and knows its service by name.
  *
- * -connType websocket (a client's) is the ETA value RUN_CONN_WEBSOCKET; inside TLS it is
- * -encryptedConnType websocket (run_tls).
+ * -connType websocket is TP_CONN_WEBSOCKET; inside TLS it is -encryptedConnType websocket
+ * (run_tls); run_conn maps them to the transport's settings.
  */
 #ifndef RWFPERF_RUN_WS_H
 #define RWFPERF_RUN_WS_H
@@ -17,9 +16,6 @@
 #include "opt.h"
 #include "rjs.h"
 #include "tp.h"
-
-/* The -connType value of a WebSocket connection (the ETA value). */
-#define RUN_CONN_WEBSOCKET 7
 
 typedef struct run_ws {
     char pl[256]; /* -pl as given */
@@ -33,10 +29,6 @@ typedef struct run_ws {
 
 /* Checks -pl. Returns 0, or -1 with err_msg() "Config Error: -pl: ...". */
 int run_ws_check(const run_ws *w);
-
-/* Sets o's sub-protocol list from w (o then points into w), and for a client whose -connType
- * is websocket (conn_type RUN_CONN_WEBSOCKET) its connection type. */
-void run_ws_opts(const run_ws *w, int conn_type, tp_opts *o);
 
 /* The run's RWF <-> JSON converter, with the service it resolves names to. */
 typedef struct run_ws_conv {

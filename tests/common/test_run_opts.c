@@ -16,7 +16,7 @@ typedef struct tool_cfg {
 
 static const opt_name conn_types[] = {
     {"socket", 0, NULL},
-    {"encrypted", RUN_CONN_ENCRYPTED, NULL},
+    {"encrypted", TP_CONN_ENCRYPTED, NULL},
     {NULL, 0, NULL},
 };
 
@@ -97,7 +97,7 @@ static void test_options(void **state)
                     "-summaryFile", "My.out",    "-noDisplayStats", "-own", "3"};
     int argc = (int)(sizeof(argv) / sizeof(argv[0]));
     assert_int_equal(opt_parse(options, argc, argv, &c), 0);
-    assert_int_equal(c.opts.conn_type, RUN_CONN_ENCRYPTED);
+    assert_int_equal(c.opts.conn_type, TP_CONN_ENCRYPTED);
     assert_string_equal(c.opts.host, "adh");
     assert_string_equal(c.opts.port, "15000");
     assert_false(c.opts.tcp_nodelay);

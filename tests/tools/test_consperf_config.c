@@ -223,13 +223,13 @@ static void test_tls_settings(void **state)
     run_free(&r);
     PARSE(&r, "-connType", "encrypted", "-spTLSv1.2", "-encryptedConnType", "socket");
     assert_int_equal(r.status, OPT_CONTINUE);
-    assert_int_equal(r.cfg.opts.conn_type, RUN_CONN_ENCRYPTED);
+    assert_int_equal(r.cfg.opts.conn_type, TP_CONN_ENCRYPTED);
     assert_true(r.cfg.opts.tls.sp_tls12);
     assert_int_equal(run_tls_protocol_flags(&r.cfg.opts.tls), 4);
     run_free(&r);
     PARSE(&r, "-connType", "encrypted", "-encryptedConnType", "websocket", "-pl", "rssl.json.v2");
     assert_int_equal(r.status, OPT_CONTINUE);
-    assert_true(cons_config_websocket(&r.cfg));
+    assert_true(run_conn_websocket(&r.cfg.opts));
     run_free(&r);
     PARSE(&r, "-connType", "websocket", "-pl", "rssl.rwf, json");
     assert_int_equal(r.status, OPT_EXIT_INVALID);
@@ -267,7 +267,7 @@ static void test_tls_settings(void **state)
     PARSE(&r, "-connType", "encrypted", "-encryptedConnType", "websocket", "-pl", "rssl.json.v2",
           "-watchlist");
     assert_int_equal(r.status, OPT_CONTINUE);
-    assert_true(cons_config_websocket(&r.cfg));
+    assert_true(run_conn_websocket(&r.cfg.opts));
     run_free(&r);
     PARSE(&r, "-connType", "websocket", "-jsonAllocatorSize", "512", "-addConversionOverhead");
     assert_int_equal(r.status, OPT_CONTINUE);

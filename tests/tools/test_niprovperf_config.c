@@ -179,7 +179,7 @@ static void test_tls_settings(void **state)
     run_free(&r);
     PARSE(&r, "-connType", "encrypted");
     assert_int_equal(r.status, OPT_CONTINUE);
-    assert_int_equal(r.cfg.pv.opts.conn_type, RUN_CONN_ENCRYPTED);
+    assert_int_equal(r.cfg.pv.opts.conn_type, TP_CONN_ENCRYPTED);
     run_free(&r);
     PARSE(&r, "-connType", "encrypted", "-encryptedConnType", "websocket");
     assert_int_equal(r.status, OPT_CONTINUE);

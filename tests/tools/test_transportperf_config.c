@@ -18,7 +18,7 @@ static void test_defaults(void **state)
     char want[64];
     assert_int_equal(c->pid, (int)getpid());
     assert_int_equal(c->app_type, TPERF_SERVER);
-    assert_int_equal(c->opts.conn_type, TPERF_SOCKET);
+    assert_int_equal(c->opts.conn_type, TP_CONN_SOCKET);
     assert_string_equal(c->opts.host, "localhost");
     assert_string_equal(c->opts.port, "14002");
     assert_string_equal(c->opts.interface_name, "");
@@ -117,28 +117,28 @@ static void test_every_option(void **state)
           "-seqGaps", "count", "-recvLoss", "0.25", "-recvLossSeed", "7");
     if (r.status != OPT_CONTINUE)
         fail_msg("refused: %s", r.err.text);
-    assert_int_equal(r.cfg.opts.conn_type, TPERF_SEQ_MCAST);
-    assert_string_equal(r.cfg.send_addr, "239.1.2.3");
-    assert_string_equal(r.cfg.send_port, "30001");
-    assert_string_equal(r.cfg.recv_addr, "239.1.2.4");
-    assert_string_equal(r.cfg.recv_port, "30002");
-    assert_string_equal(r.cfg.unicast_port, "40000");
+    assert_int_equal(r.cfg.opts.conn_type, TP_CONN_SEQ_MCAST);
+    assert_string_equal(r.cfg.opts.mc.send_addr, "239.1.2.3");
+    assert_string_equal(r.cfg.opts.mc.send_port, "30001");
+    assert_string_equal(r.cfg.opts.mc.recv_addr, "239.1.2.4");
+    assert_string_equal(r.cfg.opts.mc.recv_port, "30002");
+    assert_string_equal(r.cfg.opts.mc.unicast_port, "40000");
     assert_true(r.cfg.mcast_stats);
     assert_int_equal(r.cfg.gap_mode, TPERF_GAPS_COUNT);
-    assert_int_equal(r.cfg.recv_loss_ppm, 2500);
-    assert_int_equal(r.cfg.recv_loss_seed, 7);
+    assert_int_equal(r.cfg.opts.mc.recv_loss_ppm, 2500);
+    assert_int_equal(r.cfg.opts.mc.recv_loss_seed, 7);
     run_free(&r);
     PARSE(&r, "-appType", "client");
     assert_int_equal(r.cfg.gap_mode, TPERF_GAPS_FAIL);
     assert_false(r.cfg.mcast_stats);
-    assert_int_equal(r.cfg.recv_loss_ppm, 0);
+    assert_int_equal(r.cfg.opts.mc.recv_loss_ppm, 0);
     run_free(&r);
 
     /* The guide's shared-memory scenario. */
     PARSE(&r, "-p", "15000", "-connType", "shmem", "-runTime", "60", "-latencyMsgRate", "0",
           "-msgRate", "0", "-tickRate", "1000", "-appType", "client", "-threads", "0");
     assert_int_equal(r.status, OPT_CONTINUE);
-    assert_int_equal(r.cfg.opts.conn_type, TPERF_SHMEM);
+    assert_int_equal(r.cfg.opts.conn_type, TP_CONN_SHMEM);
     run_free(&r);
 }
 
@@ -209,7 +209,7 @@ static void test_tls_settings(void **state)
     run_free(&r);
     PARSE(&r, "-appType", "client", "-connType", "encrypted", "-encryptedConnType", "socket");
     assert_int_equal(r.status, OPT_CONTINUE);
-    assert_int_equal(r.cfg.opts.conn_type, TPERF_ENCRYPTED);
+    assert_int_equal(r.cfg.opts.conn_type, TP_CONN_ENCRYPTED);
     run_free(&r);
 }
 

@@ -95,7 +95,7 @@ static int setup_mcast(void **state, int gap_mode)
     memset(&f, 0, sizeof(f));
     tperf_config_defaults(&f.cfg, 4242);
     f.cfg.app_type = TPERF_CLIENT;
-    f.cfg.opts.conn_type = TPERF_SEQ_MCAST;
+    f.cfg.opts.conn_type = TP_CONN_SEQ_MCAST;
     f.cfg.gap_mode = gap_mode;
     if (worker_init(&f.w, 1, &f.cfg, NULL, NULL) != 0)
         return -1;
