@@ -117,6 +117,7 @@ const opt_def cons_options[] = {
     RUN_OPT_HISTOGRAM_LOG(
         C, opts, "HdrHistogram interval log of every latency kind (ours): <base><thread>.hlog"),
     RUN_OPT_CLOCK(C, opts),
+    RUN_TLS_RECORD_OPTIONS(C, opts.tls),
     OPT_END_,
 };
 
@@ -259,6 +260,8 @@ void cons_config_print(const cons_config *c, const out_extra *extra, out_report 
     /* Ours, after the original's lines. */
     RUN_OPTS_PRINT(r, w, o, RUN_IN_MAX_OUTPUT_BUFS);
     out_input(r, w, "Expected Update Rate", "%d", c->expected_update_rate);
+    if (o->conn_type == TP_CONN_ENCRYPTED)
+        RUN_OPTS_PRINT(r, w, o, RUN_IN_TLS_RECORDS, RUN_IN_TLS_AES_GCM);
     out_inputs_end(r, w, extra, o->summary_file);
 }
 

@@ -54,6 +54,7 @@ const opt_def niprov_options[] = {
                           "HdrHistogram interval log of the update encoding time (-measureEncode; "
                           "ours): <base><thread>.hlog"),
     RUN_OPT_CLOCK(C, pv.opts),
+    RUN_TLS_RECORD_OPTIONS(C, pv.opts.tls),
     OPT_END_,
 };
 
@@ -107,6 +108,8 @@ void niprov_config_print(const niprov_config *c, const out_extra *extra, out_rep
     /* Ours, after the original's lines. */
     RUN_OPTS_PRINT(r, t, o, RUN_IN_COMPRESSION);
     out_input(r, t, "Scheduled Stamp", "%s", out_yes_no(c->pv.sched_stamp));
+    if (o->conn_type == TP_CONN_ENCRYPTED)
+        RUN_OPTS_PRINT(r, t, o, RUN_IN_TLS_RECORDS, RUN_IN_TLS_AES_GCM);
     out_inputs_end(r, t, extra, o->summary_file);
 }
 

@@ -69,6 +69,7 @@ const opt_def prov_options[] = {
               "Keep sending updates when a warm-standby consumer makes this server its standby, "
               "as a provider that ignores its role does: shows whether the consumer takes data "
               "from its active server only (ours)"),
+    RUN_TLS_RECORD_OPTIONS(C, pv.opts.tls),
     OPT_END_,
 };
 
@@ -132,6 +133,8 @@ void prov_config_print(const prov_config *c, const out_extra *extra, out_report 
 
     /* Ours, after the original's lines. */
     out_input(r, w, "Scheduled Stamp", "%s", out_yes_no(c->pv.sched_stamp));
+    if (o->conn_type == TP_CONN_ENCRYPTED)
+        RUN_OPTS_PRINT(r, w, o, RUN_IN_TLS_RECORDS, RUN_IN_TLS_AES_GCM);
     out_inputs_end(r, w, extra, o->summary_file);
 }
 

@@ -90,6 +90,27 @@ typedef enum tp_ws_proto {
 #define TP_TLS_V1_2 0x04
 #define TP_TLS_V1_3 0x08
 
+/* tp_opts.tls_records: which records of an encrypted connection (AES-GCM suites, TLS 1.2 and
+ * 1.3) the transport protects itself once OpenSSL's handshake is done; OpenSSL protects the
+ * rest (and the records of every other suite). */
+typedef enum tp_tls_records {
+    TP_TLS_RECORDS_TRANSPORT = 0, /* both: a client reads its records in place (tp_tls_rx.h), a
+                                   * server seals the records it writes (tp_tls_tx.h) */
+    TP_TLS_RECORDS_READ = 1,      /* only the clients' reading */
+    TP_TLS_RECORDS_WRITE = 2,     /* only the servers' writing */
+    TP_TLS_RECORDS_OPENSSL = 3,   /* none: OpenSSL reads and writes every record */
+} tp_tls_records;
+
+/* tp_opts.tls_gcm: the AES-GCM code of the records the transport protects itself. */
+typedef enum tp_tls_gcm {
+    TP_TLS_GCM_AUTO = 0,    /* tp_gcm_vaes (VAES, VPCLMULQDQ) where the CPU has it, else OpenSSL */
+    TP_TLS_GCM_VAES = 1,    /* tp_gcm_vaes; refused (TP_EINVAL) where the CPU lacks it */
+    TP_TLS_GCM_OPENSSL = 2, /* OpenSSL's EVP AES-GCM */
+} tp_tls_gcm;
+
+/* Whether this CPU (and OS) can run tp_gcm_vaes: what TP_TLS_GCM_AUTO chooses. */
+bool tp_tls_vaes_available(void);
+
 typedef enum tp_comp { TP_COMP_NONE = 0, TP_COMP_ZLIB = 1, TP_COMP_LZ4 = 2 } tp_comp;
 
 #define TP_PROTOCOL_RWF 0
@@ -154,6 +175,10 @@ typedef struct tp_opts {
                                       * DHE/ECDHE-RSA AES-GCM and SHA-2 suites of the ETA tools */
     uint8_t tls_protocols;           /* TP_TLS_V1_2 | TP_TLS_V1_3; 0 = both. The server prefers
                                       * the newest; -spTLSv1.2 is TP_TLS_V1_2 alone */
+    tp_tls_records tls_records;      /* records the transport protects itself: TRANSPORT */
+    tp_tls_gcm tls_gcm;              /* their AES-GCM code: AUTO. tp_connect, tp_bind and
+                                      * tp_tls_check refuse values out of range, and VAES on a
+                                      * CPU without it */
 
     /* WebSocket, for TP_CONN_WEBSOCKET (or encrypted_protocol TP_CONN_WEBSOCKET): the client
      * sends an HTTP upgrade, then speaks the sub-protocol the server chose. Every socket or
@@ -398,7 +423,9 @@ typedef struct tp_info {
     tp_conn_type encrypted_protocol; /* what runs inside TLS (TP_CONN_ENCRYPTED only) */
     char tls_version[16];            /* negotiated ("TLSv1.2", "TLSv1.3"); "" without TLS */
     char tls_cipher[64];             /* negotiated suite, OpenSSL's name; "" without TLS */
-    uint8_t tls_in_place;            /* the client decrypts records in its input area */
+    uint8_t tls_in_place;            /* the transport protects this side's records itself (a
+                                      * client reads them in place, a server seals them) */
+    uint8_t tls_vaes;                /* ... with tp_gcm_vaes (0: OpenSSL's AES-GCM) */
     tp_ws_proto ws_protocol;         /* the WebSocket sub-protocol; NONE when not WebSocket */
 } tp_info;
 

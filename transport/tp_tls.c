@@ -315,18 +315,19 @@ void tp_tls_keylog(const SSL *ssl, const char *line)
 }
 
 /* Whether the transport may protect records itself on this side (server: sealing what it
- * writes; client: reading in place): unless RWFPERF_TLS_INPLACE is 0 (neither), "read"
- * (clients only) or "write" (servers only). */
-static int inplace_allowed(int server)
+ * writes; client: reading in place), as the channel's tls_records says. */
+static int inplace_allowed(const tp_channel *ch)
 {
-    const char *e = getenv("RWFPERF_TLS_INPLACE");
-    if (!e)
+    switch (ch->o.tls_records) {
+    case TP_TLS_RECORDS_TRANSPORT:
         return 1;
-    if (strcmp(e, "read") == 0)
-        return !server;
-    if (strcmp(e, "write") == 0)
-        return server;
-    return strcmp(e, "0") != 0;
+    case TP_TLS_RECORDS_READ:
+        return !ch->server;
+    case TP_TLS_RECORDS_WRITE:
+        return ch->server;
+    default:
+        return 0;
+    }
 }
 
 /* A client whose TLS stream is the top of the stack, whose OpenSSL holds no read bytes and
@@ -338,7 +339,8 @@ static int start_inplace(tp_tls *t)
     if (ch->strm != &t->base || t->no_inplace || SSL_has_pending(t->ssl) ||
         ch->in_rd != ch->in_wr || ch->in_cap < ch->max_in_frame + 2u * TP_TLS_REC_MAX)
         return 0;
-    if (tp_tls_rx_new(t->ssl, t->secret, t->secret_len, t->read_after_hs, &t->rx) != 0) {
+    if (tp_tls_rx_new(t->ssl, t->secret, t->secret_len, t->read_after_hs, ch->o.tls_gcm, &t->rx) !=
+        0) {
         t->rx = NULL;
         return 0; /* read through OpenSSL, as before */
     }
@@ -355,11 +357,11 @@ static void tls_activate(tp_stream *st)
 {
     tp_tls *t = (tp_tls *)st;
     tp_channel *ch = st->ch;
-    if (inplace_allowed(ch->server)) {
+    if (inplace_allowed(ch)) {
         if (!ch->server && start_inplace(t)) {
             ch->rx_inplace = 1;
         } else if (ch->server && tp_tls_tx_new(t->ssl, t->secret, t->secret_len,
-                                               t->written_after_hs, &t->tx) != 0) {
+                                               t->written_after_hs, ch->o.tls_gcm, &t->tx) != 0) {
             t->tx = NULL; /* written through OpenSSL, as before */
         }
     }
@@ -370,8 +372,10 @@ static void tls_activate(tp_stream *st)
 
 static void tls_info(const tp_stream *st, tp_info *out)
 {
-    const SSL *ssl = ((const tp_tls *)st)->ssl;
-    out->tls_in_place = ((const tp_tls *)st)->rx || ((const tp_tls *)st)->tx;
+    const tp_tls *t = (const tp_tls *)st;
+    const SSL *ssl = t->ssl;
+    out->tls_in_place = t->rx || t->tx;
+    out->tls_vaes = t->rx ? tp_tls_rx_keys(t->rx)->vaes : t->tx ? tp_tls_tx_keys(t->tx)->vaes : 0;
     snprintf(out->tls_version, sizeof(out->tls_version), "%s", SSL_get_version(ssl));
     const char *c = SSL_get_cipher_name(ssl);
     snprintf(out->tls_cipher, sizeof(out->tls_cipher), "%s", c ? c : "");

@@ -119,9 +119,29 @@ static int client_store(SSL_CTX *ctx, const tp_opts *o)
     return 0;
 }
 
+/* The choices of the transport's own record layer: in range, tp_gcm_vaes only where the CPU
+ * has it. 0, or -1 after err_set(). */
+static int record_choices(const tp_opts *o)
+{
+    if ((unsigned)o->tls_records > TP_TLS_RECORDS_OPENSSL)
+        return err_set("TLS record choice %d is none of transport (0), read (1), write (2), "
+                       "openssl (3)",
+                       (int)o->tls_records);
+    if ((unsigned)o->tls_gcm > TP_TLS_GCM_OPENSSL)
+        return err_set("TLS AES-GCM code choice %d is none of auto (0), vaes (1), openssl (2)",
+                       (int)o->tls_gcm);
+    if (o->tls_gcm == TP_TLS_GCM_VAES && o->tls_records != TP_TLS_RECORDS_OPENSSL &&
+        !tp_tls_vaes_available())
+        return err_set("TLS records sealed and opened with VAES asked for, but this CPU (or OS) "
+                       "lacks AES-NI, PCLMULQDQ, AVX2, VAES or VPCLMULQDQ");
+    return 0;
+}
+
 int tp_tls_ctx_new(const tp_opts *o, int server, struct ssl_ctx_st **out)
 {
     *out = NULL;
+    if (record_choices(o) < 0)
+        return TP_EINVAL;
     ERR_clear_error();
     SSL_CTX *ctx = SSL_CTX_new(server ? TLS_server_method() : TLS_client_method());
     if (!ctx)

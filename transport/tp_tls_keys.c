@@ -6,7 +6,6 @@
 #include <openssl/evp.h>
 #include <openssl/kdf.h>
 #include <openssl/ssl.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "tp_int.h"
@@ -60,6 +59,31 @@ static int expand_label(const EVP_MD *md, const uint8_t *secret, size_t slen, co
     return ok ? 0 : -1;
 }
 
+int tp_tls13_traffic_keys(const EVP_MD *md, const uint8_t *secret, size_t secret_len, uint8_t *key,
+                          size_t key_len, uint8_t iv[12])
+{
+    return expand_label(md, secret, secret_len, "key", key, key_len) < 0 ||
+                   expand_label(md, secret, secret_len, "iv", iv, 12) < 0
+               ? -1
+               : 0;
+}
+
+int tp_tls13_next_secret(const EVP_MD *md, const uint8_t *secret, size_t secret_len, uint8_t *next)
+{
+    return expand_label(md, secret, secret_len, "traffic upd", next, secret_len);
+}
+
+int tp_tls12_key_block(const EVP_MD *md, const uint8_t *ms, size_t ms_len,
+                       const uint8_t server_random[32], const uint8_t client_random[32],
+                       uint8_t *out, size_t n)
+{
+    uint8_t seed[13 + 64];
+    memcpy(seed, "key expansion", 13);
+    memcpy(seed + 13, server_random, 32);
+    memcpy(seed + 45, client_random, 32);
+    return prf12(md, ms, ms_len, seed, sizeof(seed), out, n);
+}
+
 /* Installs key (k->key_len bytes) in the cipher(s). 0 or -1. */
 static int install(tp_tls_keys *k, const uint8_t *key)
 {
@@ -75,8 +99,8 @@ static int keys13(tp_tls_keys *k)
 {
     uint8_t key[32];
     int rc = 0;
-    if (expand_label(k->md, k->secret, k->secret_len, "key", key, k->key_len) < 0 ||
-        expand_label(k->md, k->secret, k->secret_len, "iv", k->iv, 12) < 0 || install(k, key) < 0)
+    if (tp_tls13_traffic_keys(k->md, k->secret, k->secret_len, key, k->key_len, k->iv) < 0 ||
+        install(k, key) < 0)
         rc = err_set("TLS: cannot derive the server's record keys");
     OPENSSL_cleanse(key, sizeof(key));
     ERR_clear_error();
@@ -88,14 +112,13 @@ static int keys13(tp_tls_keys *k)
  * installed. 0 or TP_EFAIL. */
 static int keys12(tp_tls_keys *k)
 {
-    uint8_t ms[64], seed[13 + 64], block[2 * 32 + 8];
+    uint8_t ms[64], sr[32], cr[32], block[2 * 32 + 8];
     size_t ms_len = SSL_SESSION_get_master_key(SSL_get_session(k->ssl), ms, sizeof(ms));
-    memcpy(seed, "key expansion", 13);
     int rc = 0;
     /* the key block: client key, server key, client IV, server IV */
-    if (ms_len == 0 || SSL_get_server_random(k->ssl, seed + 13, 32) != 32 ||
-        SSL_get_client_random(k->ssl, seed + 45, 32) != 32 ||
-        prf12(k->md, ms, ms_len, seed, sizeof(seed), block, 2u * k->key_len + 8) < 0 ||
+    if (ms_len == 0 || SSL_get_server_random(k->ssl, sr, 32) != 32 ||
+        SSL_get_client_random(k->ssl, cr, 32) != 32 ||
+        tp_tls12_key_block(k->md, ms, ms_len, sr, cr, block, 2u * k->key_len + 8) < 0 ||
         install(k, block + k->key_len) < 0)
         rc = err_set("TLS: cannot derive the server's record keys");
     else
@@ -106,32 +129,38 @@ static int keys12(tp_tls_keys *k)
     return rc < 0 ? TP_EFAIL : 0;
 }
 
-/* Whether records may be sealed and opened by tp_gcm_vaes (where the CPU can): unless
- * RWFPERF_TLS_VAES=0, which leaves them to OpenSSL (to compare the two). */
-static int vaes_allowed(void)
+/* Whether gcm means tp_gcm_vaes (1) or OpenSSL (0) here; TP_EFAIL for VAES on a CPU without
+ * it, or a value that is no choice. */
+static int use_vaes(tp_tls_gcm gcm)
 {
-    const char *e = getenv("RWFPERF_TLS_VAES");
-    return !e || strcmp(e, "0") != 0;
+    switch (gcm) {
+    case TP_TLS_GCM_AUTO:
+        return tp_gcm_vaes_available();
+    case TP_TLS_GCM_OPENSSL:
+        return 0;
+    case TP_TLS_GCM_VAES:
+        if (tp_gcm_vaes_available())
+            return 1;
+        return err_set("TLS records with tp_gcm_vaes asked for, but this CPU (or OS) lacks "
+                       "AES-NI, PCLMULQDQ, AVX2, VAES or VPCLMULQDQ");
+    }
+    return err_set("TLS: AES-GCM code choice %d is none of auto, vaes, openssl", (int)gcm);
 }
 
-int tp_tls_keys_init(tp_tls_keys *k, SSL *ssl, int enc, const uint8_t *secret13, size_t secret_len,
-                     uint64_t records_after_hs)
+bool tp_tls_vaes_available(void)
+{
+    return tp_gcm_vaes_available() != 0;
+}
+
+/* The common part of the set-ups: k cleared, its cipher context for AES-128-GCM or
+ * AES-256-GCM (key_len), the choice of code. 0 or TP_EFAIL (k then holds nothing). */
+static int setup(tp_tls_keys *k, int enc, size_t key_len, const EVP_MD *md, tp_tls_gcm gcm)
 {
     memset(k, 0, sizeof(*k));
-    const SSL_CIPHER *c = SSL_get_current_cipher(ssl);
-    int ver = SSL_version(ssl);
-    if (!c || (ver != TLS1_2_VERSION && ver != TLS1_3_VERSION))
-        return 1;
-    int nid = SSL_CIPHER_get_cipher_nid(c);
-    const char *cname = nid == NID_aes_128_gcm   ? "AES-128-GCM"
-                        : nid == NID_aes_256_gcm ? "AES-256-GCM"
-                                                 : NULL;
-    const EVP_MD *md = SSL_CIPHER_get_handshake_digest(c);
-    if (!cname || !md)
-        return 1;
-    if (ver == TLS1_3_VERSION && (secret_len == 0 || secret_len > sizeof(k->secret) ||
-                                  (int)secret_len != EVP_MD_get_size(md)))
-        return 1; /* the key-log callback reported no secret for this connection */
+    int vaes = use_vaes(gcm);
+    if (vaes < 0)
+        return TP_EFAIL;
+    const char *cname = key_len == 16 ? "AES-128-GCM" : "AES-256-GCM";
     EVP_CIPHER *cipher = EVP_CIPHER_fetch(NULL, cname, NULL);
     k->cx = EVP_CIPHER_CTX_new();
     int ok = cipher && k->cx &&
@@ -143,12 +172,32 @@ int tp_tls_keys_init(tp_tls_keys *k, SSL *ssl, int enc, const uint8_t *secret13,
         tp_tls_keys_clear(k);
         return err_set("TLS: cannot set up %s records (%s)", enc ? "sealing" : "opening", cname);
     }
-    k->ssl = ssl;
     k->md = md;
     k->enc = (uint8_t)(enc != 0);
-    k->key_len = nid == NID_aes_128_gcm ? 16 : 32;
+    k->key_len = (uint8_t)key_len;
+    k->vaes = (uint8_t)vaes;
+    return 0;
+}
+
+int tp_tls_keys_init(tp_tls_keys *k, SSL *ssl, int enc, const uint8_t *secret13, size_t secret_len,
+                     uint64_t records_after_hs, tp_tls_gcm gcm)
+{
+    memset(k, 0, sizeof(*k));
+    const SSL_CIPHER *c = SSL_get_current_cipher(ssl);
+    int ver = SSL_version(ssl);
+    if (!c || (ver != TLS1_2_VERSION && ver != TLS1_3_VERSION))
+        return 1;
+    int nid = SSL_CIPHER_get_cipher_nid(c);
+    const EVP_MD *md = SSL_CIPHER_get_handshake_digest(c);
+    if ((nid != NID_aes_128_gcm && nid != NID_aes_256_gcm) || !md)
+        return 1;
+    if (ver == TLS1_3_VERSION && (secret_len == 0 || secret_len > sizeof(k->secret) ||
+                                  (int)secret_len != EVP_MD_get_size(md)))
+        return 1; /* the key-log callback reported no secret for this connection */
+    if (setup(k, enc, nid == NID_aes_128_gcm ? 16 : 32, md, gcm) < 0)
+        return TP_EFAIL;
+    k->ssl = ssl;
     k->v13 = ver == TLS1_3_VERSION;
-    k->vaes = vaes_allowed() && tp_gcm_vaes_available();
     int rc;
     if (k->v13) {
         memcpy(k->secret, secret13, secret_len);
@@ -166,15 +215,48 @@ int tp_tls_keys_init(tp_tls_keys *k, SSL *ssl, int enc, const uint8_t *secret13,
     return 0;
 }
 
+int tp_tls_keys_init_test(tp_tls_keys *k, int enc, int v13, size_t key_len, const uint8_t *secret,
+                          size_t secret_len, uint64_t seq, tp_tls_gcm gcm)
+{
+    memset(k, 0, sizeof(*k));
+    if (key_len != 16 && key_len != 32)
+        return err_set("TLS test keys: an AES-GCM key has 16 or 32 bytes, not %zu", key_len);
+    if (v13 ? secret_len != 32 && secret_len != 48 : secret_len != key_len + 4)
+        return err_set("TLS test keys: a %s secret of %zu bytes fits no suite",
+                       v13 ? "TLS 1.3" : "TLS 1.2", secret_len);
+    const EVP_MD *md = (v13 ? secret_len == 48 : key_len == 32) ? EVP_sha384() : EVP_sha256();
+    if (setup(k, enc, key_len, md, gcm) < 0)
+        return TP_EFAIL;
+    k->v13 = (uint8_t)(v13 != 0);
+    int rc = 0;
+    if (k->v13) {
+        memcpy(k->secret, secret, secret_len);
+        k->secret_len = (uint8_t)secret_len;
+        rc = keys13(k);
+    } else {
+        memcpy(k->iv, secret + key_len, 4);
+        if (install(k, secret) < 0)
+            rc = err_set("TLS test keys: cannot install the key");
+        ERR_clear_error();
+    }
+    if (rc < 0) {
+        tp_tls_keys_clear(k);
+        return TP_EFAIL;
+    }
+    k->seq = seq;
+    return 0;
+}
+
 int tp_tls_keys_update(tp_tls_keys *k)
 {
     uint8_t next[64];
-    if (expand_label(k->md, k->secret, k->secret_len, "traffic upd", next, k->secret_len) < 0) {
+    if (tp_tls13_next_secret(k->md, k->secret, k->secret_len, next) < 0) {
         ERR_clear_error();
         return err_set("TLS: cannot follow a key update");
     }
     memcpy(k->secret, next, k->secret_len);
     OPENSSL_cleanse(next, sizeof(next));
+    k->generation++;
     return keys13(k);
 }
 

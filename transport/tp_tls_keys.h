@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tp.h"
 #include "tp_gcm_vaes.h"
 
 struct ssl_st;
@@ -33,9 +34,10 @@ enum { TP_TLS_CT_ALERT = 21, TP_TLS_CT_HANDSHAKE = 22, TP_TLS_CT_DATA = 23 };
 typedef struct tp_tls_keys {
     tp_gcm_vaes g;                /* the key, when tp_gcm_vaes is used */
     struct evp_cipher_ctx_st *cx; /* otherwise (always set up) */
-    struct ssl_st *ssl;
-    const struct evp_md_st *md; /* the suite's hash */
-    uint64_t seq;               /* sequence number of the next record */
+    struct ssl_st *ssl;           /* NULL when set up by tp_tls_keys_init_test */
+    const struct evp_md_st *md;   /* the suite's hash */
+    uint64_t seq;                 /* sequence number of the next record */
+    uint32_t generation;          /* key updates followed (TLS 1.3) */
     uint8_t v13;
     uint8_t vaes;
     uint8_t enc; /* sealing (1) or opening (0) */
@@ -46,12 +48,24 @@ typedef struct tp_tls_keys {
 } tp_tls_keys;
 
 /* Sets up k for the records the server of ssl (handshake complete) writes, to seal them
- * (enc) or open them: secret13 (secret_len bytes) is the server's TLS 1.3 application traffic
- * secret (unused for TLS 1.2), records_after_hs the records of that direction OpenSSL handled
- * after the handshake. Returns 0; 1 when the version or suite is not one handled here (k
- * holds nothing to free); TP_EFAIL with err_set(). */
+ * (enc) or open them, with the AES-GCM code gcm chooses: secret13 (secret_len bytes) is the
+ * server's TLS 1.3 application traffic secret (unused for TLS 1.2), records_after_hs the
+ * records of that direction OpenSSL handled after the handshake. Returns 0; 1 when the
+ * version or suite is not one handled here (k holds nothing to free); TP_EFAIL with
+ * err_set(). */
 int tp_tls_keys_init(tp_tls_keys *k, struct ssl_st *ssl, int enc, const uint8_t *secret13,
-                     size_t secret_len, uint64_t records_after_hs);
+                     size_t secret_len, uint64_t records_after_hs, tp_tls_gcm gcm);
+
+/* Test-only (the record-layer tests and fuzz targets, which have no handshake): sets up k as
+ * tp_tls_keys_init would, from given keys instead of an OpenSSL connection. TLS 1.3 (v13):
+ * secret is the traffic secret (secret_len 32: SHA-256, 48: SHA-384), key_len 16 or 32;
+ * TLS 1.2: secret is the write key (key_len bytes) followed by the 4-byte implicit IV
+ * (secret_len = key_len + 4), the PRF hash SHA-256 for AES-128, SHA-384 for AES-256. seq is
+ * the sequence number of the next record (a test starts it near a limit). k->ssl stays NULL.
+ * Returns 0, or TP_EFAIL with err_set() (sizes that fit no suite, VAES where the CPU lacks
+ * it). */
+int tp_tls_keys_init_test(tp_tls_keys *k, int enc, int v13, size_t key_len, const uint8_t *secret,
+                          size_t secret_len, uint64_t seq, tp_tls_gcm gcm);
 
 /* TLS 1.3 key update: the next traffic secret, key and IV; the sequence starts again. 0 or
  * TP_EFAIL. */
@@ -73,5 +87,23 @@ void tp_tls_keys_nonce(const tp_tls_keys *k, const uint8_t *expl, uint8_t nonce[
 
 /* Frees what k holds and wipes its keys. */
 void tp_tls_keys_clear(tp_tls_keys *k);
+
+/* ---- the derivations, exposed for their known-answer tests ------------------------------ */
+
+/* TLS 1.3 (RFC 8446 section 7.3): the record key (key_len bytes) and the 12-byte IV of a
+ * traffic secret, with HKDF-Expand-Label over md. 0 or -1. */
+int tp_tls13_traffic_keys(const struct evp_md_st *md, const uint8_t *secret, size_t secret_len,
+                          uint8_t *key, size_t key_len, uint8_t iv[12]);
+
+/* TLS 1.3 (RFC 8446 section 7.2): the next traffic secret (secret_len bytes into next). 0 or
+ * -1. */
+int tp_tls13_next_secret(const struct evp_md_st *md, const uint8_t *secret, size_t secret_len,
+                         uint8_t *next);
+
+/* TLS 1.2 (RFC 5246 section 6.3): n bytes of the key block of master secret ms, the PRF of
+ * md over "key expansion" and the server's then the client's random. 0 or -1. */
+int tp_tls12_key_block(const struct evp_md_st *md, const uint8_t *ms, size_t ms_len,
+                       const uint8_t server_random[32], const uint8_t client_random[32],
+                       uint8_t *out, size_t n);
 
 #endif

@@ -37,15 +37,25 @@
 #include "tp_int.h"
 
 struct ssl_st;
+struct tp_tls_keys;
 typedef struct tp_tls_rx tp_tls_rx;
 
 /* Starts reading in place for a client connection ssl whose handshake is complete:
  * secret13 (secret_len bytes) is the server's TLS 1.3 application traffic secret (unused
- * for TLS 1.2); records_read counts the records OpenSSL read after the handshake. Returns 0
- * and *out; 1 when the connection's version or suite is not one this reader handles (the
- * caller keeps reading through OpenSSL; err_set() says why); TP_EFAIL. */
+ * for TLS 1.2); records_read counts the records OpenSSL read after the handshake; gcm chooses
+ * the AES-GCM code. Returns 0 and *out; 1 when the connection's version or suite is not one
+ * this reader handles (the caller keeps reading through OpenSSL); TP_EFAIL. */
 int tp_tls_rx_new(struct ssl_st *ssl, const uint8_t *secret13, size_t secret_len,
-                  uint64_t records_read, tp_tls_rx **out);
+                  uint64_t records_read, tp_tls_gcm gcm, tp_tls_rx **out);
+
+/* Test-only (record-layer tests and fuzz targets, without a handshake): a reader with the
+ * keys k set up by tp_tls_keys_init_test, which it takes over (k is left cleared, also on
+ * failure). A key update the server asks for is followed but not answered (no connection to
+ * answer through). 0 and *out, or TP_EFAIL. */
+int tp_tls_rx_new_test(struct tp_tls_keys *k, tp_tls_rx **out);
+
+/* The reader's keys (for tests: sequence number, key generation). */
+const struct tp_tls_keys *tp_tls_rx_keys(const tp_tls_rx *rx);
 
 /* Receives and decrypts records into ch's input area until it holds a complete frame (or a
  * frame length the parser will refuse) or no complete record is left to decrypt. Sets

@@ -24,23 +24,53 @@ struct tp_tls_tx {
     uint8_t buf[TX_BUF];
 };
 
-int tp_tls_tx_new(struct ssl_st *ssl, const uint8_t *secret13, size_t secret_len,
-                  uint64_t records_written, tp_tls_tx **out)
+/* A sealer with nothing buffered (its keys not set up). NULL after err_set(). */
+static tp_tls_tx *tx_alloc(void)
 {
-    *out = NULL;
     tp_tls_tx *tx = malloc(sizeof(*tx));
-    if (!tx)
-        return err_set("out of memory for sealing TLS records");
+    if (!tx) {
+        err_set("out of memory for sealing TLS records");
+        return NULL;
+    }
     tx->len = tx->sent = 0;
     tx->nrec = tx->credited = 0;
     tx->ku_asked = 0;
-    int rc = tp_tls_keys_init(&tx->k, ssl, 1, secret13, secret_len, records_written);
+    return tx;
+}
+
+int tp_tls_tx_new(struct ssl_st *ssl, const uint8_t *secret13, size_t secret_len,
+                  uint64_t records_written, tp_tls_gcm gcm, tp_tls_tx **out)
+{
+    *out = NULL;
+    tp_tls_tx *tx = tx_alloc();
+    if (!tx)
+        return TP_EFAIL;
+    int rc = tp_tls_keys_init(&tx->k, ssl, 1, secret13, secret_len, records_written, gcm);
     if (rc != 0) {
         free(tx);
         return rc;
     }
     *out = tx;
     return 0;
+}
+
+int tp_tls_tx_new_test(tp_tls_keys *k, tp_tls_tx **out)
+{
+    *out = NULL;
+    tp_tls_tx *tx = tx_alloc();
+    if (!tx) {
+        tp_tls_keys_clear(k);
+        return TP_EFAIL;
+    }
+    tx->k = *k;
+    memset(k, 0, sizeof(*k));
+    *out = tx;
+    return 0;
+}
+
+const tp_tls_keys *tp_tls_tx_keys(const tp_tls_tx *tx)
+{
+    return &tx->k;
 }
 
 void tp_tls_tx_free(tp_tls_tx *tx)
@@ -115,8 +145,8 @@ static int push(tp_tls_tx *tx, int fd)
     return 1;
 }
 
-/* Seals up to RECORDS_PER_SEND records of the n bytes at buf (after a key update when one was asked
- * for) into the empty record buffer. 0 or TP_EFAIL. */
+/* Seals up to RECORDS_PER_SEND records of the n bytes at buf (after a key update when one was
+ * asked for) into the empty record buffer. 0 or TP_EFAIL. */
 static int seal_batch(tp_tls_tx *tx, const uint8_t *buf, size_t n)
 {
     size_t at = 0, take = 0;

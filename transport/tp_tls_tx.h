@@ -20,15 +20,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tp.h"
+
 struct ssl_st;
+struct tp_tls_keys;
 typedef struct tp_tls_tx tp_tls_tx;
 
 /* Starts sealing for a server connection ssl whose handshake is complete (secret13: the
  * server's TLS 1.3 application traffic secret; records_written: the records OpenSSL wrote
- * after the handshake). Returns 0 and *out; 1 when the version or suite is not handled here
- * (the caller keeps writing through OpenSSL); TP_EFAIL. */
+ * after the handshake; gcm: the AES-GCM code). Returns 0 and *out; 1 when the version or
+ * suite is not handled here (the caller keeps writing through OpenSSL); TP_EFAIL. */
 int tp_tls_tx_new(struct ssl_st *ssl, const uint8_t *secret13, size_t secret_len,
-                  uint64_t records_written, tp_tls_tx **out);
+                  uint64_t records_written, tp_tls_gcm gcm, tp_tls_tx **out);
+
+/* Test-only (record-layer tests and fuzz targets, without a handshake): a sealer with the
+ * keys k set up by tp_tls_keys_init_test, which it takes over (k is left cleared, also on
+ * failure). 0 and *out, or TP_EFAIL. */
+int tp_tls_tx_new_test(struct tp_tls_keys *k, tp_tls_tx **out);
+
+/* The sealer's keys (for tests: sequence number, key generation). */
+const struct tp_tls_keys *tp_tls_tx_keys(const tp_tls_tx *tx);
 
 /* Writes up to n bytes at buf on fd as sealed records: the stream write contract (> 0 bytes
  * taken, 0 = must wait for POLLOUT, TP_EFAIL with err_set()). */

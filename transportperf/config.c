@@ -136,6 +136,7 @@ const opt_def tperf_options[] = {
     RUN_OPT_HISTOGRAM_LOG(
         C, opts, "HdrHistogram interval log of the latencies (ours): <base><thread>_<pid>.hlog"),
     RUN_OPT_CLOCK(C, opts),
+    RUN_TLS_RECORD_OPTIONS(C, opts.tls),
     OPT_ENUM_("-seqGaps", C, gap_mode, gap_modes, "<fail|count>",
               "On a missing, repeated or out-of-order sequence number: fail (end the run at the "
               "first, as the ETA tool) or count (keep going; gaps, lost and duplicate messages "
@@ -314,6 +315,8 @@ void tperf_config_print(const tperf_config *c, const out_extra *extra, out_repor
         out_input(r, w, "Receive Loss", "%.4f%% of datagrams dropped (seed %llu)",
                   c->opts.mc.recv_loss_ppm / 10000.0,
                   (unsigned long long)c->opts.mc.recv_loss_seed);
+    if (o->conn_type == TP_CONN_ENCRYPTED)
+        RUN_OPTS_PRINT(r, w, o, RUN_IN_TLS_RECORDS, RUN_IN_TLS_AES_GCM);
     out_inputs_end(r, w, extra, o->summary_file);
 }
 

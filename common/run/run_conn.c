@@ -141,6 +141,8 @@ void run_conn_tp(const run_opts *o, const run_link *l, tp_opts *out)
         out->tls_cert_file = o->tls.cert;
         out->tls_ciphers = o->tls.cipher;
         out->tls_protocols = (uint8_t)run_tls_protocol_flags(&o->tls);
+        out->tls_records = o->tls.records;
+        out->tls_gcm = o->tls.gcm;
     }
     if (o->conn_type == TP_CONN_WEBSOCKET)
         out->conn_type = TP_CONN_WEBSOCKET; /* a server binds a socket that takes both */

@@ -95,6 +95,8 @@ static const line_def lines[] = {
     LINE_(RUN_IN_TUNNEL_USAGE, "Print Usage Tunnel Bufs", LINE_FLAG, tunnel_bufs_used),
     LINE_(RUN_IN_COMPRESSION, "Compression type", LINE_INT, compression_type),
     LINE_(RUN_IN_REACTOR, "Use Reactor", LINE_FLAG, reactor),
+    LINE_OWN_(RUN_IN_TLS_RECORDS),
+    LINE_OWN_(RUN_IN_TLS_AES_GCM),
 };
 
 /* The lines that are more than a field: key k's line. */
@@ -120,6 +122,12 @@ static void print_own(out_report *r, int w, const run_opts *o, run_in k)
         break;
     case RUN_IN_TLS_FLAGS:
         out_input(r, w, "TLS Protocol flags", "%d", run_tls_protocol_flags(&o->tls));
+        break;
+    case RUN_IN_TLS_RECORDS:
+        out_input(r, w, "TLS Records", "%s", run_tls_records_text(&o->tls));
+        break;
+    case RUN_IN_TLS_AES_GCM:
+        out_input(r, w, "TLS AES-GCM", "%s", run_tls_gcm_text(&o->tls));
         break;
     default:
         break;

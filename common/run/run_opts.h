@@ -183,6 +183,8 @@ typedef enum run_in {
     RUN_IN_TUNNEL_USAGE,      /* Print Usage Tunnel Bufs */
     RUN_IN_COMPRESSION,       /* Compression type (the number) */
     RUN_IN_REACTOR,           /* Use Reactor */
+    RUN_IN_TLS_RECORDS,       /* TLS Records (ours: -tlsRecords) */
+    RUN_IN_TLS_AES_GCM,       /* TLS AES-GCM (ours: -tlsAesGcm, with what auto chooses) */
 } run_in;
 
 /* Writes the TEST INPUTS lines of o named by keys, in that order up to RUN_IN_END, labels

@@ -13,10 +13,48 @@ const opt_name run_tls_protocols[] = {
     {"http", 0, "HTTP tunnelling"},         {NULL, 0, NULL},
 };
 
+const opt_name run_tls_records_names[] = {
+    {"transport", TP_TLS_RECORDS_TRANSPORT, NULL},
+    {"read", TP_TLS_RECORDS_READ, NULL},
+    {"write", TP_TLS_RECORDS_WRITE, NULL},
+    {"openssl", TP_TLS_RECORDS_OPENSSL, NULL},
+    {NULL, 0, NULL},
+};
+
+const opt_name run_tls_gcm_names[] = {
+    {"auto", TP_TLS_GCM_AUTO, NULL},
+    {"vaes", TP_TLS_GCM_VAES, NULL},
+    {"openssl", TP_TLS_GCM_OPENSSL, NULL},
+    {NULL, 0, NULL},
+};
+
 void run_tls_defaults(run_tls *t)
 {
     memset(t, 0, sizeof(*t));
     t->encrypted_protocol = TP_CONN_SOCKET;
+    t->records = TP_TLS_RECORDS_TRANSPORT;
+    t->gcm = TP_TLS_GCM_AUTO;
+}
+
+/* The word of value v in names ("?" when none). */
+static const char *name_of(const opt_name *names, int v)
+{
+    for (; names->name; names++)
+        if (names->value == v)
+            return names->name;
+    return "?";
+}
+
+const char *run_tls_records_text(const run_tls *t)
+{
+    return name_of(run_tls_records_names, (int)t->records);
+}
+
+const char *run_tls_gcm_text(const run_tls *t)
+{
+    if (t->gcm == TP_TLS_GCM_AUTO)
+        return tp_tls_vaes_available() ? "auto (vaes)" : "auto (openssl)";
+    return name_of(run_tls_gcm_names, (int)t->gcm);
 }
 
 int run_tls_protocol_flags(const run_tls *t)

@@ -31,10 +31,16 @@ typedef struct run_tls {
     char keyfile[RUN_TLS_PATH];      /* -keyfile: the server's PEM key */
     char cert[RUN_TLS_PATH];         /* -cert: the server's PEM certificate (chain) */
     char cipher[RUN_TLS_PATH];       /* -cipher: the server's TLS 1.2 cipher list, "" = default */
+    tp_tls_records records;          /* -tlsRecords (ours): TP_TLS_RECORDS_TRANSPORT by default */
+    tp_tls_gcm gcm;                  /* -tlsAesGcm (ours): TP_TLS_GCM_AUTO by default */
 } run_tls;
 
 /* Words of -encryptedConnType. */
 extern const opt_name run_tls_protocols[];
+
+/* Words of -tlsRecords and -tlsAesGcm (ours). */
+extern const opt_name run_tls_records_names[];
+extern const opt_name run_tls_gcm_names[];
 
 /* The client's options; T is the tool's configuration type and f its run_tls member. */
 #define RUN_TLS_CLIENT_OPTIONS(T, f)                                                               \
@@ -61,8 +67,28 @@ extern const opt_name run_tls_protocols[];
              "TLS 1.2 cipher suites of an encrypted server (OpenSSL list); default: the "          \
              "DHE/ECDHE-RSA AES-GCM and SHA-2 suites")
 
+/* Ours, for every tool: which TLS records the transport protects itself after OpenSSL's
+ * handshake, and with which AES-GCM code (tp_opts.tls_records, tls_gcm). */
+#define RUN_TLS_RECORD_OPTIONS(T, f)                                                               \
+    OPT_ENUM_T_("-tlsRecords", T, f.records, tp_tls_records, run_tls_records_names,                \
+                "<transport|read|write|openssl>",                                                  \
+                "Encrypted connections, AES-GCM suites (ours): which TLS records the transport "   \
+                "protects itself once OpenSSL's handshake is done: transport (a client reads its " \
+                "records in place, a server seals its own), read (clients only), write (servers "  \
+                "only), openssl (OpenSSL reads and writes them all)"),                             \
+        OPT_ENUM_T_(                                                                               \
+            "-tlsAesGcm", T, f.gcm, tp_tls_gcm, run_tls_gcm_names, "<auto|vaes|openssl>",          \
+            "The AES-GCM code of the records the transport protects (ours): auto (VAES and "       \
+            "VPCLMULQDQ where the CPU has them, else OpenSSL's), vaes (refused on a CPU "          \
+            "without them), openssl")
+
 /* Fills t with the defaults (everything off or empty). */
 void run_tls_defaults(run_tls *t);
+
+/* The TEST INPUTS values of -tlsRecords and -tlsAesGcm: the word given, and for auto the code
+ * it chooses on this CPU ("auto (vaes)", "auto (openssl)"). */
+const char *run_tls_records_text(const run_tls *t);
+const char *run_tls_gcm_text(const run_tls *t);
 
 /* The TLS protocol flags the ETA tools print in TEST INPUTS ("TLS Protocol flags"): 4 with
  * -spTLSv1.2, else 0 (the library's default). */

@@ -3,6 +3,7 @@
 #include "testsupport.h"
 
 #include "err.h"
+#include "run_conn.h"
 #include "run_opts.h"
 
 #include <stdlib.h>
@@ -32,6 +33,7 @@ static const opt_def options[] = {
     RUN_OPT_SUMMARY_STATS(tool_cfg, opts),
     RUN_OPT_STATS_OUTPUT(tool_cfg, opts),
     OPT_INT_("-own", tool_cfg, own, 0, 10, "<n>", "The tool's own"),
+    RUN_TLS_RECORD_OPTIONS(tool_cfg, opts.tls),
     OPT_END_,
 };
 
@@ -188,7 +190,7 @@ static void test_print_every_key(void **state)
     (void)state;
     run_opts o;
     run_opts_defaults(&o, "14002", "S.out", "St");
-    for (int k = RUN_IN_HOSTNAME; k <= RUN_IN_REACTOR; k++) {
+    for (int k = RUN_IN_HOSTNAME; k <= RUN_IN_TLS_AES_GCM; k++) {
         char *t = print_text(&o, 24, (const run_in[]){(run_in)k, RUN_IN_END});
         const char *nl = strchr(t, '\n');
         assert_non_null(nl);
@@ -201,12 +203,80 @@ static void test_print_every_key(void **state)
     }
 }
 
+/* -tlsRecords and -tlsAesGcm (ours): transport and auto by default, their words parsed into
+ * tp_opts by run_conn_tp (for encrypted connections), others refused; their TEST INPUTS
+ * lines, auto with what it chooses on this CPU. */
+static void test_tls_record_options(void **state)
+{
+    (void)state;
+    tool_cfg c = {0};
+    run_opts_defaults(&c.opts, "14002", "S.out", "St");
+    assert_int_equal(c.opts.tls.records, TP_TLS_RECORDS_TRANSPORT);
+    assert_int_equal(c.opts.tls.gcm, TP_TLS_GCM_AUTO);
+    tp_opts o;
+    const run_link link = {.side = RUN_CLIENT, .protocol_type = TP_PROTOCOL_RWF};
+    tp_opts_init(&o);
+    assert_int_equal(o.tls_records, TP_TLS_RECORDS_TRANSPORT);
+    assert_int_equal(o.tls_gcm, TP_TLS_GCM_AUTO);
+    char *t = print_text(&c.opts, 24,
+                         (const run_in[]){RUN_IN_TLS_RECORDS, RUN_IN_TLS_AES_GCM, RUN_IN_END});
+    assert_string_equal(t, tp_tls_vaes_available() ? "             TLS Records: transport\n"
+                                                     "             TLS AES-GCM: auto (vaes)\n"
+                                                   : "             TLS Records: transport\n"
+                                                     "             TLS AES-GCM: auto (openssl)\n");
+    free(t);
+
+    static const struct {
+        const char *records, *gcm;
+        tp_tls_records r;
+        tp_tls_gcm g;
+    } words[] = {
+        {"read", "openssl", TP_TLS_RECORDS_READ, TP_TLS_GCM_OPENSSL},
+        {"write", "vaes", TP_TLS_RECORDS_WRITE, TP_TLS_GCM_VAES},
+        {"openssl", "auto", TP_TLS_RECORDS_OPENSSL, TP_TLS_GCM_AUTO},
+        {"transport", "openssl", TP_TLS_RECORDS_TRANSPORT, TP_TLS_GCM_OPENSSL},
+    };
+    for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+        char *argv[] = {"tool", "-tlsRecords", (char *)words[i].records, "-tlsAesGcm",
+                        (char *)words[i].gcm};
+        assert_int_equal(opt_parse(options, 5, argv, &c), 0);
+        c.opts.conn_type = TP_CONN_ENCRYPTED;
+        run_conn_tp(&c.opts, &link, &o);
+        assert_int_equal(o.tls_records, words[i].r);
+        assert_int_equal(o.tls_gcm, words[i].g);
+        char want[200];
+        snprintf(want, sizeof(want),
+                 "             TLS Records: %s\n"
+                 "             TLS AES-GCM: %s\n",
+                 words[i].records,
+                 words[i].g == TP_TLS_GCM_AUTO
+                     ? (tp_tls_vaes_available() ? "auto (vaes)" : "auto (openssl)")
+                     : words[i].gcm);
+        t = print_text(&c.opts, 24,
+                       (const run_in[]){RUN_IN_TLS_RECORDS, RUN_IN_TLS_AES_GCM, RUN_IN_END});
+        assert_string_equal(t, want);
+        free(t);
+    }
+    /* a connection that is not encrypted takes nothing of them */
+    c.opts.conn_type = TP_CONN_SOCKET;
+    run_conn_tp(&c.opts, &link, &o);
+    assert_int_equal(o.tls_records, TP_TLS_RECORDS_TRANSPORT);
+    assert_int_equal(o.tls_gcm, TP_TLS_GCM_AUTO);
+
+    char *bad[] = {"tool", "-tlsRecords", "both"};
+    assert_int_equal(opt_parse(options, 3, bad, &c), -1);
+    assert_non_null(strstr(err_msg(), "-tlsRecords"));
+    char *bad2[] = {"tool", "-tlsAesGcm", "aesni"};
+    assert_int_equal(opt_parse(options, 3, bad2, &c), -1);
+    assert_non_null(strstr(err_msg(), "-tlsAesGcm"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),        cmocka_unit_test(test_options),
         cmocka_unit_test(test_print_order),     cmocka_unit_test(test_print_rules),
-        cmocka_unit_test(test_print_every_key),
+        cmocka_unit_test(test_print_every_key), cmocka_unit_test(test_tls_record_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -598,6 +598,40 @@ static void test_json_inputs(void **state)
     run_free(&r);
 }
 
+/* -tlsRecords and -tlsAesGcm (ours): their TEST INPUTS lines come after ours, for encrypted
+ * connections only, and the JSON inputs carry their words. */
+static void test_tls_record_inputs(void **state)
+{
+    (void)state;
+    for (int encrypted = 0; encrypted < 2; encrypted++) {
+        run r;
+        if (encrypted)
+            PARSE(&r, "-connType", "encrypted", "-tlsRecords", "read", "-tlsAesGcm", "openssl");
+        else
+            PARSE(&r, "-tlsRecords", "read", "-tlsAesGcm", "openssl");
+        assert_int_equal(r.status, OPT_CONTINUE);
+        tt_capture got;
+        tt_capture_open(&got);
+        out_report rep;
+        out_report_init(&rep, got.f, NULL);
+        cons_config_print(&r.cfg, NULL, &rep);
+        tt_capture_close(&got);
+        const char *lines = strstr(got.text, "    Expected Update Rate: 0\n"
+                                             "             TLS Records: read\n"
+                                             "             TLS AES-GCM: openssl\n");
+        if (encrypted ? !lines : strstr(got.text, "TLS Records") != NULL)
+            fail_msg("TEST INPUTS (%s):\n%s", encrypted ? "encrypted" : "socket", got.text);
+        tt_capture_free(&got);
+        json_object *o = cons_config_json(&r.cfg), *v;
+        assert_true(json_object_object_get_ex(o, "tlsRecords", &v));
+        assert_string_equal(json_object_get_string(v), "read");
+        assert_true(json_object_object_get_ex(o, "tlsAesGcm", &v));
+        assert_string_equal(json_object_get_string(v), "openssl");
+        json_object_put(o);
+        run_free(&r);
+    }
+}
+
 static void test_random_command_lines(void **state)
 {
     (void)state;
@@ -680,6 +714,7 @@ int main(void)
         cmocka_unit_test(test_tunnel_options),
         cmocka_unit_test(test_inputs_values),
         cmocka_unit_test(test_json_inputs),
+        cmocka_unit_test(test_tls_record_inputs),
         cmocka_unit_test(test_random_command_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,8 @@
-/* A TLS client reading its records in place (tp_tls_rx): used for TLS 1.2 and 1.3 and not when
- * turned off; every message of many sizes (packed, fragmented, across record boundaries)
- * arrives intact; the server's post-handshake traffic (TLS 1.3 tickets, key updates, asked
- * for or not, answered) is followed; and bytes that are not a good record (tampered, not TLS,
+/* A TLS client reading its records in place (tp_tls_rx) and a server sealing its own
+ * (tp_tls_tx): used for TLS 1.2 and 1.3 as tls_records says, with the AES-GCM code tls_gcm
+ * says, and the choices checked; every message of many sizes (packed, fragmented, across record
+ * boundaries) arrives intact; the server's post-handshake traffic (TLS 1.3 tickets, key updates,
+ * asked for or not, answered) is followed; and bytes that are not a good record (tampered, not TLS,
  * too long, cut short by the close) fail the channel saying what was wrong. */
 #include <openssl/ssl.h>
 #include <stdlib.h>
@@ -10,12 +11,19 @@
 #include "tp_tls.h"
 #include "tp_tlsutil.h"
 
+/* The AES-GCM code and the records the transport protects, of the channels connect_pair
+ * makes next. */
+static tp_tls_gcm gcm_choice = TP_TLS_GCM_AUTO;
+static tp_tls_records records_choice = TP_TLS_RECORDS_TRANSPORT;
+
 /* Connects a client (TLS 1.2 alone when v12) to a new server; both active. */
 static void connect_pair(tu_pair *p, int v12)
 {
     tp_opts so, co;
     tt_server_opts(&so, &tt.server);
     tt_client_opts(&co, "localhost", tt.ca.cert_path);
+    so.tls_gcm = co.tls_gcm = gcm_choice;
+    so.tls_records = co.tls_records = records_choice;
     if (v12)
         co.tls_protocols = TP_TLS_V1_2;
     int rs, rc;
@@ -84,14 +92,15 @@ static const char *read_until_failure(tp_channel *r)
     return "";
 }
 
-/* Every test below runs twice: records opened by tp_gcm_vaes where the CPU can, and by
- * OpenSSL (RWFPERF_TLS_VAES=0). */
+/* Every test below runs twice: records opened and sealed by tp_gcm_vaes where the CPU can
+ * (tls_gcm auto), and by OpenSSL's AES-GCM (tls_gcm openssl). */
 static void both_openers(void (*body)(void))
 {
+    gcm_choice = TP_TLS_GCM_AUTO;
     body();
-    setenv("RWFPERF_TLS_VAES", "0", 1);
+    gcm_choice = TP_TLS_GCM_OPENSSL;
     body();
-    unsetenv("RWFPERF_TLS_VAES");
+    gcm_choice = TP_TLS_GCM_AUTO;
 }
 
 static void used_and_intact(void)
@@ -106,6 +115,9 @@ static void used_and_intact(void)
         assert_string_equal(ci.tls_version, versions[v]);
         assert_int_equal(ci.tls_in_place, 1);
         assert_int_equal(si.tls_in_place, 1); /* the server seals its records */
+        int vaes = gcm_choice == TP_TLS_GCM_AUTO && tp_tls_vaes_available();
+        assert_int_equal(ci.tls_vaes, vaes);
+        assert_int_equal(si.tls_vaes, vaes);
         stream(p.s, p.c, 20000, 300, 7);
         stream(p.s, p.c, 3000, 6000, 1);
         tu_transfer(p.s, p.c, 300000, 3, 0); /* fragmented, over many records */
@@ -124,18 +136,59 @@ static void test_used_and_intact(void **state)
     both_openers(used_and_intact);
 }
 
+/* tls_records openssl: neither side protects records itself; read: only the client; write:
+ * only the server. Messages arrive intact in each case. */
 static void test_turned_off(void **state)
 {
     (void)state;
-    setenv("RWFPERF_TLS_INPLACE", "0", 1);
-    tu_pair p;
-    connect_pair(&p, 0);
-    unsetenv("RWFPERF_TLS_INPLACE");
-    tp_info ci;
-    assert_int_equal(tp_get_info(p.c, &ci), 0);
-    assert_int_equal(ci.tls_in_place, 0);
-    stream(p.s, p.c, 5000, 300, 7);
-    tu_close(&p);
+    static const struct {
+        tp_tls_records r;
+        int client, server;
+    } cases[] = {
+        {TP_TLS_RECORDS_OPENSSL, 0, 0}, {TP_TLS_RECORDS_READ, 1, 0}, {TP_TLS_RECORDS_WRITE, 0, 1}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        records_choice = cases[i].r;
+        tu_pair p;
+        connect_pair(&p, 0);
+        records_choice = TP_TLS_RECORDS_TRANSPORT;
+        tp_info ci, si;
+        assert_int_equal(tp_get_info(p.c, &ci), 0);
+        assert_int_equal(tp_get_info(p.s, &si), 0);
+        assert_int_equal(ci.tls_in_place, cases[i].client);
+        assert_int_equal(si.tls_in_place, cases[i].server);
+        stream(p.s, p.c, 5000, 300, 7);
+        stream(p.c, p.s, 500, 300, 7);
+        tu_close(&p);
+    }
+}
+
+/* Choices out of range are refused by the check at start and by tp_connect/tp_bind; VAES is
+ * refused only on a CPU without it. */
+static void test_choices_checked(void **state)
+{
+    (void)state;
+    tp_opts so, co;
+    tt_server_opts(&so, &tt.server);
+    tt_client_opts(&co, "localhost", tt.ca.cert_path);
+    so.tls_records = (tp_tls_records)4;
+    assert_int_equal(tp_tls_check(&so, true), TP_EINVAL);
+    tt_assert_has(err_msg(), "TLS record choice 4 is none of");
+    so.tls_records = TP_TLS_RECORDS_TRANSPORT;
+    co.tls_gcm = (tp_tls_gcm)3;
+    assert_int_equal(tp_tls_check(&co, false), TP_EINVAL);
+    tt_assert_has(err_msg(), "TLS AES-GCM code choice 3 is none of");
+    tp_channel *ch = NULL;
+    assert_true(tp_connect(&co, &ch) < 0);
+    assert_null(ch);
+    co.tls_gcm = TP_TLS_GCM_VAES;
+    so.tls_gcm = TP_TLS_GCM_VAES;
+    if (tp_tls_vaes_available()) {
+        assert_int_equal(tp_tls_check(&co, false), 0);
+        assert_int_equal(tp_tls_check(&so, true), 0);
+    } else {
+        assert_int_equal(tp_tls_check(&so, true), TP_EINVAL);
+        tt_assert_has(err_msg(), "lacks AES-NI, PCLMULQDQ, AVX2, VAES or VPCLMULQDQ");
+    }
 }
 
 static int key_updates_seen;
@@ -157,9 +210,9 @@ static void count_key_updates(int write_p, int version, int content_type, const 
 static void tickets_and_key_updates(void)
 {
     tu_pair p;
-    setenv("RWFPERF_TLS_INPLACE", "read", 1); /* the server writes through OpenSSL */
+    records_choice = TP_TLS_RECORDS_READ; /* the server writes through OpenSSL */
     connect_pair(&p, 0);
-    unsetenv("RWFPERF_TLS_INPLACE");
+    records_choice = TP_TLS_RECORDS_TRANSPORT;
     tp_info si;
     assert_int_equal(tp_get_info(p.s, &si), 0);
     assert_int_equal(si.tls_in_place, 0);
@@ -292,6 +345,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_used_and_intact),
         cmocka_unit_test(test_turned_off),
+        cmocka_unit_test(test_choices_checked),
         cmocka_unit_test(test_tickets_and_key_updates),
         cmocka_unit_test(test_key_updates_asked_of_server),
         cmocka_unit_test(test_bad_records),
