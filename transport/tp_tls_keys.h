@@ -8,6 +8,11 @@
  * Keys: TLS 1.2 from the session's master secret expanded with the two randoms (the PRF of
  * the suite's hash); TLS 1.3 from the server's application traffic secret (reported by
  * OpenSSL's key-log callback), with HKDF-Expand-Label, and followed through key updates.
+ *
+ * Nonces never repeat under one key: the sequence number counts every record of the key and
+ * starts again only with a new key (TLS 1.3 key update); a sealing side stops at
+ * TP_TLS_GCM_RECORD_LIMIT records per key, and an opening side fails a record that would
+ * take the sequence number past 2^64 - 1.
  */
 #ifndef RWFPERF_TP_TLS_KEYS_H
 #define RWFPERF_TP_TLS_KEYS_H
@@ -27,6 +32,17 @@ struct evp_md_st;
 #define TP_TLS_REC_MAX (TP_TLS_REC_HDR + TP_TLS_REC_BODY_MAX)
 #define TP_TLS_TAG 16
 #define TP_TLS_NONCE12 8 /* TLS 1.2: the explicit part of the nonce, sent before each record */
+
+/* The most records one AES-GCM key seals: 2^24.5 (RFC 8446 section 5.5, the limit for full-size
+ * records that keeps the authenticated encryption margin near 2^-57). A TLS 1.3 sealing side
+ * updates its keys before it would pass it (its KeyUpdate is the key's last record); a TLS 1.2
+ * one, which cannot change keys without renegotiating, fails the channel instead. */
+#define TP_TLS_GCM_RECORD_LIMIT 23726566u
+
+/* GCM's 32-bit block counter cannot wrap inside a record: with a 96-bit nonce it starts at 2
+ * (1 is the tag's), and the largest record body holds fewer than 2^32 - 2 blocks. */
+_Static_assert(TP_TLS_REC_BODY_MAX / 16 + 2 < ((uint64_t)1 << 32),
+               "a record cannot wrap the GCM block counter");
 
 /* record content types */
 enum { TP_TLS_CT_ALERT = 21, TP_TLS_CT_HANDSHAKE = 22, TP_TLS_CT_DATA = 23 };

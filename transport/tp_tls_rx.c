@@ -72,6 +72,8 @@ static int open_record(tp_tls_rx *rx, uint8_t *rec, uint32_t body, uint8_t **pt,
     uint8_t *ct;
     uint32_t clen;
     size_t alen;
+    if (k->seq == UINT64_MAX) /* its nonce would come round again */
+        return err_set("TLS record from the server past sequence number 2^64 - 1 under one key");
     if (k->v13) {
         if (rec[0] != TP_TLS_CT_DATA)
             return err_set("TLS 1.3 record of outer type %u after the handshake", rec[0]);

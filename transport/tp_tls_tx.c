@@ -87,12 +87,20 @@ void tp_tls_tx_key_update_asked(tp_tls_tx *tx)
 }
 
 /* Seals one record of content type type holding n bytes from src (n <= 16384) at dst (room
- * for n + OVERHEAD bytes). Returns the record's size, or TP_EFAIL. */
+ * for n + OVERHEAD bytes). Returns the record's size, or TP_EFAIL when the key has sealed its
+ * TP_TLS_GCM_RECORD_LIMIT records (never more, whoever asks). */
 static long seal_record(tp_tls_keys *k, uint8_t type, const uint8_t *src, size_t n, uint8_t *dst)
 {
     uint8_t nonce[12], aad[13];
     size_t body;
     int rc;
+    if (k->seq >= TP_TLS_GCM_RECORD_LIMIT)
+        return err_set("TLS %s: %u records sealed under one key, the AES-GCM limit (RFC 8446 "
+                       "section 5.5)%s",
+                       k->v13 ? "1.3" : "1.2", TP_TLS_GCM_RECORD_LIMIT,
+                       k->v13 ? ""
+                              : "; TLS 1.2 changes keys only by renegotiating, which the "
+                                "transport does not do: the channel closes");
     if (k->v13) { /* outer type data; the content, then its type, sealed */
         body = n + 1 + TP_TLS_TAG;
         dst[0] = TP_TLS_CT_DATA;
@@ -145,12 +153,18 @@ static int push(tp_tls_tx *tx, int fd)
     return 1;
 }
 
-/* Seals up to RECORDS_PER_SEND records of the n bytes at buf (after a key update when one was
- * asked for) into the empty record buffer. 0 or TP_EFAIL. */
+/* Seals up to RECORDS_PER_SEND records of the n bytes at buf into the empty record buffer,
+ * after a key update when one was asked for or when the key (TLS 1.3) is down to its last
+ * record. 0 or TP_EFAIL. */
 static int seal_batch(tp_tls_tx *tx, const uint8_t *buf, size_t n)
 {
+    _Static_assert(RECORDS_PER_SEND < TP_TLS_GCM_RECORD_LIMIT, "one key update per batch");
     size_t at = 0, take = 0;
     tx->nrec = tx->credited = 0;
+    /* A key has room for the batch's records and its KeyUpdate, or the KeyUpdate comes first
+     * (a new key has room for the batch). */
+    if (tx->k.v13 && tx->k.seq + RECORDS_PER_SEND >= TP_TLS_GCM_RECORD_LIMIT)
+        tx->ku_asked = 1;
     if (tx->ku_asked) { /* KeyUpdate, update_not_requested, under the keys it replaces */
         static const uint8_t ku[5] = {24, 0, 0, 1, 0};
         long r = seal_record(&tx->k, TP_TLS_CT_HANDSHAKE, ku, sizeof(ku), tx->buf);
@@ -194,8 +208,8 @@ long tp_tls_tx_write(tp_tls_tx *tx, int fd, const uint8_t *buf, size_t n)
 
 void tp_tls_tx_close(tp_tls_tx *tx, int fd)
 {
-    if (tx->len && push(tx, fd) != 1)
-        return;
+    if ((tx->len && push(tx, fd) != 1) || tx->k.seq >= TP_TLS_GCM_RECORD_LIMIT)
+        return; /* still busy, or the key has sealed all it may */
     static const uint8_t close_notify[2] = {1, 0};
     long r = seal_record(&tx->k, TP_TLS_CT_ALERT, close_notify, sizeof(close_notify), tx->buf);
     if (r > 0) {

@@ -10,6 +10,10 @@
  * reads. A client's key update request is answered before the next record; the orderly end is
  * a close_notify sealed the same way.
  *
+ * Limits: a key seals at most TP_TLS_GCM_RECORD_LIMIT records. Under TLS 1.3 the sealer
+ * updates its keys before that (a KeyUpdate, update_not_requested, as the key's last record);
+ * under TLS 1.2 the write that would pass it fails the channel, saying so.
+ *
  * The write contract is the stream's (tp_stream.h): the bytes of a record count as taken once
  * it is entirely in the socket; until then the call returns 0 and the caller offers the same
  * bytes again.
