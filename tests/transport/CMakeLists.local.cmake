@@ -18,3 +18,8 @@ list(APPEND transport_special test_tp_tls_interop)
 rwfperf_unit_test(test_tp_ws_interop SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_tp_ws_interop.c
                   LABELS transport interop TIMEOUT 240)
 list(APPEND transport_special test_tp_ws_interop)
+# test_wycheproof_gcm: the AES-GCM code of the TLS records against Project Wycheproof's vectors
+# (tests/data/wycheproof/), read with json-c.
+rwfperf_unit_test(test_wycheproof_gcm SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_wycheproof_gcm.c
+                  LIBS rwfperf_transport rwfperf_base PkgConfig::JSONC LABELS transport)
+list(APPEND transport_special test_wycheproof_gcm)
