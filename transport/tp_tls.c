@@ -273,7 +273,6 @@ static int tls_fill(tp_stream *st)
 static void msg_cb(int write_p, int version, int content_type, const void *buf, size_t len,
                    SSL *ssl, void *arg)
 {
-    (void)version;
     (void)ssl;
     tp_tls *t = arg;
     if (!t->hs_done)
@@ -286,8 +285,9 @@ static void msg_cb(int write_p, int version, int content_type, const void *buf, 
         return;
     }
     const uint8_t *m = buf;
-    if (write_p || content_type != SSL3_RT_HANDSHAKE || len < 1 || m[0] != 24)
-        return;
+    if (write_p || version != TLS1_3_VERSION || content_type != SSL3_RT_HANDSHAKE || len < 1 ||
+        m[0] != 24)
+        return; /* a KeyUpdate exists only in TLS 1.3 */
     if (!t->base.ch->server)
         t->no_inplace = 1;
     else if (t->tx && len >= 5 && m[4] == 1)

@@ -83,7 +83,8 @@ void tp_tls_tx_free(tp_tls_tx *tx)
 
 void tp_tls_tx_key_update_asked(tp_tls_tx *tx)
 {
-    tx->ku_asked = 1;
+    if (tx->k.v13) /* TLS 1.2 has no key update: its handshake message 24 is OpenSSL's to refuse */
+        tx->ku_asked = 1;
 }
 
 /* Seals one record of content type type holding n bytes from src (n <= 16384) at dst (room

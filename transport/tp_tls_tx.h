@@ -49,7 +49,8 @@ const struct tp_tls_keys *tp_tls_tx_keys(const tp_tls_tx *tx);
  * taken, 0 = must wait for POLLOUT, TP_EFAIL with err_set()). */
 long tp_tls_tx_write(tp_tls_tx *tx, int fd, const uint8_t *buf, size_t n);
 
-/* The peer asked for a key update (TLS 1.3): one is sent before the next record. */
+/* The peer asked for a key update (TLS 1.3): one is sent before the next record. Nothing
+ * under TLS 1.2, which has none. */
 void tp_tls_tx_key_update_asked(tp_tls_tx *tx);
 
 /* One try at sending a close_notify (after whatever is still unsent), never waiting. */
