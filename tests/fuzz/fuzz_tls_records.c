@@ -409,11 +409,12 @@ static void run_sealer(uint8_t cfg, in *i)
             size_t n = u16(i) % (20 * 1024) + 1;
             if (w.nwritten + n > EXPECT_MAX)
                 n = 0;
-            content_of(i, expect + w.nwritten, n);
+            const size_t start = w.nwritten; /* the bytes taken so far count as written */
+            content_of(i, expect + start, n);
             size_t off = 0;
             for (int tries = 0; off < n && tries < 10000; tries++) {
                 err_clear();
-                long r = tp_tls_tx_write(w.tx, w.fd, expect + w.nwritten + off, n - off);
+                long r = tp_tls_tx_write(w.tx, w.fd, expect + start + off, n - off);
                 if (r < 0) {
                     CHECK(err_msg()[0] != 0, "a failed write without a message");
                     w.failed = 1;
@@ -421,11 +422,11 @@ static void run_sealer(uint8_t cfg, in *i)
                 }
                 CHECK((size_t)r <= n - off, "took more than offered");
                 off += (size_t)r;
+                w.nwritten = start + off;
                 if (r == 0)
                     drain(&w);
             }
             CHECK(w.failed || off == n, "a write did not finish");
-            w.nwritten += off;
             break;
         }
         case 1:
