@@ -111,6 +111,10 @@ void merge_free(merge *m);
  * and the decimals its values are printed with. */
 const char *merge_kind_label(const char *tag, int *decimals);
 
+/* The position of a kind in the report order (update, sched-update, post, ...; unknown tags
+ * after every known one). */
+int merge_kind_rank(const char *tag);
+
 /* Writes the combined report as text to f (stdout and <prefix>.txt). */
 void merge_write_text(const merge *m, FILE *f);
 

@@ -90,8 +90,7 @@ const char *merge_kind_label(const char *tag, int *decimals)
     return tag;
 }
 
-/* Position of a tag in the report order (unknown tags last). */
-static int kind_rank(const char *tag)
+int merge_kind_rank(const char *tag)
 {
     for (int i = 0; i < NKINDS; i++)
         if (strcmp(kinds[i].tag, tag) == 0)
@@ -106,7 +105,7 @@ static void sorted_kinds(const merge_proc *p, const merge_kind **out)
         out[i] = &p->kinds[i];
     for (int i = 1; i < p->nkinds; i++)
         for (int j = i; j > 0; j--) {
-            int a = kind_rank(out[j - 1]->tag), b = kind_rank(out[j]->tag);
+            int a = merge_kind_rank(out[j - 1]->tag), b = merge_kind_rank(out[j]->tag);
             if (a < b || (a == b && strcmp(out[j - 1]->tag, out[j]->tag) <= 0))
                 break;
             const merge_kind *t = out[j];

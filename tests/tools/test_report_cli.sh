@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# rwfperf-report as a command: a page written for a folder (default place, -o), the folders of
+# a fleet's hosts, exit status 2 with the file and line named and no page (nor temporary file)
+# left for bad input, and a page without charts (status 1) when gnuplot cannot be run.
+set -uo pipefail
+bin=${RWFPERF_BIN:?RWFPERF_BIN is not set}
+report=$bin/rwfperf-report
+work=$(mktemp -d "${TMPDIR:-/tmp}/test_report_cli.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+bad() {
+    echo "FAIL: $*"
+    failed=$((failed + 1))
+}
+
+# summary <folder> <host> <pid> <written UTC>: a ConsPerf JSON summary and statistics file.
+summary() {
+    mkdir -p "$1"
+    cat >"$1/ConsSummary.json" <<EOF
+{"tool": "ConsPerf", "version": "1.0.0", "git_revision": "0123456789ab",
+ "host": {"name": "$2", "kernel": "Linux 6", "cpu_model": "cpu", "cores": 2}, "pid": $3,
+ "written_utc": "$4", "inputs": {"statsFile": "ConsStats", "writeStatsInterval": 1},
+ "results": {"overall": {"item_count": 10, "refreshes_received": 10, "steady_update_rate": 100},
+             "passed": true}}
+EOF
+    printf 'UTC, Latency updates, Images, Update rate (msg/sec), CPU usage (%%), Memory (MB)\n' >"$1/ConsStats1.csv"
+    for s in 1 2 3; do
+        printf '%s, 0, 0, 100, 1.0, 5.0\n' "$(date -u -d "$4 UTC - $((4 - s)) seconds" '+%Y-%m-%d %H:%M:%S')" >>"$1/ConsStats1.csv"
+    done
+}
+
+# expect <status> <text in stderr or stdout> <args...>
+expect() {
+    local want=$1 text=$2 rc
+    shift 2
+    "$report" "$@" >out.txt 2>err.txt
+    rc=$?
+    if [ "$rc" = "$want" ]; then ok; else bad "rwfperf-report $* exited $rc, expected $want: $(cat err.txt)"; fi
+    if grep -qF -- "$text" out.txt err.txt; then ok; else bad "rwfperf-report $*: no '$text' in: $(cat out.txt err.txt)"; fi
+}
+
+# A run: the page in the folder, or where -o says.
+summary run h1 100 "2024-03-01 10:00:05"
+expect 0 "wrote run/report.html (passed)" run
+[ -s run/report.html ] && ok || bad "run/report.html not written"
+grep -q 'data-verdict="passed"' run/report.html && ok || bad "no verdict in the page"
+expect 0 "wrote $work/page.html" -o "$work/page.html" run
+[ -s page.html ] && ok || bad "page.html not written"
+
+# A fleet: a folder of per-host folders gives a table per host.
+summary fleet/r1/hostA hostA 200 "2024-03-01 10:00:05"
+summary fleet/r1/hostB hostB 300 "2024-03-01 10:00:06"
+expect 0 "wrote fleet/r1/report.html" fleet/r1
+grep -q '<h3>Per host</h3>' fleet/r1/report.html && ok || bad "no per-host table for a fleet"
+grep -q 'data-figure="refreshes_received" data-host="hostB"' fleet/r1/report.html && ok ||
+    bad "no hostB row in the per-host table"
+
+# Bad input: exit 2, the file and line named, no page and no temporary file left.
+summary cut h1 400 "2024-03-01 10:00:05"
+printf '2024-03-01 10:00:06, 0, 0, 1' >>cut/ConsStats1.csv
+expect 2 "cut/ConsStats1.csv:5: the last line has no line end" cut
+[ ! -e cut/report.html ] && ok || bad "a page was written for bad input"
+[ -z "$(ls -A cut | grep -v -e ConsSummary.json -e ConsStats1.csv)" ] && ok ||
+    bad "files left in cut/: $(ls -A cut)"
+mkdir -p empty
+expect 2 "empty: no results here" empty
+expect 2 "nothere: No such file or directory" nothere
+summary mixed/a h1 500 "2024-03-01 10:00:05"
+summary mixed/b h1 501 "2024-03-01 11:00:05"
+expect 2 "files of two different runs" mixed/a mixed/b
+[ ! -e mixed/a/report.html ] && ok || bad "a page was written for mixed runs"
+expect 2 "unknown option" -x run
+expect 2 "no folder given"
+expect 0 "Usage: rwfperf-report" -h
+
+# No gnuplot: the page without charts, status 1, said on stderr and on the page.
+mkdir -p nognuplot
+for t in sh bash cat rm mkdir; do ln -sf "$(command -v $t)" nognuplot/$t; done
+PATH=$work/nognuplot "$report" run >out.txt 2>err.txt
+rc=$?
+[ "$rc" = 1 ] && ok || bad "without gnuplot: exit $rc, expected 1"
+grep -q "gnuplot is not installed" err.txt && ok || bad "without gnuplot: stderr says $(cat err.txt)"
+grep -q "Chart not drawn: gnuplot is not installed" run/report.html && ok ||
+    bad "without gnuplot: the page does not say why it has no charts"
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
