@@ -31,6 +31,12 @@
 # image); CPU per update is the tool's CPU time (all its threads) per update received
 # (consumer) or sent (provider), in nanoseconds. Each run uses a free loopback port. The
 # machine is shared: repeat and keep the best.
+#
+# Outputs, in RUN_DIR (emptied of a previous sweep's first): bench.csv, a row per run with the
+# figures printed and the 1-minute load average when it ended; runs/<row>/ with that run's
+# summaries, JSON summaries, statistics files and console output; and report.html, the page
+# rwfperf-report makes of them (offered against received rate, CPU per update and p99 per
+# rate, ours and the original side by side), whose path is printed last.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 rates=("$@")
@@ -63,6 +69,7 @@ if [ -n "$orig_bin" ]; then
     pairs+=(orig)
 fi
 mkdir -p "$run_dir"
+rm -rf "$run_dir/runs" "$run_dir/bench.csv" "$run_dir/report.html"
 cp "$top/data/RDMFieldDictionary" "$top/data/enumtype.def" "$top/data/MsgData.xml" "$run_dir/"
 "$top/data/gen_items.sh" "$items" > "$run_dir/items.xml"
 cd "$run_dir"
@@ -132,6 +139,8 @@ per_update() {
 }
 
 declare -A best best_cons best_prov
+echo "mode, pair, pack, offered, received, p50_us, p99_us, p99_9_us, sched_p99_us, cons_cpu_pct, cons_mem_mb, cons_ns_per_update, prov_cpu_pct, prov_mem_mb, prov_ns_per_update, held, load1, run" >bench.csv
+row=0
 printf '%-9s %-4s %-5s %9s %10s %8s %8s %8s %9s %7s %7s %8s %7s %7s %8s\n' mode pair pack \
     offered received 'p50 us' 'p99 us' 'p99.9 us' 'sched p99' 'cons %' 'cons MB' 'cons ns' \
     'prov %' 'prov MB' 'prov ns'
@@ -173,21 +182,38 @@ for mode in $modes; do
                 read -r pcpu pmem <<< "$(steady_res ProvStats1.csv 0 0 || echo '- -')"
                 cns=$(per_update "$ccpu" "${received:-0}")
                 pns=$(per_update "$pcpu" "$rate")
+                fields=("$mode" "$pair" "$([ "$pack" -gt 1 ] && echo "$pack" || echo no)"
+                    "$rate" "${received:--}"
+                    "$(num ConsSummary.out "$s" '  Latency p50 (usec): ' || true)"
+                    "$(num ConsSummary.out "$s" '  Latency p99 (usec): ' || true)"
+                    "$(num ConsSummary.out "$s" '  Latency p99.9 (usec): ' || true)"
+                    "$(num ConsSummary.out "$s" '  Sched latency p99 (usec): ' || true)"
+                    "$ccpu" "$cmem" "$cns" "$pcpu" "$pmem" "$pns")
                 printf '%-9s %-4s %-5s %9s %10s %8s %8s %8s %9s %7s %7s %8s %7s %7s %8s\n' \
-                    "$mode" "$pair" "$([ "$pack" -gt 1 ] && echo "$pack" || echo no)" \
-                    "$rate" "${received:--}" \
-                    "$(num ConsSummary.out "$s" '  Latency p50 (usec): ' || true)" \
-                    "$(num ConsSummary.out "$s" '  Latency p99 (usec): ' || true)" \
-                    "$(num ConsSummary.out "$s" '  Latency p99.9 (usec): ' || true)" \
-                    "$(num ConsSummary.out "$s" '  Sched latency p99 (usec): ' || true)" \
-                    "$ccpu" "$cmem" "$cns" "$pcpu" "$pmem" "$pns"
+                    "${fields[@]}"
                 key="$mode $pair $pack"
-                if [[ "${received:-}" =~ ^[0-9]+$ ]] &&
-                    [ $((received * 100)) -ge $((rate * 99)) ] && [ "$rate" -gt "${best[$key]:-0}" ]; then
-                    best[$key]=$rate
-                    best_cons[$key]=$cns
-                    best_prov[$key]=$pns
+                held=no
+                if [[ "${received:-}" =~ ^[0-9]+$ ]] && [ $((received * 100)) -ge $((rate * 99)) ]; then
+                    held=yes
+                    if [ "$rate" -gt "${best[$key]:-0}" ]; then
+                        best[$key]=$rate
+                        best_cons[$key]=$cns
+                        best_prov[$key]=$pns
+                    fi
                 fi
+                # The row in bench.csv ("-" for a figure missing), the run's files in runs/.
+                row=$((row + 1))
+                rdir=runs/$(printf '%03d' "$row")
+                mkdir -p "$rdir"
+                for f in ConsSummary.out ConsSummary.json ProvSummary.out ProvSummary.json \
+                    ConsStats1.csv ProvStats1.csv cons.stdout prov.stdout; do
+                    [ -f "$f" ] && mv "$f" "$rdir/"
+                done
+                line=
+                for v in "${fields[@]}" "$held" "$(cut -d' ' -f1 /proc/loadavg)" "$rdir"; do
+                    line+="${line:+, }${v:--}"
+                done
+                echo "$line" >>bench.csv
             done
         done
     done
@@ -207,3 +233,13 @@ for mode in $modes; do
         done
     done
 done
+
+# The page of the sweep.
+report=$(dirname "$cons_bin")/rwfperf-report
+[ -x "$report" ] || report=$top/build/bin/rwfperf-report
+echo
+if [ -x "$report" ]; then
+    "$report" "$run_dir" >/dev/null && echo "report: $run_dir/report.html"
+else
+    echo "(no rwfperf-report beside $cons_bin: no report.html)"
+fi

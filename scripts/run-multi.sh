@@ -27,7 +27,9 @@
 #   DATA=            the data files' folder (default: this tree's data/)
 #   REMOTE_DIR=      working folder on the remote hosts (default /tmp/rwfperf-multi.<pid>)
 #   OUT=             where everything is collected (default build/run-multi/<UTC time>):
-#                    prov/ and cons<i>/ with each process's files, merged.txt/.json/.png
+#                    prov/ and cons<i>/ with each process's files, merged.txt/.json/.png,
+#                    and report.html, the page of the run (rwfperf-report), printed last
+# Every process writes statistics every second and histogram logs (-histogramLog hist).
 #
 # Exit status: 0 when every consumer passed and the merge succeeded; otherwise the first
 # failing consumer's status, or the merge's.
@@ -71,7 +73,7 @@ if [ -z "${BIN:-}" ]; then
     "$top/scripts/build.sh" release >/dev/null
     BIN=$top/build/bin
 fi
-for t in ProvPerf ConsPerf rwfperf-merge; do
+for t in ProvPerf ConsPerf rwfperf-merge rwfperf-report; do
     [ -x "$BIN/$t" ] || fail "$BIN/$t: not found (BIN names the tools' folder)"
 done
 
@@ -111,7 +113,8 @@ else
 fi
 prov_run=$((steady * 3 + 120))
 (cd "$out/prov" && exec "$BIN/ProvPerf" -p "$port" -updateRate "$per_conn" \
-    -latencyUpdateRate "$lat_rate" -runTime "$prov_run" -histogramLog hist ${PROV_ARGS:-}) \
+    -latencyUpdateRate "$lat_rate" -runTime "$prov_run" -writeStatsInterval 1 -histogramLog hist \
+    ${PROV_ARGS:-}) \
     >"$out/prov/ProvPerf.stdout" 2>&1 &
 prov=$!
 cleanup() { kill -INT "$prov" 2>/dev/null || true; }
@@ -139,7 +142,8 @@ for ((i = 0; i < n; i++)); do
     thr=$(threads_of "$i")
     tlist=$(printf -- '-1,%.0s' $(seq "$thr"))
     args=(-h "$prov_host" -p "$bound" -itemCount "$count" -itemFile items.xml
-        -threads "${tlist%,}" -steadyStateTime "$steady" -histogramLog hist "${extra[@]}")
+        -threads "${tlist%,}" -steadyStateTime "$steady" -writeStatsInterval 1 -histogramLog hist
+        "${extra[@]}")
     if [ ${#hosts[@]} -gt 0 ]; then
         h=${hosts[$((i % ${#hosts[@]}))]}
         rdir="$remote_dir/cons$((i + 1))"
@@ -185,4 +189,8 @@ rc=0
 (cd "$out" && "$BIN/rwfperf-merge" -o merged "${inputs[@]#"$out/"}") || rc=$?
 [ "$status" != 0 ] || status=$rc
 echo "run-multi: report in $out/merged.txt, merged.json, merged.png"
+rc=0
+"$BIN/rwfperf-report" "$out" >/dev/null || rc=$?
+[ "$status" != 0 ] || status=$rc
+[ "$rc" != 0 ] || echo "report: $out/report.html"
 exit "$status"

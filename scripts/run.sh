@@ -7,6 +7,8 @@
 #
 # Environment: PORT (default 14002), ITEMS (10000), UPDATE_RATE (100000), STEADY (10 seconds),
 # RUN_DIR (build/run). Exit status: ConsPerf's (0 passed, 1 failed, 2 invalid input).
+# Both tools write statistics every second and histogram logs, for the run's page
+# (rwfperf-report), written last to RUN_DIR/report.html, its path printed.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 port=${PORT:-14002}
@@ -26,16 +28,18 @@ mkdir -p "$run_dir"
 cp "$top/data/RDMFieldDictionary" "$top/data/enumtype.def" "$top/data/MsgData.xml" "$run_dir/"
 "$top/data/gen_items.sh" 350000 > "$run_dir/350k.xml"
 cd "$run_dir"
-rm -f ProvSummary.out ConsSummary.out ProvStats*.csv ConsStats*.csv
+rm -f ProvSummary.out ConsSummary.out ProvStats*.csv ConsStats*.csv ./*.json ./*.hlog report.html
 
 run_time=$((steady + 20))
 "$bin/ProvPerf" -p "$port" -updateRate "$rate" -runTime "$run_time" \
+    -writeStatsInterval 1 -histogramLog prov \
     > ProvPerf.stdout 2>&1 &
 prov=$!
 trap 'kill "$prov" 2>/dev/null || true' EXIT
 
 set +e
-"$bin/ConsPerf" -p "$port" -itemCount "$items" -steadyStateTime "$steady" "${extra[@]}" \
+"$bin/ConsPerf" -p "$port" -itemCount "$items" -steadyStateTime "$steady" \
+    -writeStatsInterval 1 -histogramLog cons "${extra[@]}" \
     > ConsPerf.stdout 2>&1
 status=$?
 set -e
@@ -48,4 +52,5 @@ sed -n '/OVERALL SUMMARY/,$p' ConsSummary.out 2>/dev/null || tail -40 ConsPerf.s
 echo "=== ProvPerf summary ($run_dir/ProvSummary.out) ==="
 sed -n '/OVERALL SUMMARY/,$p' ProvSummary.out 2>/dev/null || tail -20 ProvPerf.stdout
 echo "ConsPerf exit status: $status (console output in $run_dir/ConsPerf.stdout)"
+"$bin/rwfperf-report" "$run_dir" >/dev/null && echo "report: $run_dir/report.html"
 exit "$status"

@@ -30,6 +30,10 @@ if ! command -v npm >/dev/null 2>&1; then
     missing+=(npm)
 fi
 
+# chromium, for the test that opens rwfperf-report's page in a browser (a test dependency
+# only): Debian's package.
+installed chromium || missing+=(chromium)
+
 if [ ${#missing[@]} -eq 0 ] && [ ${#lean_missing[@]} -eq 0 ]; then
     exit 0
 fi
