@@ -92,7 +92,7 @@ int clk_calibrate(clk_cal *out)
         int64_t sink = 0;
         int64_t t0 = clk_ns();
         for (int i = 0; i < CAL_READS; i++)
-            sink += clk_ns();
+            sink ^= clk_ns();
         int64_t t1 = clk_ns();
         /* sink is used so the loop cannot be dropped; the reads cannot be anyway (they call
          * into the vDSO), but this keeps the intent plain. */
