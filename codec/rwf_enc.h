@@ -4,8 +4,8 @@
  * An rwf_enc iterator writes into a buffer the caller owns. Containers nest: begin a
  * container, write its entries (each entry = a head, then a value: a primitive, pre-encoded
  * bytes, or a nested container), end it. Lengths that are only known at the end are reserved
- * in their largest form and back-filled, exactly as ETA does (wire.md §4.1), so the bytes are
- * ETA's bytes:
+ * in their largest form and back-filled, exactly as ETA does (docs/wire.md#lengths), so the bytes
+ * are ETA's bytes:
  *   - containers and arrays that are entry values: 3-byte u16ob (FE hi lo);
  *   - set data, set definitions, summary data and key attributes written in place: 2-byte
  *     u15rb (80|hi lo);

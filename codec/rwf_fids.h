@@ -1,6 +1,6 @@
 /*
  * rwf_fids: field ids of the standard RDM dictionary that the tools give a meaning of their
- * own, defined once: the time trackers that carry latency stamps (wire.md §6).
+ * own, defined once: the time trackers that carry latency stamps (docs/wire.md#latency-stamps).
  *
  *   TIM_TRK_1  updates: the provider's send time; generic messages: the scheduled send time
  *   TIM_TRK_2  posts: the poster's send time

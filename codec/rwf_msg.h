@@ -1,10 +1,10 @@
 /*
  * rwf_msg: RWF messages — the header of all eight classes, decode and encode.
  *
- * One flat struct, rwf_msg, holds every header member of every class (wire.md §4.2–4.4);
- * which members are meaningful is said by msg_class and flags (RWF_RQMF_*, RWF_RFMF_*, ...),
- * as listed beside each member. Views point into the decoded buffer (decode) or into the
- * caller's memory (encode).
+ * One flat struct, rwf_msg, holds every header member of every class
+ * (docs/wire.md#message-headers); which members are meaningful is said by msg_class and flags
+ * (RWF_RQMF_*, RWF_RFMF_*, ...), as listed beside each member. Views point into the decoded buffer
+ * (decode) or into the caller's memory (encode).
  *
  * Decoding never allocates: rwf_msg_decode fills the struct from a buffer (one RWF message:
  * a RIPC message payload or one packed element) and leaves payload as a view of the bytes

@@ -1,6 +1,6 @@
 /*
  * rwf_msg_dec: the message decoder — the header of each of the eight classes, in wire order
- * (wire.md §4.3), one function per class.
+ * (docs/wire.md#message-headers), one function per class.
  */
 #include "err.h"
 #include "rwf_msg_int.h"

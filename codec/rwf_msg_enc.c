@@ -1,7 +1,7 @@
 /*
  * rwf_msg_enc: the message encoder — the header of each of the eight classes, in wire order
- * (wire.md §4.3), one function per class for the members before the key and one for the late
- * members after it. A key attribute encoded in place suspends the header between the two.
+ * (docs/wire.md#message-headers), one function per class for the members before the key and one for
+ * the late members after it. A key attribute encoded in place suspends the header between the two.
  */
 #include "rwf_enc_int.h"
 #include "rwf_msg_int.h"

@@ -1,7 +1,8 @@
 /*
  * rwf_rdm: the RDM admin traffic of the perf tools — Login, Source Directory, Dictionary —
  * and the item status messages a provider sends, encoded byte for byte as the ETA RDM
- * encoders do (wire.md §5.1–5.4, 5.8, 5.10) and decoded into what the tools need.
+ * encoders do (docs/wire.md#admin-domains, #rejects, #niprovperf) and decoded into what the tools
+ * need.
  *
  * Encoders write one whole message through an rwf_enc iterator (so they can be sized,
  * checked once, and packed like any other message). Decoders take a decoded rwf_msg and fill
@@ -229,7 +230,7 @@ int rwf_rdm_dictionary_reject(rwf_enc *e, int32_t stream_id);
 
 /* ---- Item status ------------------------------------------------------------------------- */
 
-enum {                            /* item request rejects (wire.md §5.8) */
+enum {                            /* item request rejects (docs/wire.md#rejects) */
        RWF_REJECT_ITEM_COUNT = 1, /* CLOSED_RECOVER / SUSPECT / TOO_MANY_ITEMS */
        RWF_REJECT_SERVICE_ID,     /* CLOSED / SUSPECT / USAGE_ERROR */
        RWF_REJECT_QOS,            /* CLOSED / SUSPECT / USAGE_ERROR */
@@ -269,12 +270,13 @@ typedef struct rwf_wsb {
 
 /* Login-based role: Generic, LOGIN, HAS_MSG_KEY, key NAME "ConsumerConnectionStatus", a Map
  * (ASCII keys, ElementList entries) with one ADD entry "WarmStandbyInfo" holding the element
- * WarmStandbyMode UINT mode. (reactor.md 4.2: 85 bytes for stream 1.) */
+ * WarmStandbyMode UINT mode. (85 bytes for stream 1: docs/wire.md#warm-standby-messages.) */
 int rwf_rdm_wsb_conn_status(rwf_enc *e, int32_t stream_id, uint64_t mode);
 
 /* Service-based role of one service: Generic, SOURCE, HAS_MSG_KEY, key NAME "ConsumerStatus",
  * a Map (UINT keys, ElementList entries) with one ADD entry keyed by the service id holding
- * WarmStandbyMode UINT mode. (reactor.md 4.3: 61 bytes for stream 2, service 1.) */
+ * WarmStandbyMode UINT mode. (61 bytes for stream 2, service 1:
+ * docs/wire.md#warm-standby-messages.) */
 int rwf_rdm_wsb_consumer_status(rwf_enc *e, int32_t stream_id, uint16_t service_id, uint64_t mode);
 
 /* Decodes either message into out (out->kind 0 when m is neither: another generic message).

@@ -1,6 +1,6 @@
 /*
  * Warm standby: the generic messages a warm-standby consumer sends to tell each server its role
- * (reactor.md 4.2, 4.3), and their decoding by a provider.
+ * (docs/wire.md#warm-standby-messages), and their decoding by a provider.
  *
  *   login based    Generic LOGIN on the login stream, key NAME "ConsumerConnectionStatus",
  *                  Map of ASCII keys: ADD "WarmStandbyInfo" -> ElementList { WarmStandbyMode }

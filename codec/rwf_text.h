@@ -13,7 +13,7 @@
 
 #include "rwf_value.h"
 
-/* Numeric text -> Real with ETA's hint rules (wire.md §4.6): decimal digits are all kept
+/* Numeric text -> Real with ETA's hint rules (docs/wire.md#primitives): decimal digits are all kept
  * ("9000.00" -> 900000 hint EXPONENT_2), integer trailing zeros fold into the exponent
  * ("1266750" -> 126675 hint EXPONENT1, up to 7 zeros), "n/d" and "w n/d" give fraction hints,
  * "Inf"/"-Inf"/"NaN" (whole words), leading spaces skipped, "" / spaces / a lone sign / "+0"

@@ -1,5 +1,5 @@
 /*
- * rwf_wire: views and the raw forms of RWF on the wire (wire.md §4.1).
+ * rwf_wire: views and the raw forms of RWF on the wire (docs/wire.md#lengths).
  *
  * Big-endian loads and stores, and the length encodings: u15rb, u16ob, u30rb, i15rb. Writers
  * take a pointer with enough room (the caller has checked) and return the pointer after what

@@ -1,6 +1,6 @@
 /*
- * The admin streams of a consumer thread (wire.md §5.1–5.4): the login (stream 1), the source
- * directory (stream 2) and, when the dictionary files were not in the working folder, the
+ * The admin streams of a consumer thread (docs/wire.md#admin-domains): the login (stream 1), the
+ * source directory (stream 2) and, when the dictionary files were not in the working folder, the
  * field and enum dictionaries (streams 3 and 4). The console lines are the ETA ConsPerf's.
  */
 #include "worker.h"

@@ -1,7 +1,7 @@
 /*
  * ConsPerf configuration: every option of the ETA ConsPerf with its default and validation
- * (tools.md §1.1), parsed from the command line, and the TEST INPUTS block exactly as ConsPerf
- * 3.6.5 prints it.
+ * (docs/tools.md#options), parsed from the command line, and the TEST INPUTS block exactly as
+ * ConsPerf 3.6.5 prints it.
  *
  * -reactor runs each connection over the reactor layer (common/reactor), -watchlist over its
  * watchlist too, -workerThreads binds the reactor's worker thread of each connection; -tunnel
@@ -58,7 +58,7 @@ typedef struct cons_config {
     bool measure_decode;         /* -measureDecode */
     int expected_update_rate;    /* -expectedUpdateRate (ours), updates/s per connection, 0 */
 
-    /* WebSocket JSON (modes.md §4) */
+    /* WebSocket JSON (docs/modes.md#json-options) */
     bool calc_json_latency;  /* -calcRWFJSONConversionLatency: every received item message on a
                               * WebSocket RWF channel is also converted to JSON, inside the
                               * measured decode */

@@ -1,6 +1,6 @@
 /*
  * ConsPerf over the reactor layer (-reactor, -watchlist): what the original does in those modes
- * (reactor.md §1, tools.md §2.5).
+ * (docs/modes.md#reactor, docs/tools.md#consperf).
  *
  * Each consumer thread creates a reactor (its worker bound by -workerThreads) and one consumer
  * channel: the layer sends the reactor's default login request (user name, ApplicationId "256",

@@ -1,6 +1,6 @@
 /*
  * ConsPerf -tunnel (with -reactor or -watchlist): the item traffic inside a tunnel stream
- * (reactor.md §3.1, 3.7, 3.9).
+ * (docs/modes.md#tunnel-streams).
  *
  * Once the directory shows the service up with capability 127 (SYSTEM), the thread opens one
  * tunnel stream to it: name "ConsPerf", domain SYSTEM, stream id 1000, reliable data integrity,

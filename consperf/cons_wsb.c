@@ -1,6 +1,6 @@
 /*
  * ConsPerf -watchlist with warm standby (-startingHostName, -startingPort, -standbyHostName,
- * -standbyPort, -warmStandbyMode login|service; reactor.md 4).
+ * -standbyPort, -warmStandbyMode login|service; docs/modes.md#warm-standby).
  *
  * The thread opens two watchlist channels on its reactor: the starting server's, active, and
  * the standby server's. The layer tells each server its role (ConsumerConnectionStatus on the

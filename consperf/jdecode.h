@@ -3,9 +3,10 @@
  * a received text frame read in place, keeping what the consumer acts on — type, stream,
  * domain, state, refresh completion, post user info and the latency stamps TIM_TRK_1..3 from
  * "Fields" (or a MarketByOrder "Map"'s "Summary") — without converting to RWF, as the ETA
- * ConsPerf does in this mode (modes.md §3.8): a JSON number is a value, a string too, null
- * marks the message as holding a blank, and once a blank was seen the stamps of the message
- * are ignored; a field whose value is an object, an array or a boolean is an error naming it.
+ * ConsPerf does in this mode (docs/wire.md#json-latency-stamps): a JSON number is a value, a string
+ * too, null marks the message as holding a blank, and once a blank was seen the stamps of the
+ * message are ignored; a field whose value is an object, an array or a boolean is an error naming
+ * it.
  *
  * Nothing is allocated; the views point into the frame.
  */

@@ -1,5 +1,5 @@
 /*
- * ConsPerf on WebSocket channels (modes.md §3, §4):
+ * ConsPerf on WebSocket channels (docs/wire.md#json, docs/modes.md#json-options):
  *
  *  - writing: every message is encoded as RWF; on a rssl.json.v2 channel it is encoded into a
  *    scratch buffer and converted to JSON into the transport's buffer (the login, directory

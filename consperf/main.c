@@ -1,5 +1,5 @@
 /*
- * ConsPerf: the consumer (tools.md §2.5–2.8).
+ * ConsPerf: the consumer (docs/tools.md#consperf).
  *
  * The main thread reads the configuration, the item list, the dictionary (when the files are
  * in the working folder) and the message data, starts one consumer thread per connection, and
@@ -29,7 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The 1-second loop (tools.md §2.6). */
+/* The 1-second loop (docs/tools.md#steady-state). */
 static cons_end main_loop(cons_collector *col, cons_run *run)
 {
     const cons_config *cfg = run->cfg;

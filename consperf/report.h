@@ -1,6 +1,6 @@
 /*
  * ConsPerf reports: the result structures the consumer threads and the main loop fill, and the
- * writers of every output (tools.md §3.2–§3.5):
+ * writers of every output (docs/tools.md#outputs):
  *
  *   - the summary (per-connection CLIENT blocks when there are several, then the OVERALL
  *     SUMMARY), to the console and the summary file at once;

@@ -1,8 +1,8 @@
 /*
- * What a consumer thread writes on its item streams: requests (wire.md §5.5), posts (§5.6) and
- * generic messages (§5.7). Each message is encoded straight into a transport buffer, header
- * first; running out of output buffers is back-pressure, not an error: requests wait for the
- * next tick, posts and generic messages are counted as not sent.
+ * What a consumer thread writes on its item streams: requests (docs/wire.md#items), posts
+ * (#posts) and generic messages (#generic-messages). Each message is encoded straight into a
+ * transport buffer, header first; running out of output buffers is back-pressure, not an error:
+ * requests wait for the next tick, posts and generic messages are counted as not sent.
  */
 #include "payload.h"
 #include "worker.h"
@@ -252,7 +252,8 @@ static int write_item_msg(cons_worker *w, const rwf_msg *h, const rwf_msg *inner
 }
 
 /* Native JSON mode sends no posts or generic messages: the ETA ConsPerf says so once each, in
- * words its two paths have swapped (modes.md §3.10). True when the caller must not send. */
+ * words its two paths have swapped (docs/wire.md#json-posts-and-generic-messages). True when the
+ * caller must not send. */
 static bool native_refuses(cons_worker *w, bool *told, const char *what)
 {
     if (!w->native)

@@ -1,5 +1,5 @@
 /*
- * A consumer thread (tools.md §2.5): connect (retrying every second until the provider is
+ * A consumer thread (docs/tools.md#consperf): connect (retrying every second until the provider is
  * up), log in, find the service, get the dictionary, then run the tick loop: request bursts
  * until every item is requested, post and generic-message bursts once every image is in, and
  * in the time between ticks read and decode whatever arrives.
@@ -509,7 +509,8 @@ static int worker_init(cons_worker *w, cons_thread *t)
     if (!w->items || !w->post_ring || !w->gen_ring)
         return err_set("out of memory for %u items", w->item_count);
     for (uint32_t i = 0; i < w->item_count; i++) {
-        /* The common items first, then this thread's own range (tools.md §2.12). */
+        /* The common items first, then this thread's own range (docs/tools.md#threads-and-items).
+         */
         size_t at = i < t->share.common ? i : t->share.first + (i - t->share.common);
         const item_def *d = &list->v[at];
         cons_item *it = &w->items[i];

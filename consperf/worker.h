@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Where an item is in its life (tools.md §2.5). */
+/* Where an item is in its life (docs/tools.md#consperf). */
 enum cons_item_state { CONS_ITEM_IDLE, CONS_ITEM_WAITING, CONS_ITEM_COMPLETE };
 
 typedef struct cons_item {

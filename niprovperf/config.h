@@ -1,6 +1,6 @@
 /*
  * NIProvPerf configuration: every option of the ETA NIProvPerf with its default and validation
- * (tools.md §1.3), parsed from the command line, and the TEST INPUTS block exactly as
+ * (docs/tools.md#options), parsed from the command line, and the TEST INPUTS block exactly as
  * NIProvPerf 3.6.5 prints it: labels right-justified to 22 characters, then, after a blank
  * line, four more lines justified to 21.
  *

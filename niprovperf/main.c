@@ -1,6 +1,5 @@
 /*
- * NIProvPerf: a non-interactive provider for the performance tests (tools.md
- * §2.10).
+ * NIProvPerf: a non-interactive provider for the performance tests (docs/tools.md#niprovperf).
  *
  * Exit status: 0 when the run ended (run time, SIGINT/SIGTERM), 1 when the test
  * failed (a channel lost after it was up, the login refused, a thread's error),

@@ -1,6 +1,6 @@
 /*
  * NIProvPerf internals: the application shared by its threads and the publishing threads
- * (tools.md §2.10, wire.md §5.10).
+ * (docs/tools.md#niprovperf, docs/wire.md#niprovperf).
  *
  * Each thread connects to the ADH (retrying every second until it is up), logs in as a
  * provider, publishes the service directory on stream -1 and then its share of the item list

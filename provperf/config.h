@@ -1,7 +1,7 @@
 /*
  * ProvPerf configuration: every option of the ETA ProvPerf with its default and validation
- * (tools.md §1.2), parsed from the command line, and the TEST INPUTS block exactly as ProvPerf
- * 3.6.5 prints it, tab-indented "Connection Type" line included.
+ * (docs/tools.md#options), parsed from the command line, and the TEST INPUTS block exactly as
+ * ProvPerf 3.6.5 prints it, tab-indented "Connection Type" line included.
  *
  * -reactor runs each provider thread's channels over the reactor layer (common/reactor),
  * -workerThreads binds each thread's reactor worker, -maxEventsInPool is accepted (the layer

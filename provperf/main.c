@@ -1,5 +1,5 @@
 /*
- * ProvPerf: an interactive provider for the performance tests (tools.md §2.9).
+ * ProvPerf: an interactive provider for the performance tests (docs/tools.md#provperf).
  *
  * Exit status: 0 when the run ended (run time, SIGINT/SIGTERM), 1 when an error
  * ended it (bind failure, a thread's failure), 2 for an invalid command line or

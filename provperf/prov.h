@@ -133,7 +133,7 @@ int prov_admin_dictionary(prov_thread *th, pv_sess *s, const rwf_msg *m);
 /* Item domains (prov_item.c). Same returns. */
 int prov_item_msg(prov_thread *th, pv_sess *s, const rwf_msg *m);
 
-/* Sends an item request reject (wire.md §5.8) on s. Returns as prov_handle. */
+/* Sends an item request reject (docs/wire.md#rejects) on s. Returns as prov_handle. */
 int prov_item_reject(prov_thread *th, pv_sess *s, int32_t sid, uint8_t domain, int reason);
 
 /* Sends one message of at most cap bytes that `enc` encodes through an rwf_enc over the

@@ -1,6 +1,6 @@
 /*
- * The admin domains as ProvPerf answers them (wire.md §5.2-5.4): a login refresh that
- * advertises post support, the directory of the one service, and the field and enum
+ * The admin domains as ProvPerf answers them (docs/wire.md#login, #directory, #dictionary): a login
+ * refresh that advertises post support, the directory of the one service, and the field and enum
  * dictionaries from the files it loaded; unknown dictionary names get a status.
  */
 #include "prov.h"

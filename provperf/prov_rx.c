@@ -1,5 +1,5 @@
 /*
- * ProvPerf -reactor: a provider thread over the reactor layer (reactor.md §2).
+ * ProvPerf -reactor: a provider thread over the reactor layer (docs/modes.md#reactor-provider).
  *
  * The thread creates a reactor (its worker bound by -workerThreads) and gives it, as provider
  * channels, the connections the main thread accepted and handed over; the worker runs their

@@ -1,5 +1,6 @@
 /*
- * ProvPerf -reactor: a consumer's tunnel stream (reactor.md §2, §3.4, §3.5, §3.9).
+ * ProvPerf -reactor: a consumer's tunnel stream (docs/modes.md#tunnel-streams,
+ * docs/wire.md#tunnel-streams).
  *
  * A tunnel request is checked as the ETA ProvPerf checks it (RWF, major version 14, no or
  * OMM-login authentication, bidirectional flow control, no guarantee; one tunnel per consumer)

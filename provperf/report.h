@@ -1,6 +1,6 @@
 /*
- * ProvPerf reports: the writers of every output (tools.md §3.6), from the figures the main loop
- * collects (pv_report.h's pv_result and pv_interval, pv_collect.h):
+ * ProvPerf reports: the writers of every output (docs/tools.md#outputs), from the figures the main
+ * loop collects (pv_report.h's pv_result and pv_interval, pv_collect.h):
  *
  *   - the summary (per-thread THREAD blocks when there are several, then the OVERALL SUMMARY),
  *     to the console and the summary file at once;

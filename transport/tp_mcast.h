@@ -1,7 +1,8 @@
 /*
  * tp_mcast: sequenced multicast (seqMCast), the ETA transport's unreliable UDP multicast
- * (wire.md §3, reactor.md §5): the datagram format, a tracker of sequence numbers per sender,
- * and what a seqMCast channel (tp_connect with TP_CONN_SEQ_MCAST) reports beyond tp.h.
+ * (docs/wire.md#seqmcast-datagrams, docs/modes.md#seqmcast): the datagram format, a tracker of
+ * sequence numbers per sender, and what a seqMCast channel (tp_connect with TP_CONN_SEQ_MCAST)
+ * reports beyond tp.h.
  *
  * A datagram (all numbers big-endian):
  *

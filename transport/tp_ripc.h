@@ -115,8 +115,8 @@ int tp_ripc_key_encode(int with_key, uint64_t key, uint8_t *out, size_t cap);
 /* Parses the client key message of n bytes (n = its length field). Returns 0 or -1. */
 int tp_ripc_key_parse(const uint8_t *p, size_t n, uint64_t *key, int *has_key);
 
-/* Server-side negotiation (wire.md §1.6): fills *ack from the server's options and the
- * request. Sets *nak (protocol type mismatch). max_user is the server's max fragment size. */
+/* Server-side negotiation (docs/wire.md#ripc-handshake): fills *ack from the server's options and
+ * the request. Sets *nak (protocol type mismatch). max_user is the server's max fragment size. */
 void tp_ripc_negotiate(const tp_opts *srv, const tp_ripc_req *req, tp_ripc_ack *ack, int *nak);
 
 /* (g ^ e) mod m over 64-bit numbers without overflow; 0 when m is 0. */

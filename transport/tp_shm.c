@@ -1,8 +1,8 @@
 /*
  * Shared-memory transport, layout-compatible with the ETA unidirectional shmem transport on
- * x86-64 Linux with glibc (wire.md §2): the server creates the segment /tr.seg.<key> and the
- * control semaphore /tr.mtx.<key>.0 and is the only writer; a client attaches and reads,
- * starting at the writer's position at the time it attached.
+ * x86-64 Linux with glibc (docs/wire.md#shared-memory): the server creates the segment
+ * /tr.seg.<key> and the control semaphore /tr.mtx.<key>.0 and is the only writer; a client attaches
+ * and reads, starting at the writer's position at the time it attached.
  *
  * Writer, per message: fill the slot at `write`, then under the segment's spinlock advance
  * seqNumServer and `write`. Reader: lag = seqNumServer - its own count; too large a lag

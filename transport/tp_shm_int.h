@@ -2,7 +2,8 @@
  * Shared-memory transport, internals shared by its two files: tp_shm.c (the segment, the
  * server that creates it and the client that attaches, closing) and tp_shm_io.c (reading and
  * writing messages). The layout is the ETA unidirectional shmem transport's on x86-64 Linux
- * with glibc (wire.md §2); tp_shm.c's opening comment tells how reader and writer meet.
+ * with glibc (docs/wire.md#shared-memory); tp_shm.c's opening comment tells how reader and writer
+ * meet.
  */
 #ifndef RWFPERF_TP_SHM_INT_H
 #define RWFPERF_TP_SHM_INT_H

@@ -1,9 +1,9 @@
 /*
  * TransportPerf configuration: every option of the ETA TransportPerf with its default and
- * validation (tools.md §1.4), parsed from the command line, the file names with the process
+ * validation (docs/tools.md#options), parsed from the command line, the file names with the process
  * id, and the TEST INPUTS block exactly as TransportPerf 3.6.5 prints it.
  *
- * File names (tools.md §3.1), as the original makes them:
+ * File names (docs/tools.md#outputs), as the original makes them:
  *   summary  TransportSummary_<pid>.out; -summaryFile X gives X_<pid>.out; -summaryFileStatic X
  *            gives X.out
  *   stats    <base><thread>_<pid>.csv with base TransportStats; -statsFile X makes the base

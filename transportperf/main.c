@@ -1,6 +1,6 @@
 /*
  * TransportPerf: the transport alone, socket or shared memory, one way or round trip
- * (tools.md §1.4, §2.11, §3.8).
+ * (docs/tools.md#options, #transportperf, #outputs).
  *
  * The main thread parses and prints the inputs, starts the workers (worker.h), and then, on a
  * server, accepts connections and hands each to the least-loaded worker; every second it

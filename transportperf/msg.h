@@ -1,5 +1,6 @@
 /*
- * msg: the payload of a TransportPerf message (tools.md §2.11, wire.md §6).
+ * msg: the payload of a TransportPerf message (docs/tools.md#transportperf,
+ * docs/wire.md#transportperf-payload).
  *
  *     bytes  0..7    sequence number, u64 in host byte order, from 0 on each connection
  *     bytes  8..15   send time stamp, CLOCK_MONOTONIC ns, host order; 0 = no latency sample

@@ -1,6 +1,6 @@
 /*
  * TransportPerf reports: the result structures the transport threads and the main loop fill,
- * and the writers of every output (tools.md §3.8):
+ * and the writers of every output (docs/tools.md#outputs):
  *
  *   - the summary (THREAD blocks when there are several, then the OVERALL SUMMARY with the
  *     process id), to the console and the summary file at once;

@@ -133,7 +133,8 @@ static bool is_writer(const tperf_worker *w)
 }
 
 /* Closes session i: prints why (NULL: an orderly close of ours), accounts its time, frees
- * it. A client that loses a connection that was active ends the test (tools.md §2.11). */
+ * it. A client that loses a connection that was active ends the test (docs/tools.md#transportperf).
+ */
 void worker_session_close(tperf_worker *w, int i, const char *why)
 {
     tperf_session *s = w->sess[i];

@@ -1,5 +1,6 @@
 /*
- * worker: one TransportPerf thread (tools.md §2.11, §2.12) and the connections it drives.
+ * worker: one TransportPerf thread (docs/tools.md#transportperf, #threads-and-items) and the
+ * connections it drives.
  *
  * A worker owns its channels. On a server, the main thread accepts connections and hands
  * each one to the worker with the fewest open channels (run_accept_all); on a client, each

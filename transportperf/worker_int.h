@@ -8,7 +8,7 @@
 #include "worker.h"
 
 /* Closes session i: prints why (NULL: an orderly close of ours), accounts its time, frees it.
- * A client that loses a connection that was active ends the test (tools.md §2.11). */
+ * A client that loses a connection that was active ends the test (docs/tools.md#transportperf). */
 void worker_session_close(tperf_worker *w, int i, const char *why);
 
 /* Closes session i after a transport failure, with the transport's reason (err_msg()). A

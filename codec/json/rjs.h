@@ -5,9 +5,9 @@
  *
  * RWF -> JSON: rjs_msg_to_json() decodes one encoded RWF message (what rwf_msg_decode accepts)
  * and appends one JSON object to a caller buffer, written in one pass with no intermediate
- * form: keys in the order and with the defaults the original converter uses (modes.md §3), REAL
- * with exactly its hint's decimals, TIME/DATE in ISO form, blanks as null, RMTES as UTF-8, ENUM
- * as a number or (RJS_ENUM_TEXT) as its display text, BUFFER as base64. rjs_batch_* build the
+ * form: keys in the order and with the defaults the original converter uses (docs/wire.md#json),
+ * REAL with exactly its hint's decimals, TIME/DATE in ISO form, blanks as null, RMTES as UTF-8,
+ * ENUM as a number or (RJS_ENUM_TEXT) as its display text, BUFFER as base64. rjs_batch_* build the
  * "[...]" array of several messages; RJS_PING_OBJ / RJS_PONG_OBJ are the JSON ping and pong
  * objects.
  *

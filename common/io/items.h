@@ -1,6 +1,6 @@
 /*
- * items: the item list file (tools.md §4.1) and how its items are shared among threads
- * (§2.12).
+ * items: the item list file (docs/tools.md#item-list) and how its items are shared among
+ * threads (docs/tools.md#threads-and-items).
  *
  *     <itemList>
  *         <item domain="MarketPrice" name="RDT1" post="true" generic="true"/>
@@ -56,9 +56,9 @@ int items_parse(items *out, const char *name, const char *buf, size_t len, size_
 /* Frees what items_load() or items_parse() allocated. */
 void items_free(items *l);
 
-/* A thread's share of the items (tools.md §2.12, ConsPerf and NIProvPerf): the common items
- * [0, common) that every thread uses, then its own contiguous range [first, first + count -
- * common) of the list. */
+/* A thread's share of the items (docs/tools.md#threads-and-items, ConsPerf and NIProvPerf): the
+ * common items [0, common) that every thread uses, then its own contiguous range [first, first +
+ * count - common) of the list. */
 typedef struct items_share {
     size_t count;  /* items this thread uses, the common ones included */
     size_t common; /* the first `common` items of the list */

@@ -1,5 +1,6 @@
 /*
- * msgdata: the message data file (MsgData.xml, tools.md §4.2) turned into pre-encoded bodies.
+ * msgdata: the message data file (MsgData.xml, docs/tools.md#message-data) turned into pre-encoded
+ * bodies.
  *
  *     <msgFormat>
  *       <marketPriceMsgList>
@@ -26,8 +27,8 @@
  * entries, append the latency field(s), end" — msgdata_encode() does exactly that through an
  * rwf_enc, and tools that write headers by hand copy `entries` themselves.
  *
- * The bodies are those the ETA tools encode from the same file (wire.md §5.5, §8.2). Where
- * their parser and ours differ, ours is the stricter or the correct one (see msgdata.c).
+ * The bodies are those the ETA tools encode from the same file (docs/wire.md#items, #examples).
+ * Where their parser and ours differ, ours is the stricter or the correct one (see msgdata.c).
  *
  * A loaded msgdata is read-only: threads may share it without locks.
  */

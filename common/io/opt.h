@@ -240,8 +240,8 @@ const char *opt_threads_reactor_text(const opt_threads *t, const opt_threads *wo
                                      size_t cap);
 
 /*
- * The rate rules every tool applies after parsing (tools.md §1.0). Each returns 0, or -1 after
- * err_set() with a message naming the options and their values.
+ * The rate rules every tool applies after parsing (docs/tools.md#options). Each returns 0, or -1
+ * after err_set() with a message naming the options and their values.
  *
  * opt_check_total_rate: a total message rate is 0 (off) or at least the tick rate, since every
  * tick sends at least one message.

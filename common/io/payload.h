@@ -1,7 +1,7 @@
 /*
  * payload: the tools' payload decoder (ConsPerf for every refresh, update and generic message,
  * ProvPerf for the generic messages it receives): every field decoded with the type its
- * dictionary gives it (tools.md §2.4, wire.md §5.5), and the latency stamps picked out.
+ * dictionary gives it (docs/wire.md#latency-stamps, #items), and the latency stamps picked out.
  *
  * A MarketPrice payload is a FieldList; a MarketByOrder payload is a Map whose summary data
  * and entries are FieldLists (set-defined entries included, with the map's set definitions).

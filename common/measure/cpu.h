@@ -1,6 +1,6 @@
 /*
- * cpu: the -threads list (tools.md §1.0): how many worker threads a tool runs and where each
- * one is bound.
+ * cpu: the -threads list (docs/tools.md#options): how many worker threads a tool runs and where
+ * each one is bound.
  *
  * The value is a comma-separated list; each entry is one thread:
  *   -1             not bound

@@ -1,6 +1,6 @@
 /*
- * lra: the latency random array (tools.md §2.3), which says which message of which burst
- * carries a send timestamp.
+ * lra: the latency random array (docs/tools.md#latency-random-array), which says which message of
+ * which burst carries a send timestamp.
  *
  * For a total rate of T messages per second sent in `ticks` bursts per second and a latency
  * rate of L stamped messages per second, the array holds `sets` one-second sets of one value

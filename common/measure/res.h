@@ -1,6 +1,6 @@
 /*
- * res: the process's CPU and memory use (tools.md §5.1), sampled by the main thread once per
- * stats interval.
+ * res: the process's CPU and memory use (docs/tools.md#cpu-and-memory), sampled by the main thread
+ * once per stats interval.
  *
  * CPU % of a sample = 100 * (user + system time used since the previous sample) / (wall time
  * since the previous sample), for the whole process: several busy threads give more than

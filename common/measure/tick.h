@@ -1,5 +1,5 @@
 /*
- * tick: the fixed schedule a worker thread paces its bursts by (tools.md §2.1-2.2).
+ * tick: the fixed schedule a worker thread paces its bursts by (docs/tools.md#ticks-and-bursts).
  *
  * A second is cut into `rate` ticks. Tick k of the run is due at
  *

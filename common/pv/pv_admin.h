@@ -1,6 +1,6 @@
 /*
  * pv_admin: what both provider tools say about themselves: the one service of their source
- * directory (wire.md §5.3; ProvPerf advertises its OpenLimit, NIProvPerf none).
+ * directory (docs/wire.md#directory; ProvPerf advertises its OpenLimit, NIProvPerf none).
  */
 #ifndef RWFPERF_PV_ADMIN_H
 #define RWFPERF_PV_ADMIN_H

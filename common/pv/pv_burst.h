@@ -1,5 +1,6 @@
 /*
- * pv_burst: the bursts a provider sends on a channel each tick (tools.md §2.1-2.3, §2.9).
+ * pv_burst: the bursts a provider sends on a channel each tick (docs/tools.md#ticks-and-bursts,
+ * #latency-random-array, #provperf).
  *
  *   - updates: n = tick_burst(rate) messages, round robin over the items of the update ring,
  *     each item taking its MsgData updates in turn; the message at the burst position the

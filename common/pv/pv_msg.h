@@ -6,8 +6,8 @@
  * template is a run of field entries, a MarketByOrder template a run of map entries (and the
  * field-list set definitions they use). An update or generic message is then "write the header,
  * copy the template, append the stamp fields": no encoder state, no dictionary, no allocation.
- * The bytes are those of the ETA provider (wire.md §5.5, §8.2): header members and lengths in
- * its forms, the 2-byte length form for map set definitions and summary data.
+ * The bytes are those of the ETA provider (docs/wire.md#items, #examples): header members and
+ * lengths in its forms, the 2-byte length form for map set definitions and summary data.
  *
  * Stamps (UINT fields, value 0 = not carried):
  *   update:  TIM_TRK_1 (3902) = the send time, as the ETA provider stamps it; then our

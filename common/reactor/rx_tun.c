@@ -1,8 +1,8 @@
 /*
- * rx_tun: the life of tunnel streams (reactor.md §3.1-3.5, 3.8): opening (consumer), requests
- * accepted or rejected (provider), the refresh and its class of service, the version fallback,
- * authentication, the close handshake, timers, and the routing of a channel's messages to its
- * tunnels. The traffic itself is rx_tun_io.c.
+ * rx_tun: the life of tunnel streams (docs/modes.md#tunnel-streams, docs/wire.md#tunnel-streams):
+ * opening (consumer), requests accepted or rejected (provider), the refresh and its class of
+ * service, the version fallback, authentication, the close handshake, timers, and the routing of a
+ * channel's messages to its tunnels. The traffic itself is rx_tun_io.c.
  */
 #include "rx_tun_int.h"
 #include "rx_wl.h"

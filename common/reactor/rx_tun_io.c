@@ -1,7 +1,7 @@
 /*
- * rx_tun_io: a tunnel's traffic (reactor.md §3.6): the send store and the tool's buffers,
- * sending within the flow-control window, acknowledgements (cumulative, selective, NAK ranges
- * and retransmission), and receiving DATA in sequence (gaps NAKed, duplicates dropped, the
+ * rx_tun_io: a tunnel's traffic (docs/wire.md#tunnel-streams): the send store and the tool's
+ * buffers, sending within the flow-control window, acknowledgements (cumulative, selective, NAK
+ * ranges and retransmission), and receiving DATA in sequence (gaps NAKed, duplicates dropped, the
  * window checked, fragments reassembled).
  */
 #include "rx_tun_int.h"

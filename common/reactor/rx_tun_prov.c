@@ -1,8 +1,8 @@
 /*
- * rx_tun_prov: the provider's side of tunnel stream requests (reactor.md §3.4): what the layer
- * refuses by itself (a request without its key members, a class of service it cannot read, an
- * unknown stream version, a request the tool left unanswered; each with the original's texts),
- * and the tool's accept and reject.
+ * rx_tun_prov: the provider's side of tunnel stream requests (docs/wire.md#tunnel-streams): what
+ * the layer refuses by itself (a request without its key members, a class of service it cannot
+ * read, an unknown stream version, a request the tool left unanswered; each with the original's
+ * texts), and the tool's accept and reject.
  */
 #include "rx_tun_int.h"
 

@@ -1,5 +1,5 @@
 /*
- * rx_tun_wire: the bytes of tunnel streams (reactor.md §3.2-3.6): the class of service
+ * rx_tun_wire: the bytes of tunnel streams (docs/wire.md#tunnel-streams): the class of service
  * FilterList, the request, refresh and status on the tunnel stream, the DATA header and the ACK
  * message, and the reading of a received tunnel header.
  */

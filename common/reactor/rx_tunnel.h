@@ -1,5 +1,6 @@
 /*
- * rx_tunnel: tunnel streams on reactor channels (reactor.md §3).
+ * rx_tunnel: tunnel streams on reactor channels (docs/modes.md#tunnel-streams,
+ * docs/wire.md#tunnel-streams).
  *
  * A tunnel stream is a private, qualified stream (domain SYSTEM for the perf tools) that a
  * consumer opens to a provider's service with a request carrying its class of service (CoS) as a

@@ -1,6 +1,6 @@
 /*
- * rx_wsb: warm standby on a watchlist consumer channel (reactor.md 4). The tool makes one
- * channel per server and says which is active; the layer tells each server its role with the
+ * rx_wsb: warm standby on a watchlist consumer channel (docs/modes.md#warm-standby). The tool makes
+ * one channel per server and says which is active; the layer tells each server its role with the
  * generic message of the mode, when the session reaches the point where the original sends it
  * (login based: right after the login refresh, before the directory request; service based:
  * after each directory refresh, one message per service) and whenever the tool changes the

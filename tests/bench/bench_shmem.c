@@ -17,8 +17,8 @@
  *   bench_shmem -reader KEY [-t s]                 only the reader, of another program's
  *                                                  writer (sequence numbers checked)
  *
- * Defaults follow tools.md's shared-memory scenario: 9000 buffers of 256 bytes, 76-byte
- * messages, 1000 ticks per second, 3 s, best of 3.
+ * Defaults follow the shared-memory scenario of docs/modes.md#shared-memory: 9000 buffers of 256
+ * bytes, 76-byte messages, 1000 ticks per second, 3 s, best of 3.
  */
 #include <poll.h>
 #include <pthread.h>

@@ -1,7 +1,7 @@
 /*
- * Every RWF example of wire.md §8.2 (bytes produced by the ETA encoders): our encoder writes
- * the same bytes through the API the tools use, our decoder gives back the values, and a full
- * decode + re-encode walk reproduces the bytes.
+ * Every RWF example of docs/wire.md#examples (bytes produced by the ETA encoders): our encoder
+ * writes the same bytes through the API the tools use, our decoder gives back the values, and a
+ * full decode + re-encode walk reproduces the bytes.
  */
 #include "testsupport.h"
 

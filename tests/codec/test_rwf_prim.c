@@ -1,7 +1,7 @@
 /*
- * Primitives: length encodings, the wire form of every primitive type (values from wire.md
- * §4.1/§4.5/§4.6), set-defined forms, and the text conversions MsgData.xml needs, with ETA's
- * rules for Real hints, dates and times.
+ * Primitives: length encodings, the wire form of every primitive type (values from
+ * docs/wire.md#lengths, #primitives), set-defined forms, and the text conversions MsgData.xml
+ * needs, with ETA's rules for Real hints, dates and times.
  */
 #include "testsupport.h"
 
@@ -356,7 +356,7 @@ static void real_text(const char *s, int want_r, int64_t v, int hint)
 static void test_real_text(void **state)
 {
     (void)state;
-    /* wire.md §4.6 and §9.3 #23 */
+    /* docs/wire.md#primitives */
     real_text("9000.00", RWF_OK, 900000, RWF_RH_EXPONENT_2);
     real_text("2848.560000", RWF_OK, 2848560000LL, RWF_RH_EXPONENT_6);
     real_text("392.8", RWF_OK, 3928, RWF_RH_EXPONENT_1);

@@ -1,7 +1,7 @@
 /*
  * RDM admin messages: login, directory and dictionary requests and refreshes are the bytes of
- * wire.md §8.2; decoders give the consumer what it needs; a dictionary served as refresh parts
- * (fields in maxFragmentSize parts, enums in one big message) and read back is the same
+ * docs/wire.md#examples; decoders give the consumer what it needs; a dictionary served as refresh
+ * parts (fields in maxFragmentSize parts, enums in one big message) and read back is the same
  * dictionary; item rejects carry ProvPerf's states and texts.
  */
 #include "testsupport.h"

@@ -1,6 +1,6 @@
 /*
  * Warm-standby generic messages: ConsumerConnectionStatus (login based) and ConsumerStatus
- * (service based) are the original consumer's bytes (reactor.md 4.2 and 4.3, from the
+ * (service based) are the original consumer's bytes (docs/wire.md#warm-standby-messages, from the
  * warm-standby captures), both roles; decoding gives the role and the service back; other
  * generic messages are not taken for them; a malformed one is refused with a reason.
  */

@@ -1,5 +1,5 @@
 /*
- * The RWF byte examples of wire.md §8.2 (produced by the ETA encoders), as hex text.
+ * The RWF byte examples of docs/wire.md#examples (produced by the ETA encoders), as hex text.
  */
 #ifndef RWFPERF_TEST_WIRE_EXAMPLES_H
 #define RWFPERF_TEST_WIRE_EXAMPLES_H

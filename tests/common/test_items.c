@@ -187,7 +187,7 @@ static void test_errors(void **state)
     assert_non_null(strstr(err_msg(), "no items asked for"));
 }
 
-/* tools.md §2.12 with its worked numbers, and the rule for every small case. */
+/* docs/tools.md#threads-and-items with its worked numbers, and the rule for every small case. */
 static void test_split(void **state)
 {
     (void)state;

@@ -9,12 +9,13 @@
  *   - our templates are the messages the original tools send from their own MsgData.xml: the
  *     refresh, updates and generic messages of the original ProvPerf and the posts and generic
  *     messages of the original ConsPerf in a captured session (ws_rwf/ws_rwf_post);
- *   - the refresh and update #1 encode to the bytes of wire.md §8.2, whole messages included;
+ *   - the refresh and update #1 encode to the bytes of docs/wire.md#examples, whole messages
+ * included;
  *   - the sizes and parser memory the ETA tools print (vectors: estimated 948/389, encoded
  *     413/140/153, 92 bytes);
  *   - MarketByOrder maps: set definitions, set data, summary data, keys, actions, bytes
- *     derived by hand from the map layout of wire.md §4 / §5.5;
- *   - errors: each rule of tools.md §4.2 with its file:line.
+ *     derived by hand from the map layout of docs/wire.md#containers;
+ *   - errors: each rule of docs/tools.md#message-data with its file:line.
  */
 #include "testsupport.h"
 
@@ -324,7 +325,8 @@ static void test_same_as_original(void **state)
     rwf_dict_free(d);
 }
 
-/* ---- Bytes on the wire (wire.md §8.2) ----------------------------------------------------- */
+/* ---- Bytes on the wire (docs/wire.md#examples) -------------------------------------------------
+ */
 
 static void test_wire_bytes(void **state)
 {

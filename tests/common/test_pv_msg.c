@@ -1,5 +1,5 @@
 /*
- * pv_msg: the provider's messages against the bytes of the ETA encoders (wire.md §8.2): a
+ * pv_msg: the provider's messages against the bytes of the ETA encoders (docs/wire.md#examples): a
  * MarketPrice update with and without its TIM_TRK_1 stamp, our scheduled-time TIM_TRK_3 after
  * it, a generic message, the full MsgData.xml refresh, an item reject status; and the
  * MarketByOrder map layout (summary data carrying the stamps, set definitions in their 2-byte

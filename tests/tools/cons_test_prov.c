@@ -16,7 +16,7 @@
  *
  * It listens on an ephemeral loopback port and writes the port number to <port file>. Each
  * connection gets the ProvPerf login refresh (SupportOMMPost) and directory refresh of
- * wire.md §8.2 (service DIRECT_FEED, id 1, realtime QoS), a refresh per item request, and,
+ * docs/wire.md#examples (service DIRECT_FEED, id 1, realtime QoS), a refresh per item request, and,
  * 100 times a second, its share of updates round robin over its streaming items. Every update
  * carries TIM_TRK_1 (the send time, CLOCK_MONOTONIC in us) and TIM_TRK_3 (the tick's
  * scheduled time); generic messages carry TIM_TRK_3 (send) and TIM_TRK_1 (scheduled). Posts
@@ -36,7 +36,7 @@
 #define MAX_ITEMS 4096
 #define TICKS 100
 
-/* wire.md §8.2: ProvPerf's login refresh (user "user") and directory refresh. */
+/* docs/wire.md#examples: ProvPerf's login refresh (user "user") and directory refresh. */
 static const char login_refresh_hex[] =
     "00 81 02 01 00 00 00 01 68 00 09 00 00 02 00 00 80 71 22 04 75 73 65 72 05 80 68 08 00 05 "
     "0D 41 70 70 6C 69 63 61 74 69 6F 6E 49 64 11 03 32 35 36 0F 41 70 70 6C 69 63 61 74 69 6F "

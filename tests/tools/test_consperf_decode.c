@@ -1,4 +1,4 @@
-/* ConsPerf's payload decoder: the wire.md §8.2 refresh, updates and generic message decode
+/* ConsPerf's payload decoder: the docs/wire.md#examples refresh, updates and generic message decode
  * against the original dictionary with their stamps found; every item message the original
  * ProvPerf sent in the uncompressed captures decodes; MarketByOrder maps with set definitions
  * and summary data; every failure names the field and what is wrong. */
@@ -40,7 +40,7 @@ static int decode_hex(const char *hex, rwf_msg *m, payload_stamps *st)
     return payload_decode(dict, m, st);
 }
 
-/* wire.md §8.2: the full MsgData.xml refresh (70 fields + blank TIM_TRK_1..3). */
+/* docs/wire.md#examples: the full MsgData.xml refresh (70 fields + blank TIM_TRK_1..3). */
 static const char full_refresh[] =
     "00 19 02 06 00 00 00 05 81 E8 04 09 00 00 02 00 00 22 80 07 03 01 04 52 44 54 30 08 00 49 00 "
     "01 02 19 A0 00 02 01 42 0F 0D 04 04 81 94 68 0F 0E 04 05 09 94 D0 00 04 01 00 0F 0F 04 05 0F "
@@ -57,7 +57,7 @@ static const char full_refresh[] =
     "00 83 01 00 00 3D 04 0C 00 9B 82 04 11 00 0D 5E 04 47 4F 4F 47 05 B9 03 0D 0F 58 00 CF 00 00 "
     "D0 04 0F 0B 07 D5 0F 3E 00 0F 3F 00 0F 40 00";
 
-/* wire.md §8.2: update #1 + TIM_TRK_1 = 123456789012. */
+/* docs/wire.md#examples: update #1 + TIM_TRK_1 = 123456789012. */
 static const char update_stamped[] =
     "00 09 04 06 00 00 00 05 00 04 00 08 00 18 00 16 06 08 00 A9 C9 93 80 00 19 06 08 00 A9 D9 99 "
     "10 00 1E 02 0E 01 00 1F 02 0E 01 19 B3 01 52 19 B4 01 52 00 72 05 08 00 CB 8D 60 03 E8 01 20 "
@@ -112,7 +112,7 @@ static void test_stamps_by_field(void **state)
     assert_true(st.t[0] == 0 && st.t[1] == 1000 && st.t[2] == 990);
     assert_true(d.post_user_addr == 0x7F000001 && d.post_user_id == 4321);
 
-    /* wire.md §8.2 generic message: TIM_TRK_3 = 123456789012. */
+    /* docs/wire.md#examples generic message: TIM_TRK_3 = 123456789012. */
     assert_int_equal(decode_hex("00 08 07 06 00 00 00 05 00 04 08 00 02 00 16 06 08 00 C1 A1 17 "
                                 "80 0F 40 05 1C BE 99 1A 14",
                                 &m, &st),

@@ -2,8 +2,8 @@
  * NIProvPerf on loopback against a small test "ADH" (a transport server that answers the
  * login and counts what arrives):
  *
- *   - the login request is wire.md §8.2's NIProvPerf example (Role 1, ApplicationName
- *     NIProvPerf), this host's Position put in;
+ *   - the login request is the NIProvPerf example of docs/wire.md#examples (Role 1,
+ *     ApplicationName NIProvPerf), this host's Position put in;
  *   - the directory refresh comes on stream -1 (not solicited, key FILTER|SERVICE_ID, filter 7,
  *     no Load filter), then one refresh per item on -6, -7, ... (key NAME_TYPE|NAME|
  *     SERVICE_ID), then updates at the configured rate;

@@ -347,7 +347,8 @@ static void test_rejects(void **state)
     /* Wrong service id (checked before anything but the open limit). */
     PVT_SEND_ENC(ch, enc_request(&e, 5, "RDT1", 2, RWF_RQMF_STREAMING, &rt, 6));
     expect_reject(ch, 5, 6, RWF_REJECT_SERVICE_ID);
-    /* The status bytes of wire.md §5.8: CLOSED / SUSPECT / USAGE_ERROR, text with its NUL. */
+    /* The status bytes of docs/wire.md#rejects: CLOSED / SUSPECT / USAGE_ERROR, text with its NUL.
+     */
     rwf_msg m;
     rwf_enc e0;
     uint8_t w[256];
@@ -422,7 +423,8 @@ static void test_post_reflection(void **state)
     request(ch, 5, "RDT1", RWF_RQMF_STREAMING);
     static uint8_t buf[8192];
     pvt_expect(ch, buf, sizeof(buf), RWF_MC_REFRESH, 5, 5000, NULL);
-    /* wire.md §8.2's post: an update (stream 0, post user info) inside a Post on stream 5. */
+    /* The post of docs/wire.md#examples: an update (stream 0, post user info) inside a Post on
+     * stream 5. */
     static const char post_hex[] = "00 10 08 06 00 00 00 05 20 0D 7F 00 00 01 00 00 10 E1 00 12 "
                                    "04 06 00 00 00 00 82 00 04 00 7F 00 00 01 00 00 10 E1 08 00 "
                                    "03 00 16 06 08 00 B5 B5 55 80 00 1E 02 0E 01 0F 3F 05 1C BE "

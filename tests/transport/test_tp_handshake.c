@@ -1,8 +1,9 @@
 /* The RIPC handshake against the original tools' captures: our client's ConnectReq equals the
  * captured one except host name, IP and component string; our server's ConnectAck equals
  * the captured one except the key-exchange numbers and component string, and our server
- * consumes the original client's 12-byte key message. Also the wire.md examples, the server
- * negotiation rules, and every truncation of the messages. */
+ * consumes the original client's 12-byte key message. Also the layouts of
+ * docs/wire.md#ripc-handshake, the server negotiation rules, and every truncation of the messages.
+ */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -238,7 +239,7 @@ static void test_server_ack_on_wire(void **state)
     }
 }
 
-/* wire.md §8.1 examples that the captures do not show. */
+/* docs/wire.md#ripc-handshake layouts that the captures do not show. */
 static void test_spec_examples(void **state)
 {
     (void)state;

@@ -1,8 +1,8 @@
 /*
  * The seqMCast datagram codec and the per-sender sequence tracker, as pure functions: header
- * bytes as the original writes them (reactor.md §5.2), every kind of malformed datagram with
- * the offset of its fault, every prefix of a packed datagram read without going past its
- * end, and the tracker's verdicts and counts (gaps, lost, duplicates, late, old, restarts,
+ * bytes as the original writes them (docs/wire.md#seqmcast-datagrams), every kind of malformed
+ * datagram with the offset of its fault, every prefix of a packed datagram read without going past
+ * its end, and the tracker's verdicts and counts (gaps, lost, duplicates, late, old, restarts,
  * 32-bit wrap that skips 0, pings showing a lost tail, a table full of forged senders).
  */
 #include <stdlib.h>

@@ -95,8 +95,8 @@ static void done(wire *w)
     close(w->fd);
 }
 
-/* wire.md §8.1: a 13000-byte message at v14 with maxUserMsgSize 6144 is three frames of
- * 6128, 6132 and 740 bytes with 2-byte fragment id 1; at v12 the id is one byte. */
+/* docs/wire.md#fragmentation: a 13000-byte message at v14 with maxUserMsgSize 6144 is three frames
+ * of 6128, 6132 and 740 bytes with 2-byte fragment id 1; at v12 the id is one byte. */
 static void test_fragments(void **state)
 {
     (void)state;

@@ -5,7 +5,7 @@
  * frame byte for byte — login, directory, item requests and refreshes, updates with their
  * latency stamps, posts with the update they carry, generic messages, pings and pongs, packed
  * frames of several messages. ENUM fields come as numbers in some runs and as display texts in
- * others (modes.md §3.7): each frame must match one of the two forms.
+ * others (docs/wire.md#json-values): each frame must match one of the two forms.
  *
  * The frames of the hand-written probing client (probe*.client.txt) convert unless the original
  * provider refused them; the frames of the JSON stub provider (stub_*.server.txt) convert and
