@@ -8,9 +8,10 @@
  *     tests/codec/json/test_rjs_captures.c);
  *   - our templates are the messages the original tools send from their own MsgData.xml: the
  *     refresh, updates and generic messages of the original ProvPerf and the posts and generic
- *     messages of the original ConsPerf in a captured session (ws_rwf/ws_rwf_post);
+ *     messages of the original ConsPerf in captured sessions (consprov_default,
+ *     ws_rwf/ws_rwf_post);
  *   - the refresh and update #1 encode to the bytes of docs/wire.md#examples, whole messages
- * included;
+ *     included;
  *   - the sizes and parser memory the ETA tools print (vectors: estimated 948/389, encoded
  *     413/140/153, 92 bytes);
  *   - MarketByOrder maps: set definitions, set data, summary data, keys, actions, bytes

@@ -1,9 +1,10 @@
 /*
  * ProvPerf on loopback, driven by a small test consumer built on our transport and codec:
  *
- *   - the consumer requests captured from the original ConsPerf (tests/data/captures/consprov_*)
- * get the captured answers byte for byte (login refresh with this host's Position put in, the
- *     directory, the five refreshes, the updates up to their latency stamp), also over zlib,
+ *   - the consumer requests captured from the original ConsPerf
+ *     (tests/data/captures/consprov_*) get the captured answers byte for byte (login refresh
+ *     with this host's Position put in, the directory, the five refreshes, the updates up to
+ *     their latency stamp), also over zlib,
  *     lz4 and with Nagle on; with packing, refreshes and updates come in packed frames as in
  *     the capture;
  *   - updates at the configured rate (within a tick or two) with the stamps at the latency
