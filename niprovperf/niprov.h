@@ -22,6 +22,7 @@
 #include "pv_stats.h"
 #include "pv_thread.h"
 #include "run_col.h"
+#include "run_drv.h"
 #include "run_fail.h"
 #include "run_setup.h"
 #include "rwf.h"
@@ -41,6 +42,9 @@ typedef struct niprov_thread {
     pv_thread pv;      /* number, CPUs, tick schedule, statistics */
     items_share share; /* its items of the list */
     pv_sess sess;      /* its one channel */
+    run_drv drv;       /* its loop */
+    run_drv_ch *dc;    /* the channel, once up (bare) */
+    rx_chan *rch;      /* the channel (-reactor) */
     bool active;       /* the channel came up (losing it now ends the test) */
     bool publishing;   /* logged in: directory and items published */
 } niprov_thread;

@@ -19,12 +19,8 @@
 #include "run_drv.h"
 #include "sig.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-
-/* Events handled per rx_dispatch call before the loop looks at its ticks again. */
-#define NIPROV_RX_DISPATCH 256
 
 /* The channel is up: the Channel Info block, the packing check, the session. */
 static int on_up(niprov_thread *th, rx_chan *ch)
@@ -54,7 +50,7 @@ static int on_up(niprov_thread *th, rx_chan *ch)
 /* Ends the test: the text of what went wrong is in err_msg(). */
 static int fail(niprov_thread *th)
 {
-    return run_fail_stop(&th->app->run.fail, NULL);
+    return run_drv_fail(&th->drv, RUN_EXIT_FAILED, NULL);
 }
 
 static int on_channel(rx_chan *ch, rx_event ev, const char *text)
@@ -163,45 +159,43 @@ static int open_channel(niprov_thread *th, rx_reactor **r, rx_chan **ch)
     return 0;
 }
 
+/* run_drv_ops.tick: the bursts once publishing and up; a failed write ends the test. */
+static int on_tick(void *arg, const tick *t, int64_t now)
+{
+    niprov_thread *th = arg;
+    niprov_app *app = th->app;
+    (void)now;
+    if (th->publishing && rx_is_up(th->rch) &&
+        pv_burst_tick(&th->sess, &app->in.feed, &app->in.rates, &th->pv.stats, t) == TP_EFAIL) {
+        run_channel_closed(stdout, err_msg());
+        return fail(th);
+    }
+    return 0;
+}
+
 void niprov_rx_thread(niprov_thread *th)
 {
+    static const run_drv_ops ops = {.tick = on_tick};
     niprov_app *app = th->app;
     pv_sess *s = &th->sess;
     rx_reactor *r = NULL;
     rx_chan *ch = NULL;
-    tick_tighten_slack();
-    if (open_channel(th, &r, &ch) == 0) {
-        const uint32_t rate = (uint32_t)app->cfg.pv.opts.tick_rate;
-        tick_init(&th->pv.t, rate, clk_ns() + CLK_NS_PER_SEC / rate);
-        while (!sig_stop_requested()) {
-            int64_t now = clk_ns();
-            if (tick_poll(&th->pv.t, now)) {
-                if (th->publishing && rx_is_up(ch) &&
-                    pv_burst_tick(s, &app->in.feed, &app->in.rates, &th->pv.stats, &th->pv.t) ==
-                        TP_EFAIL) {
-                    run_channel_closed(stdout, err_msg());
-                    fail(th);
-                    break;
-                }
-                latbuf_poll(&th->pv.stats.lat);
-                continue;
-            }
-            if (rx_wait(r, tick_wait_ns(&th->pv.t, now)) < 0 && errno != EINTR) {
-                err_set_errno(errno, "waiting for the reactor");
-                fail(th);
-                break;
-            }
-            int n;
-            do {
-                n = rx_dispatch(r, NIPROV_RX_DISPATCH);
-            } while (n == NIPROV_RX_DISPATCH && clk_ns() < th->pv.t.next_ns);
-            if (n < 0) {
-                if (run_fail_status(&app->run.fail) == RUN_EXIT_OK)
-                    fail(th);
-                break;
-            }
-        }
+    const run_drv_cfg dc = {.tool = th,
+                            .ops = &ops,
+                            .tick_rate = (uint32_t)app->cfg.pv.opts.tick_rate,
+                            .tk = &th->pv.t,
+                            .lat = &th->pv.stats.lat,
+                            .fail = &app->run.fail};
+    if (run_drv_init(&th->drv, &dc) != 0) {
+        run_fail_stop(&app->run.fail, NULL);
+        return;
     }
+    if (open_channel(th, &r, &ch) == 0) {
+        th->rch = ch;
+        run_drv_use_reactor(&th->drv, r);
+        run_drv_run(&th->drv);
+    }
+    run_drv_free(&th->drv);
     pv_stats_closed(&th->pv.stats, s->pub_ns, clk_ns());
     rx_destroy(r);
     if (s->active_ns)

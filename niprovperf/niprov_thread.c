@@ -7,8 +7,6 @@
 #include "run_chan.h"
 #include "sig.h"
 
-#include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,55 +27,6 @@ void niprov_thread_free(niprov_thread *th)
     pv_thread_free(&th->pv);
 }
 
-/* Sleeps about one second, waking early when a stop is requested. */
-static void pause_second(void)
-{
-    int64_t end = clk_ns() + CLK_NS_PER_SEC;
-    while (!sig_stop_requested() && clk_ns() < end)
-        clk_sleep_until(clk_ns() + 50 * 1000000LL < end ? clk_ns() + 50 * 1000000LL : end);
-}
-
-/* Connects until the channel is up (true) or a stop is requested (false). */
-static bool connect_loop(niprov_thread *th)
-{
-    const niprov_config *cfg = &th->app->cfg;
-    tp_opts o;
-    const run_link link = {.side = RUN_CLIENT, .protocol_type = TP_PROTOCOL_RWF};
-    run_conn_tp(&cfg->pv.opts, &link, &o);
-    run_conn_errors errs = {0};
-    while (!sig_stop_requested()) {
-        printf("\nAttempting unified connect to server %s:%s...\n", cfg->pv.opts.host,
-               cfg->pv.opts.port);
-        fflush(stdout);
-        tp_channel *ch;
-        if (tp_connect(&o, &ch) != 0) {
-            printf("rsslConnect() failed: %s\n", err_msg());
-            pause_second();
-            continue;
-        }
-        int rc = TP_PENDING;
-        while (!sig_stop_requested()) {
-            rc = tp_init(ch);
-            if (rc == TP_ACTIVE || rc < 0)
-                break;
-            struct pollfd p = {.fd = tp_fd(ch), .events = tp_events(ch)};
-            poll(&p, 1, 100);
-        }
-        if (rc == TP_ACTIVE) {
-            th->sess.ch = ch;
-            run_tls_seen_note(&th->app->run.tls_seen, ch);
-            return true;
-        }
-        if (rc < 0 && strcmp(errs.last, err_msg()) != 0) {
-            snprintf(errs.last, sizeof(errs.last), "%s", err_msg());
-            run_channel_closed(stdout, err_msg());
-        }
-        tp_close(ch);
-        pause_second();
-    }
-    return false;
-}
-
 static int enc_login(rwf_enc *e, const void *arg)
 {
     return rwf_rdm_login_request(e, (const rwf_login *)arg);
@@ -94,8 +43,6 @@ static int activate(niprov_thread *th)
     niprov_app *app = th->app;
     const niprov_config *cfg = &app->cfg;
     pv_sess *s = &th->sess;
-    if (cfg->pv.opts.high_water_mark > 0)
-        tp_set_high_water_mark(s->ch, (uint32_t)cfg->pv.opts.high_water_mark);
     tp_info info;
     if (run_channel_info(stdout, s->ch) != 0 || tp_get_info(s->ch, &info) != 0)
         return -1;
@@ -114,10 +61,8 @@ static int activate(niprov_thread *th)
 
     rwf_login l;
     niprov_login(app, &l, "NIProvPerf");
-    int rc = pv_out_send(&s->out, 512 + l.user.len, enc_login, &l, false);
-    if (rc < 0)
+    if (pv_out_send(&s->out, 512 + l.user.len, enc_login, &l, false) < 0)
         return err_push("sending the login request");
-    s->want_write = rc > 0;
     return 0;
 }
 
@@ -180,11 +125,7 @@ int niprov_publish_items(niprov_thread *th)
     if (s->items.refresh.count &&
         (rc = pv_burst_refreshes(s, &app->in.feed, &th->pv.stats)) == TP_EFAIL)
         return -1;
-    rc = pv_out_close(&s->out);
-    if (rc < 0)
-        return -1;
-    s->want_write = rc > 0;
-    return 0;
+    return pv_out_close(&s->out) < 0 ? -1 : 0;
 }
 
 /* One message from the ADH. Returns 0, or -1 when the test must end (err_msg() set). */
@@ -224,87 +165,104 @@ static int handle(niprov_thread *th, const uint8_t *data, uint32_t len)
     return publish(th);
 }
 
-/* Reads what is buffered. Returns 0, or -1 when the channel failed or the test must end.
- * Stops early when the next tick is due; sess.more_input then says that complete messages
- * wait in the channel (the socket's readiness no longer signals them). */
-static int on_readable(niprov_thread *th)
+/* run_drv_ops.connecting: the original's line before each attempt. */
+static void on_connecting(void *arg)
 {
-    th->sess.more_input = false;
-    for (int n = 0;; n++) {
-        tp_msg m;
-        int rc = tp_read(th->sess.ch, &m);
-        if (rc < 0)
-            return -1;
-        if ((rc & TP_READ_MSG) && handle(th, m.data, m.len) != 0)
-            return -1;
-        if (!(rc & TP_READ_MORE))
-            return 0;
-        if ((n & 15) == 15 && tick_wait_ns(&th->pv.t, clk_ns()) == 0) {
-            th->sess.more_input = true;
-            return 0;
-        }
+    const niprov_config *cfg = &((niprov_thread *)arg)->app->cfg;
+    printf("\nAttempting unified connect to server %s:%s...\n", cfg->pv.opts.host,
+           cfg->pv.opts.port);
+    fflush(stdout);
+}
+
+/* run_drv_ops.connect_failed: tp_connect's failures every time, a handshake's once. */
+static void on_connect_failed(void *arg, run_drv_stage stage, const char *why, bool repeat)
+{
+    (void)arg;
+    if (stage == RUN_DRV_AT_CONNECT)
+        printf("rsslConnect() failed: %s\n", why);
+    else if (!repeat)
+        run_channel_closed(stdout, why);
+}
+
+/* run_drv_ops.up: the thread's one channel is up: printed, then the login. */
+static int on_up(void *arg, run_drv_ch *c)
+{
+    niprov_thread *th = arg;
+    th->dc = c;
+    th->sess.ch = c->ch;
+    run_tls_seen_note(&th->app->run.tls_seen, c->ch);
+    return activate(th) != 0 ? RUN_DRV_CLOSE : 0;
+}
+
+/* run_drv_ops.msg: one message from the ADH. */
+static int on_msg(void *arg, run_drv_ch *c, const tp_msg *m)
+{
+    (void)c;
+    return handle(arg, m->data, m->len) != 0 ? RUN_DRV_CLOSE : 0;
+}
+
+/* run_drv_ops.tick: the bursts once publishing. */
+static int on_tick(void *arg, const tick *t, int64_t now)
+{
+    niprov_thread *th = arg;
+    niprov_app *app = th->app;
+    (void)now;
+    if (th->publishing &&
+        pv_burst_tick(&th->sess, &app->in.feed, &app->in.rates, &th->pv.stats, t) == TP_EFAIL)
+        run_drv_close(&th->drv, th->dc, err_msg());
+    return 0;
+}
+
+/* run_drv_ops.down: the channel is gone: lost (or the ADH ended the login), which ends the
+ * test, or closed at the end of the run. */
+static void on_down(void *arg, run_drv_ch *c, const char *why)
+{
+    niprov_thread *th = arg;
+    pv_sess *s = &th->sess;
+    if (c != th->dc)
+        return; /* an attempt that never came up */
+    if (why && !sig_stop_requested()) {
+        run_channel_closed(stdout, why);
+        err_set("%s", why);
+        run_drv_fail(&th->drv, RUN_EXIT_FAILED, NULL);
     }
+    pv_stats_closed(&th->pv.stats, s->pub_ns, clk_ns());
+    if (s->active_ns)
+        pv_items_free(&s->items);
+    s->ch = NULL;
+    th->dc = NULL;
+    fflush(stdout);
 }
 
 /* pv_thread_fns: the thread's one channel (bare): connected, logged in, publishing until the
  * run stops or the channel is lost. */
 static void bare_loop(void *arg)
 {
+    static const run_drv_ops ops = {.tick = on_tick,
+                                    .up = on_up,
+                                    .msg = on_msg,
+                                    .down = on_down,
+                                    .connecting = on_connecting,
+                                    .connect_failed = on_connect_failed};
     niprov_thread *th = arg;
     niprov_app *app = th->app;
-    pv_sess *s = &th->sess;
-    if (!connect_loop(th))
+    tp_opts o;
+    const run_link link = {.side = RUN_CLIENT, .protocol_type = TP_PROTOCOL_RWF};
+    run_conn_tp(&app->cfg.pv.opts, &link, &o);
+    const run_drv_cfg dc = {.tool = th,
+                            .ops = &ops,
+                            .tick_rate = (uint32_t)app->cfg.pv.opts.tick_rate,
+                            .tk = &th->pv.t,
+                            .lat = &th->pv.stats.lat,
+                            .fail = &app->run.fail,
+                            .connect = &o,
+                            .read_batch = 16};
+    if (run_drv_init(&th->drv, &dc) != 0) {
+        run_fail_stop(&app->run.fail, NULL);
         return;
-    if (activate(th) != 0) {
-        run_channel_closed(stdout, err_msg());
-        run_fail_stop(&app->run.fail, NULL);
-        goto out;
     }
-    tick_init(&th->pv.t, (uint32_t)app->cfg.pv.opts.tick_rate,
-              clk_ns() + CLK_NS_PER_SEC / app->cfg.pv.opts.tick_rate);
-    while (!sig_stop_requested()) {
-        int64_t now = clk_ns();
-        if (tick_poll(&th->pv.t, now)) {
-            if (th->publishing && pv_burst_tick(s, &app->in.feed, &app->in.rates, &th->pv.stats,
-                                                &th->pv.t) == TP_EFAIL)
-                break;
-            if (tp_tick(s->ch, (uint64_t)now) < 0)
-                break;
-            latbuf_poll(&th->pv.stats.lat);
-            continue;
-        }
-        if (s->more_input && on_readable(th) != 0)
-            break;
-        struct timespec ts = tick_wait_timespec(&th->pv.t, now);
-        if (s->more_input)
-            ts.tv_sec = ts.tv_nsec = 0;
-        struct pollfd p = {.fd = tp_fd(s->ch), .events = POLLIN | (s->want_write ? POLLOUT : 0)};
-        int n = ppoll(&p, 1, &ts, NULL);
-        if (n < 0 && errno != EINTR)
-            break;
-        if (n <= 0)
-            continue;
-        if ((p.revents & (POLLIN | POLLERR | POLLHUP)) && on_readable(th) != 0)
-            break;
-        if (p.revents & POLLOUT) {
-            int q = pv_out_flush(&s->out);
-            if (q < 0)
-                break;
-            s->want_write = q > 0;
-        }
-    }
-    if (!sig_stop_requested()) {
-        /* The channel was lost (or the ADH ended the login): the test cannot go on. */
-        run_channel_closed(stdout, err_msg());
-        run_fail_stop(&app->run.fail, NULL);
-    }
-out:
-    pv_stats_closed(&th->pv.stats, s->pub_ns, clk_ns());
-    if (s->active_ns)
-        pv_items_free(&s->items);
-    tp_close(s->ch);
-    s->ch = NULL;
-    fflush(stdout);
+    run_drv_run(&th->drv);
+    run_drv_free(&th->drv);
 }
 
 /* pv_thread_fns: the loop with -reactor. */

@@ -41,13 +41,13 @@
 #include "latring.h"
 #include "lra.h"
 #include "run_chan.h"
+#include "run_drv.h"
 #include "run_fail.h"
 #include "sig.h"
 #include "tick.h"
 #include "tp.h"
 #include "tp_mcast.h"
 
-#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -56,19 +56,21 @@
 /* Latency recorders of a worker (latbuf sets of TPERF_LAT_KINDS). */
 enum { TPERF_LAT = 0, TPERF_LAT_SCHED = 1, TPERF_LAT_KINDS = 2 };
 
-/* One connection of a worker. */
+/* One connection of a worker (a channel of its driver, from the moment it came up). */
 typedef struct tperf_session {
     tp_channel *ch;
-    int fd;          /* the descriptor, as the console names the channel */
-    bool active;     /* handshake done */
-    bool shm;        /* a shared-memory channel (never polled: its descriptor is always ready) */
-    bool want_flush; /* output is queued: flush when the descriptor is writable */
-    bool recv_any;   /* a message arrived, so recv_seq holds the next expected number */
-    bool json;       /* rssl.json.v2: messages begin with their length, frames are arrays */
+    run_drv_ch *dc; /* the driver's channel */
+    int fd;         /* the descriptor, as the console names the channel */
+    bool active;    /* up, and sending (until the end of the run) */
+    bool recv_any;  /* a message arrived, so recv_seq holds the next expected number */
+    bool json;      /* rssl.json.v2: messages begin with their length, frames are arrays */
     int64_t active_ns;
-    uint64_t send_seq;  /* sequence number of the next message sent */
-    uint64_t recv_seq;  /* sequence number expected next */
-    uint64_t sent;      /* messages this connection sent */
+    uint64_t send_seq; /* sequence number of the next message sent */
+    uint64_t recv_seq; /* sequence number expected next */
+    uint64_t sent;     /* messages this connection sent */
+    /* the read batch under way: messages and bytes received, messages reflected, and the
+     * channel's bytes written when the batch began (reflection) */
+    uint64_t batch_n, batch_bytes, batch_sent, written_mark;
     bool mc;            /* a seqMCast channel */
     tp_mc_from from;    /* who sent the message being checked (seqMCast: its sender; other
                          * channels with -seqGaps count: the session's own number) */
@@ -116,10 +118,9 @@ typedef struct tperf_worker {
     char pad1[64];
 
     /* ---- worker only; the main thread reads them after join ---- */
-    tperf_session **sess;
+    run_drv drv;          /* its loop: ticks, waiting, reading, connecting */
+    tperf_session **sess; /* its connections that are up */
     int n_sess, cap_sess;
-    struct pollfd *pfds;   /* the poll set of a pass, cap_sess entries (grown with sess) */
-    int *pidx;             /* the session index of each pfds entry */
     int64_t connect_ns;    /* first activation */
     int64_t disconnect_ns; /* last close */
     double conn_secs;      /* seconds of sending, summed over connections */
@@ -137,8 +138,6 @@ typedef struct tperf_worker {
                               the options do not fit the channel (-pack larger than a fragment) */
     bool ever_active;      /* a connection became active */
     run_tls_seen tls_seen; /* TLS versions and ciphers of its encrypted channels */
-    run_conn_errors errs;  /* client: the last failed attempt's reason (printed once) */
-    int64_t reconnect_ns;  /* client: next connection attempt */
     int64_t pack_bytes;    /* size of a packed buffer */
     tick sched;            /* the tick schedule */
 } tperf_worker;

@@ -8,7 +8,6 @@
 #include "msg.h"
 
 #include <inttypes.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -68,22 +67,6 @@ int worker_on_msg(tperf_worker *w, tperf_session *s, const uint8_t *p, uint32_t 
     return 0;
 }
 
-/* tp_write() of a whole message: a message larger than one fragment may need the socket to
- * take some of the queue first (TP_ECALLAGAIN), so this waits for it, briefly at a time.
- * Returns what tp_write() finally returns. */
-static int write_whole(tperf_worker *w, tperf_session *s, tp_buf *b)
-{
-    int rc = tp_write(s->ch, b, w->write_flags);
-    while (rc == TP_ECALLAGAIN) {
-        if (tp_flush(s->ch) < 0)
-            return TP_EFAIL;
-        struct pollfd pfd = {.fd = s->fd, .events = POLLOUT};
-        poll(&pfd, 1, 10);
-        rc = tp_write(s->ch, b, w->write_flags);
-    }
-    return rc;
-}
-
 /* Writes a received message back (-reflectMsgs). Returns 1 when written, 0 when dropped for
  * lack of buffers, -1 when the channel failed. */
 static int reflect(tperf_worker *w, tperf_session *s, const tp_msg *in)
@@ -103,25 +86,19 @@ static int reflect(tperf_worker *w, tperf_session *s, const tp_msg *in)
     }
     if (rc == TP_ENOBUFS) {
         counter_inc(&w->out_of_bufs);
-        s->want_flush = true;
         return 0;
     }
     if (rc < 0)
         return -1;
     memcpy(b->data, m->data, m->len);
     b->len = m->len;
-    rc = write_whole(w, s, b);
+    rc = run_drv_write(s->dc, b, w->write_flags);
     if (rc == TP_ENOBUFS) {
         tp_release(s->ch, b);
         counter_inc(&w->out_of_bufs);
-        s->want_flush = true;
         return 0;
     }
-    if (rc < 0)
-        return -1;
-    if (rc > 0)
-        s->want_flush = true;
-    return 1;
+    return rc < 0 ? -1 : 1;
 }
 
 /* A rssl.json.v2 frame: "[" messages "," ... "]", each beginning with its length (4 bytes
@@ -158,74 +135,53 @@ static int json_frame(tperf_worker *w, tperf_session *s, const uint8_t *p, uint3
     return count;
 }
 
-/* Reads what session i has, until nothing is buffered or the deadline passes (checked before
- * each read system call). Returns 0, or -1 when the session was closed. */
-int worker_session_read(tperf_worker *w, int i, int64_t deadline)
+int worker_on_read(void *arg, run_drv_ch *c, const tp_msg *m)
 {
-    tperf_session *s = w->sess[i];
-    const bool refl = w->cfg->reflect_msgs;
-    uint64_t n = 0, bytes = 0, sent = 0;
-    uint64_t written0 = 0;
-    tp_stats st;
-    if (refl) {
-        tp_get_stats(s->ch, &st);
-        written0 = st.bytes_written;
+    tperf_worker *w = arg;
+    tperf_session *s = c->user;
+    int k = 0; /* more messages in it (a JSON frame may hold several) */
+    s->batch_n++;
+    s->batch_bytes += m->len;
+    if (s->mc) {
+        uint32_t dseq;
+        tp_mc_last_from(s->ch, &s->from, &dseq);
     }
-    int ret = 0;
-    const char *why = NULL;
-    for (;;) {
-        tp_msg m;
-        int rc = tp_read(s->ch, &m);
-        if (rc < 0) {
-            ret = -1;
-            break;
-        }
-        if (rc & TP_READ_MSG) {
-            int k = 0; /* more messages in it (a JSON frame may hold several) */
-            n++;
-            bytes += m.len;
-            uint32_t dseq;
-            if (s->mc)
-                tp_mc_last_from(s->ch, &s->from, &dseq);
-            if (refl) {
-                int r = reflect(w, s, &m);
-                if (r < 0) {
-                    ret = -1;
-                    break;
-                }
-                sent += (uint64_t)r;
-            } else if (s->json ? (k = json_frame(w, s, m.data, m.len) - 1) < -1
-                               : worker_on_msg(w, s, m.data, m.len, 0) < 0) {
-                why = "Message callback returned failure.";
-                run_fail_set(&w->fail, RUN_EXIT_FAILED, "thread %d: %s", w->index + 1, why);
-                ret = -1;
-                break;
-            }
-            if (k > 0)
-                n += (uint64_t)k;
-        }
-        if (!(rc & TP_READ_MORE)) {
-            if (rc == 0 || clk_ns() >= deadline)
-                break;
-        }
+    if (w->cfg->reflect_msgs) {
+        int r = reflect(w, s, m);
+        if (r < 0)
+            return RUN_DRV_CLOSE;
+        s->batch_sent += (uint64_t)r;
+    } else if (s->json ? (k = json_frame(w, s, m->data, m->len) - 1) < -1
+                       : worker_on_msg(w, s, m->data, m->len, 0) < 0) {
+        static const char why[] = "Message callback returned failure.";
+        err_set("thread %d: %s", w->index + 1, why);
+        run_drv_mark(&w->drv, RUN_EXIT_FAILED, NULL);
+        return err_set("%s", why), RUN_DRV_CLOSE;
     }
-    counter_add(&w->msgs_recv, n);
-    counter_add(&w->bytes_recv, bytes);
+    if (k > 0)
+        s->batch_n += (uint64_t)k;
+    return 0;
+}
+
+void worker_on_batch(void *arg, run_drv_ch *c)
+{
+    tperf_worker *w = arg;
+    tperf_session *s = c->user;
+    if (!s)
+        return;
+    counter_add(&w->msgs_recv, s->batch_n);
+    counter_add(&w->bytes_recv, s->batch_bytes);
     if (w->tracked || s->mc)
         tperf_track_publish(w, s);
-    if (refl) {
+    if (w->cfg->reflect_msgs) {
+        tp_stats st;
         tp_get_stats(s->ch, &st);
-        counter_add(&w->msgs_sent, sent);
-        counter_add(&w->bytes_sent, st.bytes_written - written0);
-        s->sent += sent;
+        counter_add(&w->msgs_sent, s->batch_sent);
+        counter_add(&w->bytes_sent, st.bytes_written - s->written_mark);
+        s->written_mark = st.bytes_written;
+        s->sent += s->batch_sent;
     }
-    if (ret < 0) {
-        if (why)
-            worker_session_close(w, i, why);
-        else
-            worker_session_fail(w, i);
-    }
-    return ret;
+    s->batch_n = s->batch_bytes = s->batch_sent = 0;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -245,7 +201,7 @@ static int send_one(tperf_worker *w, tperf_session *s, uint32_t size, uint64_t s
     else
         tperf_msg_fill(b->data, size, s->send_seq, stamp, sched);
     b->len = size;
-    rc = write_whole(w, s, b);
+    rc = run_drv_write(s->dc, b, w->write_flags);
     if (rc < 0) {
         if (rc != TP_EFAIL)
             tp_release(s->ch, b);
@@ -259,9 +215,8 @@ static int send_one(tperf_worker *w, tperf_session *s, uint32_t size, uint64_t s
  * random array picks time-stamped, packed -pack at a time (the last buffer of a burst is
  * written even when not full, so no message waits for the next tick). Returns 0, or -1 when
  * the session was closed. */
-int worker_send_burst(tperf_worker *w, int i, const tick *t)
+int worker_send_burst(tperf_worker *w, tperf_session *s, const tick *t)
 {
-    tperf_session *s = w->sess[i];
     const tperf_config *cfg = w->cfg;
     const uint32_t size = (uint32_t)cfg->msg_size;
     const uint64_t n = tick_burst(t, (uint64_t)cfg->msg_rate);
@@ -315,8 +270,6 @@ int worker_send_burst(tperf_worker *w, int i, const tick *t)
             }
         }
     }
-    if (rc > 0)
-        s->want_flush = true;
     tp_get_stats(s->ch, &st);
     counter_add(&w->msgs_sent, k);
     counter_add(&w->bytes_sent, st.bytes_written - written0);
@@ -325,12 +278,11 @@ int worker_send_burst(tperf_worker *w, int i, const tick *t)
         tperf_track_publish(w, s);
     if (rc == TP_ENOBUFS) {
         counter_add(&w->out_of_bufs, n - k);
-        s->want_flush = true;
         return 0;
     }
     if (rc < 0) {
         printf("Failure while writing message bursts: %s\n", err_msg());
-        worker_session_fail(w, i);
+        run_drv_close(&w->drv, s->dc, err_msg());
         return -1;
     }
     return 0;

@@ -32,7 +32,6 @@ static void *body(void *arg)
     } else if (p->reactor) {
         p->fns->reactor(p->owner);
     } else {
-        tick_tighten_slack();
         p->fns->bare(p->owner);
     }
     latbuf_close(&p->stats.lat);

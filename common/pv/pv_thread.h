@@ -50,9 +50,8 @@ void pv_thread_cpus(pv_thread *p, const cpu_list *cpus, const cpu_list *workers)
 
 /* Starts p (sig_thread_start: "starting provider thread <n>" on failure) running, in the new
  * thread, the body of a provider thread for owner: bound to p's CPU (else fns->bind_failed,
- * and no loop runs), fns->reactor(owner) when reactor, else fns->bare(owner) with the thread's
- * timer slack tightened (tick_tighten_slack), then p's latency sets closed (latbuf_close).
- * Returns 0, or -1 with err_msg() set. */
+ * and no loop runs), fns->reactor(owner) when reactor, else fns->bare(owner), then p's latency sets
+ * closed (latbuf_close). Returns 0, or -1 with err_msg() set. */
 int pv_thread_start(pv_thread *p, void *owner, bool reactor, const pv_thread_fns *fns);
 
 /* Frees what pv_thread_init() made (after the join). */

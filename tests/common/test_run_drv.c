@@ -1,0 +1,428 @@
+/*
+ * run_drv: the session driver's loop with a fake tool. A server driver is handed channels over a
+ * socketpair and reads them; a client driver connects over loopback, retries while nothing
+ * listens, and fails when its channel is lost; ticks run; a stop request ends the loop (also in
+ * the middle of a read batch); a failure reaches the slot with its text; a signal says
+ * "interrupted"; the Reactor backend ticks and hands over its channels.
+ */
+#include "testsupport.h"
+
+#include "clk.h"
+#include "err.h"
+#include "run_drv.h"
+#include "sig.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* The fake tool: counts what the driver tells it. */
+typedef struct fake {
+    run_drv d;
+    run_fail fail;
+    run_handoff hand;
+    atomic_int ups, downs, downs_why, msgs, ticks, batches, connecting, failed_attempts, repeats,
+        adopted;
+    atomic_int odd;              /* what a callback found wrong (asserted on the main thread) */
+    atomic_int stop_after_msgs;  /* the msg callback asks a stop at this count (0: never) */
+    atomic_int fail_after_ticks; /* the tick callback fails the thread at this count */
+    atomic_int stop_after_ticks; /* the tick callback asks a stop at this count */
+    atomic_bool fail_on_loss;    /* down with a reason fails the thread */
+    char last_why[256];
+    int result;
+    tp_channel *adopted_ch;
+} fake;
+
+static int f_tick(void *arg, const tick *t, int64_t now)
+{
+    fake *f = arg;
+    if (tick_deadline(t) > now)
+        atomic_fetch_add(&f->odd, 1);
+    int n = atomic_fetch_add(&f->ticks, 1) + 1;
+    if (n == atomic_load(&f->fail_after_ticks)) {
+        err_set("tick %d went wrong", n);
+        return run_drv_fail(&f->d, RUN_EXIT_FAILED, "the fake tool");
+    }
+    if (n == atomic_load(&f->stop_after_ticks))
+        sig_request_stop();
+    return 0;
+}
+
+static int f_up(void *arg, run_drv_ch *c)
+{
+    fake *f = arg;
+    c->user = f;
+    atomic_fetch_add(&f->ups, 1);
+    return 0;
+}
+
+static int f_msg(void *arg, run_drv_ch *c, const tp_msg *m)
+{
+    fake *f = arg;
+    if (c->user != f || m->len != 8)
+        atomic_fetch_add(&f->odd, 1);
+    int n = atomic_fetch_add(&f->msgs, 1) + 1;
+    if (n == atomic_load(&f->stop_after_msgs))
+        sig_request_stop();
+    return 0;
+}
+
+static void f_batch(void *arg, run_drv_ch *c)
+{
+    (void)c;
+    atomic_fetch_add(&((fake *)arg)->batches, 1);
+}
+
+static void f_down(void *arg, run_drv_ch *c, const char *why)
+{
+    fake *f = arg;
+    (void)c;
+    atomic_fetch_add(&f->downs, 1);
+    if (!why)
+        return;
+    atomic_fetch_add(&f->downs_why, 1);
+    snprintf(f->last_why, sizeof(f->last_why), "%s", why);
+    if (atomic_load(&f->fail_on_loss)) {
+        err_set("%s", why);
+        run_drv_fail(&f->d, RUN_EXIT_FAILED, "connection lost");
+    }
+}
+
+static void f_connecting(void *arg)
+{
+    atomic_fetch_add(&((fake *)arg)->connecting, 1);
+}
+
+static void f_connect_failed(void *arg, run_drv_stage stage, const char *why, bool repeat)
+{
+    fake *f = arg;
+    (void)stage;
+    (void)why;
+    atomic_fetch_add(&f->failed_attempts, 1);
+    if (repeat)
+        atomic_fetch_add(&f->repeats, 1);
+}
+
+static void f_adopt(void *arg, tp_channel *ch)
+{
+    fake *f = arg;
+    f->adopted_ch = ch;
+    atomic_fetch_add(&f->adopted, 1);
+}
+
+static const run_drv_ops fake_ops = {.tick = f_tick,
+                                     .up = f_up,
+                                     .msg = f_msg,
+                                     .batch = f_batch,
+                                     .down = f_down,
+                                     .connecting = f_connecting,
+                                     .connect_failed = f_connect_failed,
+                                     .adopt = f_adopt};
+
+static void *f_thread(void *arg)
+{
+    fake *f = arg;
+    f->result = run_drv_run(&f->d);
+    return NULL;
+}
+
+/* A fake tool with a driver of cfg's kind (tool, ops and slot filled here). */
+static fake *fake_new(run_drv_cfg cfg, bool server)
+{
+    fake *f = calloc(1, sizeof(*f));
+    assert_non_null(f);
+    run_fail_init(&f->fail);
+    if (server)
+        assert_int_equal(run_handoff_init(&f->hand, 0), 0);
+    else
+        f->hand.evfd = -1;
+    cfg.tool = f;
+    cfg.ops = &fake_ops;
+    cfg.fail = &f->fail;
+    if (server)
+        cfg.hand = &f->hand;
+    assert_int_equal(run_drv_init(&f->d, &cfg), 0);
+    return f;
+}
+
+static void fake_free(fake *f)
+{
+    assert_int_equal(atomic_load(&f->odd), 0);
+    run_drv_free(&f->d);
+    run_handoff_free(&f->hand);
+    free(f);
+}
+
+/* Waits up to ms for *v to reach want. */
+static bool wait_for(atomic_int *v, int want, int ms)
+{
+    for (int i = 0; i < ms && atomic_load(v) < want; i++)
+        clk_sleep_until(clk_ns() + 1000000);
+    return atomic_load(v) >= want;
+}
+
+/* A pair of channels over a socketpair, the server's end handed to f's driver; returns the
+ * client's end, active. */
+static tp_channel *hand_pair(fake *f)
+{
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    tp_opts o;
+    tp_opts_init(&o);
+    tp_channel *srv, *cli;
+    assert_int_equal(tp_adopt(sv[0], true, &o, &srv), 0);
+    assert_int_equal(tp_adopt(sv[1], false, &o, &cli), 0);
+    assert_int_equal(run_handoff_give(&f->hand, srv), 0);
+    assert_int_equal(tp_init_wait(cli, 5000), TP_ACTIVE);
+    return cli;
+}
+
+/* Writes n 8-byte messages on ch and flushes them. */
+static void send_msgs(tp_channel *ch, int n)
+{
+    for (int i = 0; i < n; i++) {
+        tp_buf *b;
+        while (tp_get_buffer(ch, 8, false, &b) == TP_ENOBUFS)
+            tp_flush(ch);
+        memset(b->data, i, 8);
+        b->len = 8;
+        assert_true(tp_write(ch, b, 0) >= 0);
+    }
+    while (tp_flush(ch) > 0)
+        clk_sleep_until(clk_ns() + 100000);
+}
+
+/* A server: the channel handed over comes up, the ticks start, every message is read in
+ * batches, a stop ends the loop and closes the channel in order. */
+static void test_server(void **state)
+{
+    (void)state;
+    sig_reset();
+    fake *f = fake_new((run_drv_cfg){.tick_rate = 1000}, true);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, f_thread, f), 0);
+    clk_sleep_until(clk_ns() + 50000000);
+    assert_int_equal(atomic_load(&f->ticks), 0); /* no channel: no ticks */
+    tp_channel *cli = hand_pair(f);
+    assert_true(wait_for(&f->ups, 1, 5000));
+    send_msgs(cli, 1000);
+    assert_true(wait_for(&f->msgs, 1000, 5000));
+    assert_true(wait_for(&f->ticks, 20, 5000));
+    assert_true(atomic_load(&f->batches) >= 1);
+    sig_request_stop();
+    pthread_join(t, NULL);
+    assert_int_equal(f->result, RUN_DRV_STOPPED);
+    assert_int_equal(atomic_load(&f->downs), 1);
+    assert_int_equal(atomic_load(&f->downs_why), 0); /* an orderly close */
+    assert_int_equal(run_fail_status(&f->fail), RUN_EXIT_OK);
+    assert_int_equal(atomic_load(&f->hand.open), 0);
+    tp_close(cli);
+    fake_free(f);
+    sig_reset();
+}
+
+/* A channel the peer closes goes down with the reason; the ticks stop with the last channel. */
+static void test_server_loss(void **state)
+{
+    (void)state;
+    sig_reset();
+    fake *f = fake_new((run_drv_cfg){.tick_rate = 1000}, true);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, f_thread, f), 0);
+    tp_channel *cli = hand_pair(f);
+    assert_true(wait_for(&f->ups, 1, 5000));
+    tp_close(cli);
+    assert_true(wait_for(&f->downs_why, 1, 5000));
+    int ticks = atomic_load(&f->ticks);
+    clk_sleep_until(clk_ns() + 50000000);
+    assert_int_equal(atomic_load(&f->ticks), ticks);
+    sig_request_stop();
+    pthread_join(t, NULL);
+    assert_int_equal(f->result, RUN_DRV_STOPPED);
+    assert_int_equal(atomic_load(&f->downs), 1);
+    fake_free(f);
+    sig_reset();
+}
+
+/* A stop requested in the middle of a read batch ends the loop at the batch's next look. */
+static void test_stop_in_batch(void **state)
+{
+    (void)state;
+    sig_reset();
+    fake *f = fake_new((run_drv_cfg){.tick_rate = 1000, .read_batch = 4}, true);
+    atomic_store(&f->stop_after_msgs, 2);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, f_thread, f), 0);
+    tp_channel *cli = hand_pair(f);
+    send_msgs(cli, 500);
+    pthread_join(t, NULL);
+    assert_int_equal(f->result, RUN_DRV_STOPPED);
+    /* the stop is seen at the batch's next look (every 4 messages) or at the loop's top */
+    assert_true(atomic_load(&f->msgs) >= 2);
+    assert_true(atomic_load(&f->msgs) <= 5);
+    tp_close(cli);
+    fake_free(f);
+    sig_reset();
+}
+
+/* A tick that fails the thread: the loop ends, the slot has the text with its context, the
+ * run is asked to stop. */
+static void test_failure(void **state)
+{
+    (void)state;
+    sig_reset();
+    fake *f = fake_new((run_drv_cfg){.tick_rate = 1000, .name = "thread 1"}, true);
+    atomic_store(&f->fail_after_ticks, 5);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, f_thread, f), 0);
+    tp_channel *cli = hand_pair(f);
+    pthread_join(t, NULL);
+    assert_int_equal(f->result, RUN_DRV_THREAD_FAILED);
+    assert_int_equal(atomic_load(&f->ticks), 5);
+    assert_true(sig_stop_requested());
+    assert_int_equal(run_fail_status(&f->fail), RUN_EXIT_FAILED);
+    assert_string_equal(run_fail_text(&f->fail), "the fake tool: tick 5 went wrong");
+    tp_close(cli);
+    fake_free(f);
+    sig_reset();
+}
+
+/* The schedule's set-up is checked: a rate it refuses fails the thread when the first channel
+ * comes up, with the thread's name in the text. */
+static void test_bad_rate(void **state)
+{
+    (void)state;
+    sig_reset();
+    fake *f = fake_new((run_drv_cfg){.tick_rate = TICK_RATE_MAX + 1, .name = "thread 3"}, true);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, f_thread, f), 0);
+    tp_channel *cli = hand_pair(f);
+    pthread_join(t, NULL);
+    assert_int_equal(f->result, RUN_DRV_THREAD_FAILED);
+    assert_int_equal(atomic_load(&f->ticks), 0);
+    assert_non_null(strstr(run_fail_text(&f->fail), "thread 3: the tick schedule: "));
+    tp_close(cli);
+    fake_free(f);
+    sig_reset();
+}
+
+/* A signal: the loop says it was interrupted. */
+static void test_interrupted(void **state)
+{
+    (void)state;
+    sig_reset();
+    assert_int_equal(sig_install(), 0);
+    fake *f = fake_new((run_drv_cfg){.tick_rate = 1000}, true);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, f_thread, f), 0);
+    clk_sleep_until(clk_ns() + 20000000);
+    raise(SIGINT);
+    pthread_join(t, NULL);
+    assert_int_equal(f->result, RUN_DRV_INTERRUPTED);
+    fake_free(f);
+    sig_reset();
+}
+
+/* A client: while nothing listens, one attempt a second, each failure flagged when it repeats
+ * the previous; once the server is there, the channel comes up; lost, it is not tried again,
+ * and the tool's down fails the thread with the reason. */
+static void test_client_retry(void **state)
+{
+    (void)state;
+    sig_reset();
+    tp_opts so;
+    tp_opts_init(&so);
+    so.port = "0";
+    tp_server *srv;
+    assert_int_equal(tp_bind(&so, &srv), 0);
+    char port[16];
+    snprintf(port, sizeof(port), "%u", tp_server_port(srv));
+    tp_server_close(srv); /* nothing listens there now */
+
+    tp_opts co;
+    tp_opts_init(&co);
+    co.host = "127.0.0.1";
+    co.port = port;
+    fake *f = fake_new((run_drv_cfg){.tick_rate = 1000, .connect = &co}, false);
+    atomic_store(&f->fail_on_loss, true);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, f_thread, f), 0);
+    assert_true(wait_for(&f->failed_attempts, 2, 5000));
+    assert_true(atomic_load(&f->repeats) >= 1); /* the same refusal, flagged */
+    assert_true(atomic_load(&f->connecting) >= 2);
+    assert_int_equal(atomic_load(&f->ups), 0);
+
+    so.port = port;
+    assert_int_equal(tp_bind(&so, &srv), 0);
+    tp_channel *ch = NULL;
+    for (int i = 0; i < 5000 && !ch; i++) {
+        if (tp_accept(srv, &ch) == 1)
+            break;
+        ch = NULL;
+        clk_sleep_until(clk_ns() + 1000000);
+    }
+    assert_non_null(ch);
+    assert_int_equal(tp_init_wait(ch, 5000), TP_ACTIVE);
+    assert_true(wait_for(&f->ups, 1, 5000));
+    int attempts = atomic_load(&f->connecting);
+    send_msgs(ch, 10);
+    assert_true(wait_for(&f->msgs, 10, 5000));
+    tp_close(ch); /* the loss */
+    pthread_join(t, NULL);
+    assert_int_equal(f->result, RUN_DRV_THREAD_FAILED);
+    assert_int_equal(atomic_load(&f->connecting), attempts); /* not tried again */
+    assert_int_equal(run_fail_status(&f->fail), RUN_EXIT_FAILED);
+    assert_non_null(strstr(run_fail_text(&f->fail), "connection lost: "));
+    assert_non_null(strstr(run_fail_text(&f->fail), f->last_why));
+    tp_server_close(srv);
+    fake_free(f);
+    sig_reset();
+}
+
+/* The Reactor backend: ticks from the start, channels handed over go to ops->adopt, a stop in a
+ * tick ends the loop. */
+static void test_reactor(void **state)
+{
+    (void)state;
+    sig_reset();
+    fake *f = fake_new((run_drv_cfg){.tick_rate = 1000}, true);
+    rx_opts ro;
+    rx_opts_init(&ro);
+    rx_reactor *r;
+    assert_int_equal(rx_create(&ro, &r), 0);
+    run_drv_use_reactor(&f->d, r);
+    atomic_store(&f->stop_after_ticks, 200);
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    tp_opts o;
+    tp_opts_init(&o);
+    tp_channel *ch;
+    assert_int_equal(tp_adopt(sv[0], true, &o, &ch), 0);
+    assert_int_equal(run_handoff_give(&f->hand, ch), 0);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, f_thread, f), 0);
+    pthread_join(t, NULL);
+    assert_int_equal(f->result, RUN_DRV_STOPPED);
+    assert_int_equal(atomic_load(&f->ticks), 200);
+    assert_int_equal(atomic_load(&f->adopted), 1);
+    tp_close(f->adopted_ch);
+    close(sv[1]);
+    rx_destroy(r);
+    fake_free(f);
+    sig_reset();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_server),        cmocka_unit_test(test_server_loss),
+        cmocka_unit_test(test_stop_in_batch), cmocka_unit_test(test_failure),
+        cmocka_unit_test(test_interrupted),   cmocka_unit_test(test_client_retry),
+        cmocka_unit_test(test_reactor),       cmocka_unit_test(test_bad_rate),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
