@@ -20,6 +20,7 @@
 #include "pv_stats.h"
 #include "pv_thread.h"
 #include "run_chan.h"
+#include "run_drv.h"
 #include "run_fail.h"
 #include "run_setup.h"
 #include "run_json.h"
@@ -46,8 +47,9 @@ typedef struct prov_thread {
     run_handoff hand;
 
     /* Worker state. */
-    int epfd;
-    pv_sess **sess; /* the thread's channels */
+    run_drv drv;    /* its loop */
+    rx_reactor *rx; /* -reactor: its reactor */
+    pv_sess **sess; /* the thread's channels that are up (bare), or handed to the reactor */
     int n_sess, cap_sess;
 
     /* rssl.json.v2 channels: received messages converted to RWF (json.rwf), messages to send
@@ -76,15 +78,19 @@ struct prov_app {
 /* Starts thread th. Returns 0, or -1 with err_msg() set. */
 int prov_thread_start(prov_thread *th);
 
-/* Prepares thread th of app (index i): statistics, hand-off, epoll. Returns 0 or -1. */
+/* Prepares thread th of app (index i): statistics, hand-off. Returns 0 or -1. */
 int prov_thread_init(prov_thread *th, prov_app *app, int i);
 
 /* Frees what prov_thread_init() made (after the thread was joined). */
 void prov_thread_free(prov_thread *th);
 
-/* Ends the run because of an error: records the first one (for the summary's line) and asks
- * every thread to stop. */
+/* The main thread's failure (binding the server, starting a thread): records the first one (for
+ * the summary's line), prints it and asks every thread to stop. */
 void prov_app_fail(prov_app *app, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A provider thread's failure, through its driver (run_drv_fail): the formatted text, printed
+ * when it is the run's first, and the run stops. Returns RUN_DRV_FAILED. */
+int prov_fail(prov_thread *th, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
  * Handles one message a consumer sent on session s of thread th: login, directory and
@@ -97,8 +103,7 @@ int prov_handle(prov_thread *th, pv_sess *s, const uint8_t *data, uint32_t len);
 /* The same for a message already decoded (the reactor's). */
 int prov_handle_msg(prov_thread *th, pv_sess *s, const rwf_msg *m);
 
-/* Takes the closed session s out of th->sess, frees it and tells the main thread the thread
- * has one channel less (run_handoff_closed: its load for the next accept). */
+/* Takes the closed session s out of th->sess and frees it. */
 void prov_remove_session(prov_thread *th, pv_sess *s);
 
 /* Makes room in th->sess for one more session. Returns 0, or -1 (no memory). */

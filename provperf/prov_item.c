@@ -286,7 +286,7 @@ static int on_generic(prov_thread *th, pv_sess *s, const rwf_msg *m)
     const uint64_t trk1 = stamps.t[0], trk3 = stamps.t[2];
     if (rc < 0) {
         /* The ETA provider ends the run on a generic message it cannot decode. */
-        prov_app_fail(app, "Error: generic message on stream %d: %s", m->stream_id, err_msg());
+        prov_fail(th, "Error: generic message on stream %d: %s", m->stream_id, err_msg());
         err_set("undecodable generic message");
         return -1;
     }
@@ -350,8 +350,8 @@ int prov_handle(prov_thread *th, pv_sess *s, const uint8_t *data, uint32_t len)
 {
     rwf_msg m;
     if (rwf_msg_decode(&m, rwf_buf_make(data, len)) != RWF_OK) {
-        prov_app_fail(th->app, "rsslDecodeMsg(): message of %u bytes on channel %d: %s", len,
-                      prov_sess_fd(s), err_msg());
+        prov_fail(th, "rsslDecodeMsg(): message of %u bytes on channel %d: %s", len,
+                  prov_sess_fd(s), err_msg());
         err_set("undecodable message");
         return -1;
     }

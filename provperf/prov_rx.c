@@ -17,15 +17,12 @@
 #include "err.h"
 #include "sig.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Events handled per rx_dispatch call before the loop looks at its ticks again. */
-#define PROV_RX_DISPATCH 256
-
-/* Removes session s (its channel is closed or being closed by the layer) and frees it. */
+/* Removes session s (its channel is closed or being closed by the layer) and frees it; without
+ * a channel left the thread has no ticks to keep. */
 static void drop_session(prov_thread *th, pv_sess *s)
 {
     prov_tun_forget(s);
@@ -34,6 +31,9 @@ static void drop_session(prov_thread *th, pv_sess *s)
     if (s->active_ns)
         pv_items_free(&s->items);
     prov_remove_session(th, s);
+    run_handoff_closed(&th->hand);
+    if (!th->n_sess)
+        run_drv_ticking(&th->drv, false);
 }
 
 /* The channel is up: what the ETA provider prints, the packing check, then the session. */
@@ -44,10 +44,9 @@ static int on_up(prov_thread *th, pv_sess *s)
     const tp_info *info = rx_info(s->rx);
     run_channel_info_print(stdout, rx_chan_fd(s->rx), info);
     if (cfg->pv.max_pack_count > 1 && (uint32_t)cfg->pv.pack_buf_size > info->max_fragment_size) {
-        prov_app_fail(app,
-                      "Error(Channel %d): MaxFragmentSize %u is too small for packing "
-                      "buffer size %d",
-                      rx_chan_fd(s->rx), info->max_fragment_size, cfg->pv.pack_buf_size);
+        prov_fail(th,
+                  "Error(Channel %d): MaxFragmentSize %u is too small for packing buffer size %d",
+                  rx_chan_fd(s->rx), info->max_fragment_size, cfg->pv.pack_buf_size);
         return -1;
     }
     run_tls_seen_add(&app->run.tls_seen, info->tls_version, info->tls_cipher);
@@ -124,50 +123,48 @@ static const rx_callbacks callbacks = {.on_channel = on_channel,
                                        .on_msg = on_message,
                                        .on_tunnel_request = prov_tun_request};
 
-/* Gives the channels the main thread handed over to the reactor. */
-static void adopt_handed(prov_thread *th, rx_reactor *r)
+/* run_drv_ops.adopt: a channel the main thread handed over goes to the reactor as a
+ * provider channel; the first of the thread's channels starts its ticks. */
+static void adopt(void *arg, tp_channel *ch)
 {
+    prov_thread *th = arg;
     const prov_config *cfg = &th->app->cfg;
     rx_role role;
     rx_role_init(&role, RX_ROLE_PROVIDER);
     role.cb = callbacks;
-    tp_channel *ch[16];
-    int n;
-    while ((n = run_handoff_take(&th->hand, ch, 16)) > 0) {
-        for (int i = 0; i < n; i++) {
-            pv_sess *s = calloc(1, sizeof(*s));
-            if (!s || prov_grow_sessions(th) != 0) {
-                free(s);
-                tp_close(ch[i]);
-                run_handoff_closed(&th->hand);
-                run_channel_closed(stdout, "out of memory adopting a channel");
-                continue;
-            }
-            s->tool = th;
-            uint32_t hwm =
-                cfg->pv.opts.high_water_mark > 0 ? (uint32_t)cfg->pv.opts.high_water_mark : 0;
-            if (rx_accept(r, ch[i], hwm, 0, &role, s, &s->rx) != 0) {
-                run_channel_closed(stdout, err_msg());
-                free(s);
-                run_handoff_closed(&th->hand);
-                continue;
-            }
-            th->sess[th->n_sess++] = s;
-        }
+    pv_sess *s = calloc(1, sizeof(*s));
+    if (!s || prov_grow_sessions(th) != 0) {
+        free(s);
+        tp_close(ch);
+        run_handoff_closed(&th->hand);
+        run_channel_closed(stdout, "out of memory adopting a channel");
+        return;
     }
+    s->tool = th;
+    uint32_t hwm = cfg->pv.opts.high_water_mark > 0 ? (uint32_t)cfg->pv.opts.high_water_mark : 0;
+    if (rx_accept(th->rx, ch, hwm, 0, &role, s, &s->rx) != 0) {
+        run_channel_closed(stdout, err_msg());
+        free(s);
+        run_handoff_closed(&th->hand);
+        return;
+    }
+    th->sess[th->n_sess++] = s;
+    run_drv_ticking(&th->drv, true);
 }
 
-/* The tick's bursts on every active channel. */
-static void bursts(prov_thread *th)
+/* run_drv_ops.tick: the tick's bursts on every active channel. */
+static int on_tick(void *arg, const tick *t, int64_t now)
 {
+    prov_thread *th = arg;
     prov_app *app = th->app;
+    (void)now;
     for (int i = 0; i < th->n_sess;) {
         pv_sess *s = th->sess[i];
         if (!s->active_ns || !rx_is_up(s->rx)) {
             i++;
             continue;
         }
-        if (pv_burst_tick(s, &app->in.feed, &app->in.rates, &th->pv.stats, &th->pv.t) == TP_EFAIL) {
+        if (pv_burst_tick(s, &app->in.feed, &app->in.rates, &th->pv.stats, t) == TP_EFAIL) {
             char why[ERR_MSG_MAX + 64];
             snprintf(why, sizeof(why), "Failure while writing message bursts: %s", err_msg());
             run_channel_closed(stdout, why);
@@ -177,57 +174,44 @@ static void bursts(prov_thread *th)
         }
         i++;
     }
-    latbuf_poll(&th->pv.stats.lat);
+    return 0;
 }
 
 void prov_rx_thread(prov_thread *th)
 {
+    static const run_drv_ops ops = {.tick = on_tick, .adopt = adopt};
     prov_app *app = th->app;
+    char name[32];
+    snprintf(name, sizeof(name), "provider thread %d", th->pv.index + 1);
+    const run_drv_cfg dc = {.tool = th,
+                            .ops = &ops,
+                            .name = name,
+                            .tick_rate = (uint32_t)app->cfg.pv.opts.tick_rate,
+                            .tk = &th->pv.t,
+                            .lat = &th->pv.stats.lat,
+                            .fail = &app->run.fail,
+                            .print_fail = true,
+                            .hand = &th->hand};
+    if (run_drv_init(&th->drv, &dc) != 0) {
+        prov_app_fail(app, "%s: %s", name, err_msg());
+        return;
+    }
     rx_opts ro;
     rx_opts_init(&ro);
     if (th->pv.worker_bound)
         ro.worker_cpu = &th->pv.worker_cpu;
     ro.json = app->json ? app->json->conv : NULL; /* -pl: rssl.json.v2 clients, converted */
-    rx_reactor *r;
-    if (rx_create(&ro, &r) != 0) {
-        prov_app_fail(app, "Reactor creation failed: %s", err_msg());
+    if (rx_create(&ro, &th->rx) != 0) {
+        prov_fail(th, "Reactor creation failed: %s", err_msg());
+        run_drv_free(&th->drv);
         return;
     }
-    tick_tighten_slack();
-    const uint32_t rate = (uint32_t)app->cfg.pv.opts.tick_rate;
-    const int64_t interval = CLK_NS_PER_SEC / rate;
-    tick_init(&th->pv.t, rate, clk_ns() + interval);
-    while (!sig_stop_requested()) {
-        int64_t now = clk_ns();
-        if (th->n_sess && tick_poll(&th->pv.t, now)) {
-            bursts(th);
-            continue;
-        }
-        /* Without a channel there is nothing to send: no ticks to keep until one comes. */
-        int64_t wait = th->n_sess ? tick_wait_ns(&th->pv.t, now) : 100 * 1000000LL;
-        int w = rx_wait_fd(r, wait, th->hand.evfd);
-        if (w < 0 && errno != EINTR) {
-            prov_app_fail(app, "provider thread %d: waiting: %s", th->pv.index + 1,
-                          strerror(errno));
-            break;
-        }
-        if (w > 0 && (w & RX_WAIT_FD)) {
-            bool had = th->n_sess > 0;
-            adopt_handed(th, r);
-            if (!had && th->n_sess)
-                tick_init(&th->pv.t, rate, clk_ns() + interval);
-        }
-        int n;
-        do {
-            n = rx_dispatch(r, PROV_RX_DISPATCH);
-        } while (n == PROV_RX_DISPATCH && clk_ns() < th->pv.t.next_ns);
-        if (n < 0) {
-            prov_app_fail(app, "provider thread %d: %s", th->pv.index + 1, err_msg());
-            break;
-        }
-        latbuf_poll(&th->pv.stats.lat); /* also when no channel ticks */
-    }
-    rx_destroy(r); /* closes every channel */
+    run_drv_use_reactor(&th->drv, th->rx);
+    run_drv_ticking(&th->drv, false); /* without a channel there is nothing to send */
+    run_drv_run(&th->drv);
+    run_drv_free(&th->drv);
+    rx_destroy(th->rx); /* closes every channel */
+    th->rx = NULL;
     while (th->n_sess)
         drop_session(th, th->sess[0]);
 }

@@ -196,7 +196,6 @@ int pv_burst_tick(pv_sess *s, const pv_feed *f, const pv_rates *r, pv_stats *st,
         q = pv_out_flush(&s->out);
     if (q < 0)
         return TP_EFAIL;
-    s->want_write = q > 0;
     counter_add(&st->msgs_packed, s->out.packed_msgs - s->packed_seen);
     counter_add(&st->packs, s->out.packs - s->packs_seen);
     s->packed_seen = s->out.packed_msgs;

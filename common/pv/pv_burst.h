@@ -85,12 +85,10 @@ typedef struct pv_sess {
     rx_chan *rx;    /* the reactor channel, or NULL (bare mode) */
     pv_out out;
     pv_items items;
-    int64_t active_ns; /* when the channel became active; bursts of earlier ticks skip it */
-    int64_t pub_ns;    /* when its first update or generic burst went out; 0 = none yet */
-    bool want_write;   /* output is queued: flush when the socket is writable */
-    bool write_armed;  /* the owner waits for writability (its business) */
-    bool more_input;   /* complete input is buffered in the channel, not yet read */
-    bool json;         /* the channel speaks rssl.json.v2 (messages converted both ways) */
+    int64_t active_ns;     /* when the channel became active; bursts of earlier ticks skip it */
+    int64_t pub_ns;        /* when its first update or generic burst went out; 0 = none yet */
+    struct run_drv_ch *dc; /* the session driver's channel (bare mode), or NULL */
+    bool json;             /* the channel speaks rssl.json.v2 (messages converted both ways) */
     uint64_t packed_seen, packs_seen; /* packing counts already added to the statistics */
     void *tool;                       /* the tool's own per-channel data */
     rx_tunnel *tun;                   /* a consumer's tunnel stream on the channel, or NULL */
@@ -139,8 +137,8 @@ typedef struct pv_rates {
  * Everything session s sends in the current tick of t: skipped when the channel became active
  * after the tick was due (a new channel does not inherit catch-up bursts); else the update
  * burst, the generic-message burst, then refresh bursts while the clock is before the next
- * tick's deadline; the open packed buffer is written and the queue flushed (one send()), and
- * s->want_write tells whether bytes remain for when the socket drains. Returns 0, TP_ENOBUFS
+ * tick's deadline; the open packed buffer is written and the queue flushed (one send(); what
+ * remains leaves when the socket drains). Returns 0, TP_ENOBUFS
  * (counted; the channel is kept) or TP_EFAIL (close the channel; err_msg() says why).
  */
 int pv_burst_tick(pv_sess *s, const pv_feed *f, const pv_rates *r, pv_stats *st, const tick *t);
