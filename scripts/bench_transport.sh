@@ -8,20 +8,26 @@
 #   scripts/bench_transport.sh socket pack     only those series (socket | pack | shmem |
 #                                              tls | tlspack)
 #
-# A rate is loss-free when the client received every message the server sent (the original
+# A run is loss-free when the client received every message the server sent (the original
 # may lose its last burst at close: one tick's worth is allowed for it; a shared-memory
 # reader is accountable from the message it attached at), the server achieved
 # at least 99% of the offered rate, no message was refused for lack of output buffers, and no
-# connection failed (sequence gap, slow shared-memory reader). Each series climbs its steps
-# and stops at the second failure in a row; each rate runs REPEAT times and the best run is
-# kept. CPU is the average of the per-second samples each process takes (-writeStatsInterval 1),
-# in % of one core, per side.
+# connection failed (sequence gap, slow shared-memory reader). Each series climbs its steps;
+# each rate runs ROUNDS times per pair of tools, the pairs taking turns (ours, the original,
+# ours, ...) so that whatever else the machine does falls on both alike; a rate is held when
+# more than half of its rounds are loss-free, and a pair stops climbing at its second rate in a
+# row not held. CPU is the average of the per-second samples each process takes
+# (-writeStatsInterval 1), in % of one core, per side: the median over the rounds is shown,
+# with the load average (1 minute) when the rate started.
 #
 # Environment:
-#   BIN=<folder>        TransportPerf to measure (default: this tree's build/bin, built first);
-#                       point it at the original's folder to measure the original the same way
+#   BIN=<folder>        TransportPerf to measure (default: this tree's build/bin, built first)
+#   ORIG_BIN=<folder>   the original TransportPerf: run in the same sweep, in turn with BIN
+#                       (rows "orig"), and the ratio of the highest rates held printed at the end
+#   ROUNDS=1            runs per rate and pair
+#   REPEAT=1            with ROUNDS=1: runs per rate, the first loss-free one kept (others may
+#                       be using the machine)
 #   SECS=10             seconds each server sends
-#   REPEAT=1            runs per rate (the best is kept: others may be using the machine)
 #   QUIET=60            wait up to this many seconds for a >= 90% idle machine before each run
 #                       (0: do not wait)
 #   SOCKET_RATES, PACK_RATES, SHMEM_RATES, TLS_RATES, TLSPACK_RATES   space-separated steps
@@ -31,6 +37,8 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 secs=${SECS:-10}
 repeat=${REPEAT:-1}
+rounds=${ROUNDS:-1}
+orig_bin=${ORIG_BIN:-}
 quiet=${QUIET:-60}
 out=${OUT:-$top/build/bench_transport}
 socket_rates=${SOCKET_RATES:-"3000000 4000000 5000000 5500000 6000000 6500000 7000000 7500000 8000000 9000000 10000000"}
@@ -43,8 +51,16 @@ if [ -z "${BIN:-}" ]; then
     "$top/scripts/build.sh" release >/dev/null
     BIN=$top/build/bin
 fi
-tp=$BIN/TransportPerf
-[ -x "$tp" ] || { echo "bench_transport: no $tp" >&2; exit 2; }
+BIN=$(cd "$BIN" && pwd)
+declare -A tool=([ours]=$BIN/TransportPerf)
+pairs=(ours)
+if [ -n "$orig_bin" ]; then
+    tool[orig]=$(cd "$orig_bin" && pwd)/TransportPerf
+    pairs+=(orig)
+fi
+for p in "${pairs[@]}"; do
+    [ -x "${tool[$p]}" ] || { echo "bench_transport: no ${tool[$p]}" >&2; exit 2; }
+done
 series=("$@")
 [ ${#series[@]} -gt 0 ] || series=(socket pack shmem)
 mkdir -p "$out"
@@ -78,9 +94,10 @@ field() {
         sed 's/.*: \([-0-9.]*\).*/\1/'
 }
 
-# run_once KIND RATE DIR: one server/client pair; prints "sent recv srv_cpu cli_cpu ok why".
+# run_once TOOL KIND RATE DIR: one server/client pair of TOOL; prints
+# "sent recv srv_cpu cli_cpu ok why".
 run_once() {
-    local kind=$1 rate=$2 dir=$3 port sargs cargs srv cli
+    local tp=$1 kind=$2 rate=$3 dir=$4 port sargs cargs srv cli
     rm -rf "$dir"
     mkdir -p "$dir/server" "$dir/client"
     sargs=(-appType server -runTime "$secs" -msgRate "$rate" -latencyMsgRate 10 -writeStatsInterval 1)
@@ -148,7 +165,13 @@ run_once() {
     echo "$sent $recv ${scpu:--} ${ccpu:--} $ok ${why// /_}"
 }
 
-declare -A best
+# median of the numbers on stdin ("-" when none)
+median() {
+    sort -n | awk '{v[NR]=$1} END {if (NR == 0) print "-"; else if (NR % 2) print v[(NR+1)/2];
+        else printf "%.2f\n", (v[NR/2] + v[NR/2+1]) / 2}' | sed 's/\.00$//'
+}
+
+declare -A best best_rate
 for kind in "${series[@]}"; do
     case $kind in
     socket) rates=$socket_rates ;;
@@ -158,36 +181,75 @@ for kind in "${series[@]}"; do
     tlspack) rates=$tlspack_rates ;;
     *) echo "bench_transport: unknown series $kind" >&2; exit 2 ;;
     esac
-    echo "== $kind ($tp, $secs s per run, best of $repeat)"
-    printf '%-8s %10s %12s %12s %9s %9s %-4s %s\n' series rate sent received "srv CPU%" \
-        "cli CPU%" ok note
-    fails=0
-    best[$kind]="none"
-    for rate in $rates; do
-        result="" 
-        for r in $(seq "$repeat"); do
-            wait_quiet
-            line=$(run_once "$kind" "$rate" "$out/${kind}_${rate}_$r")
-            # keep the first loss-free run, else the last
-            if [ -z "$result" ] || [ "$(echo "$line" | awk '{print $5}')" = yes ]; then
-                result=$line
-            fi
-            [ "$(echo "$result" | awk '{print $5}')" = yes ] && break
-        done
-        read -r sent recv scpu ccpu ok why <<<"$result"
-        printf '%-8s %10s %12s %12s %9s %9s %-4s %s\n' "$kind" "$rate" "$sent" "$recv" "$scpu" \
-            "$ccpu" "$ok" "${why//_/ }"
-        if [ "$ok" = yes ]; then
-            best[$kind]="$rate msgs/s (server CPU $scpu%, client CPU $ccpu%)"
-            fails=0
-        else
-            fails=$((fails + 1))
-            [ "$fails" -ge 2 ] && break
-        fi
+    echo "== $kind ($secs s per run, $rounds round(s) per rate and pair)"
+    for p in "${pairs[@]}"; do echo "   $p: ${tool[$p]}"; done
+    printf '%-8s %-5s %10s %12s %12s %9s %9s %-5s %5s %s\n' series pair rate sent received \
+        "srv CPU%" "cli CPU%" held load note
+    declare -A fails=() climbing=()
+    for p in "${pairs[@]}"; do
+        fails[$p]=0 climbing[$p]=1 best[$kind.$p]="none"
     done
+    for rate in $rates; do
+        live=()
+        for p in "${pairs[@]}"; do [ "${climbing[$p]}" = 1 ] && live+=("$p"); done
+        [ ${#live[@]} -gt 0 ] || break
+        load=$(cut -d' ' -f1 /proc/loadavg)
+        declare -A lines=()
+        for r in $(seq "$rounds"); do
+            for p in "${live[@]}"; do
+                if [ "$rounds" = 1 ]; then
+                    # REPEAT: the first loss-free run of up to REPEAT
+                    line=""
+                    for t in $(seq "$repeat"); do
+                        wait_quiet
+                        l=$(run_once "${tool[$p]}" "$kind" "$rate" "$out/${kind}_${p}_${rate}_$t")
+                        if [ -z "$line" ] || [ "$(echo "$l" | awk '{print $5}')" = yes ]; then
+                            line=$l
+                        fi
+                        [ "$(echo "$line" | awk '{print $5}')" = yes ] && break
+                    done
+                else
+                    wait_quiet
+                    line=$(run_once "${tool[$p]}" "$kind" "$rate" "$out/${kind}_${p}_${rate}_$r")
+                fi
+                lines[$p]+="$line"$'\n'
+            done
+        done
+        for p in "${live[@]}"; do
+            rows=${lines[$p]%$'\n'}
+            nok=$(echo "$rows" | awk '$5 == "yes"' | wc -l)
+            sent=$(echo "$rows" | awk '{print $1}' | median)
+            recv=$(echo "$rows" | awk '{print $2}' | median)
+            scpu=$(echo "$rows" | awk '$3 != "-" {print $3}' | median)
+            ccpu=$(echo "$rows" | awk '$4 != "-" {print $4}' | median)
+            why=$(echo "$rows" | awk '$5 != "yes" {print $6}' | sort | uniq -c |
+                awk '{printf "%s%s x%d", (NR > 1 ? ", " : ""), $2, $1}')
+            held=no
+            [ $((nok * 2)) -gt "$rounds" ] && held=yes
+            printf '%-8s %-5s %10s %12s %12s %9s %9s %-5s %5s %s\n' "$kind" "$p" "$rate" \
+                "$sent" "$recv" "$scpu" "$ccpu" "$held($nok/$rounds)" "$load" "${why//_/ }"
+            if [ "$held" = yes ]; then
+                best[$kind.$p]="$rate msgs/s (server CPU $scpu%, client CPU $ccpu%, load $load)"
+                best_rate[$kind.$p]=$rate
+                fails[$p]=0
+            else
+                fails[$p]=$((fails[$p] + 1))
+                [ "${fails[$p]}" -ge 2 ] && climbing[$p]=0
+            fi
+        done
+        unset lines
+    done
+    unset fails climbing
 done
 echo
-echo "== highest loss-free rate, 76-byte messages ($tp)"
+echo "== highest loss-free rate, 76-byte messages"
 for kind in "${series[@]}"; do
-    printf '  %-7s %s\n' "$kind" "${best[$kind]}"
+    for p in "${pairs[@]}"; do
+        printf '  %-7s %-5s %s\n' "$kind" "$p" "${best[$kind.$p]}"
+    done
+    if [ -n "$orig_bin" ] && [ -n "${best_rate[$kind.ours]:-}" ] &&
+        [ -n "${best_rate[$kind.orig]:-}" ]; then
+        printf '  %-7s ours/orig %.2fx\n' "$kind" \
+            "$(echo "${best_rate[$kind.ours]} / ${best_rate[$kind.orig]}" | bc -l)"
+    fi
 done
