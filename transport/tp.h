@@ -324,8 +324,20 @@ typedef struct tp_msg {
  * oversized compressed data), shmem reader too slow or server gone. */
 int tp_read(tp_channel *ch, tp_msg *msg);
 
+/* Returns up to max messages at once (max >= 1) into msgs[0..n), as tp_read() would one
+ * after the other, and sets *more as TP_READ_MORE would be set after the last of them (call
+ * again before polling). Every view stays valid until the next tp_read(), tp_read_batch() or
+ * tp_close() on the channel: the input area is not moved or refilled while a batch is taken,
+ * at most one read() system call is made, before the first message is taken, and only the
+ * first message of a batch may have been reassembled or decompressed. Pings are consumed and
+ * counted as by tp_read(). Returns n (0: nothing complete is available, or only pings were),
+ * or TP_EFAIL as tp_read() does; messages taken before a malformed frame are returned first
+ * and the failure comes with the next call. */
+int tp_read_batch(tp_channel *ch, tp_msg *msgs, int max, bool *more);
+
 /* True when tp_read can return something without the descriptor becoming readable: a
- * complete frame is buffered, or a stream layer (TLS) holds bytes it has already read. */
+ * complete frame is buffered, a stream layer (TLS) holds bytes it has already read, or the
+ * last read() filled the input area (the socket most likely holds more). */
 bool tp_read_ready(const tp_channel *ch);
 
 /* ---- writing ------------------------------------------------------------------------- */

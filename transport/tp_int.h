@@ -83,7 +83,9 @@ struct tp_channel {
     uint8_t wr_fast;        /* active socket without output compression: direct buffers */
     uint8_t shm_rd;         /* active shared-memory reader */
     uint8_t shm_wr;         /* active shared-memory writer */
-    uint8_t rx_pend;        /* the stream stack holds read bytes the descriptor will not announce */
+    uint8_t rx_pend;        /* read again before waiting: the stream stack holds read bytes the
+                             * descriptor will not announce, or (plain socket) the last recv()
+                             * filled the input area's room */
     uint8_t rx_eof;         /* the stream ended after the bytes still in the input area */
     uint8_t rx_inplace;     /* the top stream fills the input area itself (ops->fill) */
     struct tp_stream *strm; /* top of the stream stack; NULL: the plain socket */

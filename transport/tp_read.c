@@ -356,14 +356,21 @@ static int fill(tp_channel *ch)
     if (TP_UNLIKELY(ch->strm != NULL))
         return fill_stream(ch);
     for (;;) {
-        ssize_t n = recv(ch->fd, ch->in + ch->in_wr, ch->in_cap - ch->in_wr, 0);
+        uint32_t room = ch->in_cap - ch->in_wr;
+        ssize_t n = recv(ch->fd, ch->in + ch->in_wr, room, 0);
         ch->st.recv_calls++;
         if (n > 0) {
             ch->in_wr += (uint32_t)n;
             ch->st.bytes_read += (uint64_t)n;
             ch->rx_seen = 1;
+            /* A recv() that filled the room most likely left bytes in the socket: rx_pend
+             * makes tp_read say TP_READ_MORE once the area is parsed, so that the caller
+             * reads them at once instead of asking the descriptor first. A shorter one
+             * emptied the socket: the caller waits for the descriptor. */
+            ch->rx_pend = (uint32_t)n == room;
             return 1;
         }
+        ch->rx_pend = 0;
         if (n == 0)
             return peer_closed(ch);
         if (errno == EAGAIN || errno == EWOULDBLOCK)
@@ -419,7 +426,9 @@ static int __attribute__((noinline)) read_slow(tp_channel *ch, tp_msg *msg)
                            ch->max_in_frame);
         }
         if (did_io) {
-            rc = 0;
+            /* nothing complete; TP_READ_MORE when the last read filled the input area (or
+             * the stream stack holds more): the descriptor may not announce those bytes */
+            rc = more_flag(ch);
             goto out;
         }
         rc = fill(ch);
@@ -459,6 +468,109 @@ int tp_read(tp_channel *ch, tp_msg *msg)
     if (ch->mc)
         return tp_mc_read(ch, msg);
     return read_slow(ch, msg);
+}
+
+/* The rest of the packed frame being split (ch->pk_cur), taken into msgs[n..max) while its
+ * messages are well formed. Returns the new n; ch->pk_cur is NULL when the frame is done. */
+static inline int batch_unpack(tp_channel *ch, tp_msg *msgs, int n, int max)
+{
+    const uint8_t *p = ch->pk_cur, *end = ch->pk_end;
+    while (n < max) {
+        size_t left = (size_t)(end - p);
+        if (left < 2)
+            break; /* stray bytes: tp_ripc_pack_next() reports them */
+        uint32_t len = tp_get16(p);
+        if (len > left - 2)
+            break; /* likewise */
+        p += 2;
+        if (len) {
+            msgs[n].data = p;
+            msgs[n].len = len;
+            n++;
+        }
+        p += len;
+        if (p == end) {
+            p = NULL;
+            break;
+        }
+    }
+    ch->pk_cur = p;
+    return n;
+}
+
+/* Messages of the plain and packed data frames complete in the input area (and of a packed
+ * frame being split), taken into msgs[n..max) without a system call and without touching
+ * anything a view taken earlier points into. Stops at anything else (a partial frame,
+ * another kind of frame, a length the parser refuses), which tp_read() then handles.
+ * Returns the new n. */
+static int batch_take(tp_channel *ch, tp_msg *msgs, int n, int max)
+{
+    const int n0 = n;
+    if (ch->pk_cur)
+        n = batch_unpack(ch, msgs, n, max);
+    if (!ch->pk_cur) {
+        const uint8_t *const in = ch->in, *const end = in + ch->in_wr;
+        const uint8_t *p = in + ch->in_rd;
+        const uint32_t maxf = ch->max_in_frame;
+        while (n < max && end - p >= 3) {
+            uint32_t flen = tp_get16(p);
+            /* complete, and 4 .. max_in_frame bytes long (a payload, not refused) */
+            if (flen > (size_t)(end - p) || flen - 4u > maxf - 4u)
+                break;
+            if (TP_LIKELY(p[2] == TP_F_DATA)) {
+                msgs[n].data = p + 3;
+                msgs[n].len = flen - 3;
+                n++;
+                p += flen;
+                continue;
+            }
+            if (p[2] != (TP_F_DATA | TP_F_PACKED))
+                break;
+            ch->pk_cur = p + 3;
+            ch->pk_end = p + flen;
+            p += flen;
+            int before = n;
+            n = batch_unpack(ch, msgs, n, max);
+            if (ch->pk_cur)
+                break;
+            if (n == before)
+                ch->st.pings_read++; /* only empty entries: a ping, as tp_read() counts it */
+        }
+        ch->in_rd = (uint32_t)(p - in);
+    }
+    ch->st.msgs_read += (uint64_t)(n - n0);
+    ch->rd_fast = !ch->pk_cur;
+    return n;
+}
+
+/* True when batch_take() may parse ch's input: an active RIPC channel (socket or TLS) whose
+ * next bytes are a frame or the rest of a packed one. */
+static inline bool batch_ok(const tp_channel *ch)
+{
+    return ch->rd_fast || (ch->pk_cur && !ch->ws && !ch->split && ch->state == TP_STATE_ACTIVE);
+}
+
+int tp_read_batch(tp_channel *ch, tp_msg *msgs, int max, bool *more)
+{
+    int n = 0;
+    if (TP_LIKELY(batch_ok(ch))) {
+        n = batch_take(ch, msgs, 0, max);
+        if (TP_LIKELY(n > 0)) {
+            *more = more_flag(ch) != 0;
+            return n;
+        }
+    }
+    /* nothing plain is complete: one tp_read() (the other frames, the system call) */
+    int rc = tp_read(ch, &msgs[0]);
+    if (rc < 0)
+        return rc;
+    n = (rc & TP_READ_MSG) ? 1 : 0;
+    *more = (rc & TP_READ_MORE) != 0;
+    if (*more && batch_ok(ch) && n < max) {
+        n = batch_take(ch, msgs, n, max);
+        *more = more_flag(ch) != 0;
+    }
+    return n;
 }
 
 bool tp_read_ready(const tp_channel *ch)

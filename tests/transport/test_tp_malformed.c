@@ -10,79 +10,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "tp_ripc.h"
-#include "tp_testutil.h"
-
-typedef struct peer {
-    tp_channel *ch;
-    int fd; /* the test's end of the socketpair */
-} peer;
-
-static void drain(int fd)
-{
-    uint8_t sink[4096];
-    while (read(fd, sink, sizeof(sink)) > 0)
-        ;
-}
-
-/* Our client, active after a valid v<gen> ConnectAck (compression comp, max user mu). */
-static peer client_after_ack_mu(int gen, int comp, uint16_t mu)
-{
-    peer p;
-    int sv[2];
-    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-    p.fd = sv[1];
-    fcntl(p.fd, F_SETFL, fcntl(p.fd, F_GETFL) | O_NONBLOCK);
-    tp_opts o;
-    tp_opts_init(&o);
-    o.ripc_version = (uint8_t)gen;
-    o.compression = (tp_comp)comp;
-    o.max_reassembly = 1 << 20;
-    assert_int_equal(tp_adopt(sv[0], false, &o, &p.ch), 0);
-    uint8_t req[TP_RIPC_HS_MAX];
-    size_t got = 0;
-    uint64_t end = tu_now_ms() + 5000;
-    while (got < 2 || got < ((size_t)req[0] << 8 | req[1])) {
-        assert_true(tu_now_ms() < end);
-        assert_int_equal(tp_init(p.ch), TP_PENDING);
-        ssize_t r = read(p.fd, req + got, sizeof(req) - got);
-        if (r > 0)
-            got += (size_t)r;
-    }
-    tp_ripc_ack a = {.gen = (uint8_t)gen,
-                     .flags = 1,
-                     .max_user = mu,
-                     .session_flags = 3,
-                     .ping_timeout = 60,
-                     .rwf_major = 14,
-                     .rwf_minor = 1,
-                     .compression = (uint16_t)comp,
-                     .zlib_level = 6,
-                     .has_key = gen >= 14,
-                     .key_type = 1,
-                     .component = {"peer", 4}};
-    uint8_t ack[256];
-    int n = tp_ripc_ack_encode(&a, ack, sizeof(ack));
-    assert_int_equal(write(p.fd, ack, (size_t)n), n);
-    assert_int_equal(tp_init_wait(p.ch, 5000), TP_ACTIVE);
-    drain(p.fd);
-    return p;
-}
-
-static peer client_after_ack(int gen, int comp)
-{
-    return client_after_ack_mu(gen, comp, 6144);
-}
-
-static void feed(peer *p, const uint8_t *b, size_t n)
-{
-    size_t off = 0;
-    while (off < n) {
-        ssize_t w = write(p->fd, b + off, n - off);
-        assert_true(w > 0);
-        off += (size_t)w;
-    }
-}
+#include "tp_rawpeer.h"
 
 static void feed_hex(peer *p, const char *hex)
 {
@@ -123,12 +51,6 @@ static void expect_msg(peer *p, const void *want, size_t n)
     if (rc != 1)
         fail_msg("expected a message, got %d: %s", rc, err_msg());
     ts_assert_bytes_equal(m.data, m.len, want, n);
-}
-
-static void done(peer *p)
-{
-    tp_close(p->ch);
-    close(p->fd);
 }
 
 static void bad_case(int gen, int comp, const char *hex, int eof, const char *why)
