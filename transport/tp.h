@@ -389,6 +389,34 @@ int tp_pack(tp_channel *ch, tp_buf *b);
  * (b stays the caller's). TP_EINVAL: b->len larger than the buffer. TP_EFAIL: failed. */
 int tp_write(tp_channel *ch, tp_buf *b, unsigned flags);
 
+/* A run of unpacked messages of one size written in place, as many tp_get_buffer() and
+ * tp_write() pairs would write them, with one call to open the run and one to queue it:
+ * message i (0 <= i < n) is written at data + i * stride, size bytes. The caller may write
+ * anywhere in [data, data + (n - 1) * stride + size): the bytes between the messages are the
+ * framing's and tp_run_write() writes them. */
+typedef struct tp_run {
+    uint8_t *data;
+    uint32_t stride;
+    uint32_t size;
+    uint32_t n; /* room for this many messages, >= 1 */
+} tp_run;
+
+/* Opens a run of up to want (>= 1) messages of size bytes (1 <= size <= the maximum message
+ * size) to be written with flags: run->n is at most want and stops at the message after
+ * which a single tp_write() would flush (the high-water mark, or every message with
+ * TP_WRITE_DIRECT), so that the frames leave as single writes would send them. A buffer
+ * written while the run is open is queued after it, as after an open direct buffer.
+ * Returns 0; TP_ENOBUFS when the output area has no room for one message even after a
+ * flush; TP_EINVAL when the channel writes no runs (not an active RIPC channel over a socket
+ * or TLS, compression, WebSocket, a buffer open, or a size that needs fragments): use
+ * tp_get_buffer(); TP_EFAIL if the channel failed. */
+int tp_run_get(tp_channel *ch, uint32_t size, uint32_t want, unsigned flags, tp_run *run);
+
+/* Queues the first k messages of run (k <= run->n; 0 gives the run back unwritten) and
+ * closes the run. Returns what the last of k tp_write() calls would have returned: the
+ * bytes still queued, or TP_EFAIL. */
+int tp_run_write(tp_channel *ch, tp_run *run, uint32_t k, unsigned flags);
+
 /* Gives back a buffer that will not be written. Returns 0 or TP_EINVAL. */
 int tp_release(tp_channel *ch, tp_buf *b);
 

@@ -617,6 +617,73 @@ int tp_write(tp_channel *ch, tp_buf *b, unsigned flags)
     return write_slow(ch, b, flags);
 }
 
+/* ---- runs ------------------------------------------------------------------------------ */
+
+int tp_run_get(tp_channel *ch, uint32_t size, uint32_t want, unsigned flags, tp_run *run)
+{
+    if (TP_UNLIKELY(!ch->wr_fast || ch->direct.busy || ch->n_deferred || size == 0 ||
+                    size > ch->max_user || want == 0)) {
+        if (ch->state == TP_STATE_CLOSED)
+            return tp_chan_refail(ch);
+        err_set("tp_run_get: no run of %u-byte messages on this channel now", size);
+        return TP_EINVAL;
+    }
+    const size_t fs = (size_t)size + 3;
+    if (ch->out_cap - ch->out_tail < fs) {
+        int rc = tp_out_reserve(ch, fs);
+        if (rc < 0)
+            return rc;
+    }
+    size_t n = (ch->out_cap - ch->out_tail) / fs;
+    if (n > want)
+        n = want;
+    /* the message after which tp_write() would flush: the queue reaching the high-water mark
+     * (one more mark past where the socket was last found full), or the first message on an
+     * empty queue with TP_WRITE_DIRECT */
+    size_t q = ch->out_tail - ch->out_head, mark = ch->hwm + ch->blocked_at;
+    size_t upto = q >= mark ? 1 : (mark - q + fs - 1) / fs;
+    if ((flags & TP_WRITE_DIRECT) && q == 0)
+        upto = 1;
+    if (n > upto)
+        n = upto;
+    ch->direct.busy = 1; /* the tail is the run's until tp_run_write() */
+    run->data = ch->out + ch->out_tail + 3;
+    run->stride = (uint32_t)fs;
+    run->size = size;
+    run->n = (uint32_t)n;
+    return 0;
+}
+
+int tp_run_write(tp_channel *ch, tp_run *run, uint32_t k, unsigned flags)
+{
+    if (TP_UNLIKELY(!ch->wr_fast || !ch->direct.busy || k > run->n ||
+                    run->data != ch->out + ch->out_tail + 3)) {
+        if (ch->state == TP_STATE_CLOSED)
+            return tp_chan_refail(ch);
+        err_set("tp_run_write: not the open run of this channel");
+        return TP_EINVAL;
+    }
+    ch->direct.busy = 0;
+    if (k == 0) {
+        if (ch->n_deferred && run_deferred(ch) < 0)
+            return TP_EFAIL;
+        return clamp_int(ch->out_tail - ch->out_head);
+    }
+    const uint32_t fs = run->stride;
+    uint8_t *f = run->data - 3;
+    for (uint32_t i = 0; i < k; i++, f += fs) {
+        tp_put16(f, fs);
+        f[2] = TP_F_DATA;
+    }
+    size_t before = ch->out_tail - ch->out_head + (size_t)(k - 1) * fs;
+    ch->out_tail += (size_t)k * fs;
+    ch->st.bytes_written += (uint64_t)k * fs;
+    ch->st.msgs_written += k;
+    if (ch->n_deferred && run_deferred(ch) < 0) /* buffers written while the run was open */
+        return TP_EFAIL;
+    return tp_out_commit(ch, before, flags);
+}
+
 int tp_release(tp_channel *ch, tp_buf *b)
 {
     if (ch->mc)
