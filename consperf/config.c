@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "err.h"
+#include "run_version.h"
 #include "items.h"
 #include "tick.h"
 
@@ -83,19 +84,23 @@ const opt_def cons_options[] = {
     RUN_OPT_WORKERS(C, opts, CONS_MAX_THREADS,
                     "Binding of each connection's reactor worker thread (as -threads)"),
 
+    OPT_SECTION_("Tunnel streams (-reactor or -watchlist):"),
     OPT_FLAG_("-tunnel", C, tunnel,
               "Open a tunnel stream that carries the item traffic (needs -reactor or -watchlist)"),
     OPT_FLAG_("-tunnelAuth", C, tunnel_auth, "Authenticate the tunnel stream (login inside it)"),
     RUN_OPT_TUNNEL_BUFS(C, opts, "Output buffers of the tunnel stream",
                         "Print the tunnel stream's buffer usage at each statistics interval"),
+
+    OPT_SECTION_("Warm standby (-watchlist):"),
     OPT_STR_("-startingHostName", C, wsb_start_host, "<host>",
              "Warm standby: the starting (first active) server's host"),
-    OPT_STR_("-startingPort", C, wsb_start_port, "<port>", "Warm standby: its port"),
+    OPT_PORT_("-startingPort", C, wsb_start_port, "Warm standby: its port"),
     OPT_STR_("-standbyHostName", C, wsb_standby_host, "<host>",
              "Warm standby: the standby server's host"),
-    OPT_STR_("-standbyPort", C, wsb_standby_port, "<port>", "Warm standby: its port"),
+    OPT_PORT_("-standbyPort", C, wsb_standby_port, "Warm standby: its port"),
     OPT_ENUM_("-warmStandbyMode", C, wsb_mode, wsb_modes, "<login|service>",
-              "Warm standby mode (default login based; needs -watchlist and the four options)"),
+              "Warm standby mode: login or service based (needs -watchlist and the four options "
+              "above)"),
 
     OPT_SECTION_("WebSocket:"),
     RUN_WS_OPTION(C, opts.ws),
@@ -107,9 +112,11 @@ const opt_def cons_options[] = {
               "to RWF (else JSON is built and read natively; posts and generic messages need "
               "this)"),
     OPT_INT_("-jsonAllocatorSize", C, json_allocator_size, 0, INT_MAX, "<bytes>",
-             "Size of the original's per-thread JSON allocator (65536); accepted and printed, "
-             "without effect here: this ConsPerf reads and writes JSON in place, with no "
-             "allocator to size"),
+             "Size of the original's per-thread JSON allocator; accepted and printed, without "
+             "effect here: this ConsPerf reads and writes JSON in place, with no allocator to "
+             "size"),
+
+    OPT_SECTION_("Encrypted connections (-connType encrypted):"),
     RUN_TLS_CLIENT_OPTIONS(C, opts.tls),
     RUN_TLS_SP12_OPTION(C, opts.tls),
 
@@ -152,6 +159,19 @@ static int check_json(const cons_config *c)
     if (c->add_conversion && !run_conn_websocket(&c->opts))
         return err_set("Config error: -addConversionOverhead enables for WebSocket connection "
                        "only.");
+    /* Without the converter a bare connection writes JSON natively, which sends no posts and
+     * no generic messages (the original's behaviour, found out only at the end as a rate of
+     * 0%): refused here instead, naming the option that sends them. */
+    bool bare = !c->opts.reactor && !c->watchlist;
+    if (bare && run_conn_websocket(&c->opts) && !c->add_conversion &&
+        run_conn_offers(&c->opts, TP_WS_PROTO_JSON2) &&
+        (c->posting_rate || c->opts.generic_msg_rate))
+        return err_set("Config Error: %s %d over WebSocket rssl.json.v2 needs "
+                       "-addConversionOverhead: without it ConsPerf writes JSON natively and "
+                       "sends no %s.",
+                       c->posting_rate ? "-postingRate" : "-genericMsgRate",
+                       c->posting_rate ? c->posting_rate : c->opts.generic_msg_rate,
+                       c->posting_rate ? "posts" : "generic messages");
     return 0;
 }
 
@@ -200,7 +220,7 @@ int cons_config_check(const cons_config *c)
 }
 
 OPT_DEFINE_TOOL_INIT(cons_config_init, cons_config, "ConsPerf", cons_options, cons_config_defaults,
-                     cons_config_check, true)
+                     cons_config_check, true, run_version_print)
 
 /* The warm standby lines of the TEST INPUTS block. */
 static void print_wsb(const cons_config *c, int w, out_report *r)

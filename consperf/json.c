@@ -37,8 +37,8 @@ int cons_json_start(cons_worker *w)
         return 0;
     if (!w->run->json)
         return err_set("a rssl.json.v2 channel (or -calcRWFJSONConversionLatency) needs the "
-                       "dictionary files RDMFieldDictionary and enumtype.def in the working "
-                       "folder, to name the fields");
+                       "dictionary files RDMFieldDictionary and enumtype.def (in the working "
+                       "folder or the data folder), to name the fields");
     if (!w->jin.rwf && run_json_init(&w->jin, w->run->json->conv, CONS_JSON_RWF_MAX) < 0)
         return -1;
     if (!w->jout && !(w->jout = malloc(calc ? CONS_JSON_TEXT_MAX : CONS_JSON_RWF_MAX)))

@@ -16,20 +16,21 @@
  * second. */
 #define CONS_RING_SAMPLES (1u << 17)
 
-/* Loads RDMFieldDictionary and enumtype.def (the working folder's, else the installed ones:
- * datafile.h), or says that the threads
- * will download them. */
+/* Loads RDMFieldDictionary and enumtype.def (the working folder's, else the data folder's:
+ * datafile.h), or says why not and that the threads will download them. */
 static rwf_dict *load_dictionary(void)
 {
     rwf_dict *d = rwf_dict_new();
     if (!d)
         return NULL;
     char path[1024];
-    if (rwf_dict_load_fields(d, data_find("RDMFieldDictionary", path, sizeof(path))) < 0) {
+    const char *file = data_locate("RDMFieldDictionary", path, sizeof(path));
+    if (!file || rwf_dict_load_fields(d, file) < 0) {
         printf("Unable to load field dictionary: %s.\n"
                "Will request dictionaries from provider.\n\n",
                err_msg());
-    } else if (rwf_dict_load_enums(d, data_find("enumtype.def", path, sizeof(path))) < 0) {
+    } else if (!(file = data_locate("enumtype.def", path, sizeof(path))) ||
+               rwf_dict_load_enums(d, file) < 0) {
         printf("Unable to load enum type dictionary: %s.\n\n"
                "Will request dictionaries from provider.\n",
                err_msg());
@@ -49,7 +50,8 @@ static int load_items(const cons_config *cfg, int threads, items *list)
     if (need == 0)
         return 0;
     char path[1024];
-    if (items_load(list, data_find(cfg->opts.item_file, path, sizeof(path)), need) < 0) {
+    const char *file = data_locate(cfg->opts.item_file, path, sizeof(path));
+    if (!file || items_load(list, file, need) < 0) {
         printf("Error: Failed to load item list from file '%s': %s\n", cfg->opts.item_file,
                err_msg());
         return -1;
@@ -189,8 +191,8 @@ int cons_app_prepare(cons_app *a)
             return RUN_EXIT_INVALID;
         }
         char path[1024];
-        if (msgdata_load(&a->msgs, data_find(cfg->opts.msg_file, path, sizeof(path)), a->dict) <
-            0) {
+        const char *file = data_locate(cfg->opts.msg_file, path, sizeof(path));
+        if (!file || msgdata_load(&a->msgs, file, a->dict) < 0) {
             printf("Error: %s\n", err_msg());
             return RUN_EXIT_INVALID;
         }
@@ -207,7 +209,7 @@ int cons_app_prepare(cons_app *a)
         }
     } else if (run_conn_websocket(&cfg->opts) && cfg->calc_json_latency) {
         printf("Error: -calcRWFJSONConversionLatency needs the dictionary files "
-               "RDMFieldDictionary and enumtype.def in the working folder.\n");
+               "RDMFieldDictionary and enumtype.def (in the working folder or the data folder).\n");
         return RUN_EXIT_INVALID;
     }
     run->cfg = cfg;

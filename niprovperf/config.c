@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include "run_version.h"
+
 #include "items.h"
 
 #include <limits.h>
@@ -44,7 +46,11 @@ const opt_def niprov_options[] = {
     OPT_REFUSED_("-u", true, OPT_WHY_RELIABLE_MCAST),
     OPT_REFUSED_("-mcastStats", false, OPT_WHY_RELIABLE_MCAST),
     OPT_REFUSED_("-takeMCastStats", false, OPT_WHY_RELIABLE_MCAST),
+
+    OPT_SECTION_("Encrypted connections (-connType encrypted):"),
     RUN_TLS_CLIENT_OPTIONS(C, pv.opts.tls),
+
+    OPT_SECTION_("Reactor:"),
     RUN_OPT_REACTOR(C, pv.opts, "Connect over the reactor layer"),
     RUN_OPT_WORKERS(C, pv.opts, PV_MAX_THREADS,
                     "Binding of each connection's reactor worker thread (as -threads)"),
@@ -79,7 +85,7 @@ int niprov_config_check(const niprov_config *c)
 }
 
 OPT_DEFINE_TOOL_INIT(niprov_config_init, niprov_config, "NIProvPerf", niprov_options,
-                     niprov_config_defaults, niprov_config_check, true)
+                     niprov_config_defaults, niprov_config_check, true, run_version_print)
 
 void niprov_config_print(const niprov_config *c, const out_extra *extra, out_report *r)
 {

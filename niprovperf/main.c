@@ -48,9 +48,11 @@ static int load_inputs(void *p)
                                (size_t)cfg->pv.opts.common_item_count, (size_t)a->n_threads);
     /* With -itemCount 0 only the directory is published: no item file is read. */
     char path[1024];
-    if (need > 0 &&
-        items_load(&a->list, data_find(cfg->pv.opts.item_file, path, sizeof(path)), need) != 0)
-        return err_push("Failed to load item file");
+    if (need > 0) {
+        const char *file = data_locate(cfg->pv.opts.item_file, path, sizeof(path));
+        if (!file || items_load(&a->list, file, need) != 0)
+            return err_push("Failed to load item file");
+    }
     run_host_user(a->user, sizeof(a->user));
     return 0;
 }

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "err.h"
+#include "run_version.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -45,6 +46,7 @@ const opt_def prov_options[] = {
     RUN_OPT_LATENCY_FILE(C, pv.opts, "Log every generic-message latency to <base><thread>.csv"),
     RUN_OPT_STATS_OUTPUT(C, pv.opts),
 
+    OPT_SECTION_("Reactor:"),
     RUN_OPT_REACTOR(C, pv.opts, "Run the channels over the reactor layer"),
     RUN_OPT_WORKERS(C, pv.opts, PV_MAX_THREADS,
                     "Binding of each provider thread's reactor worker (as -threads)"),
@@ -53,7 +55,11 @@ const opt_def prov_options[] = {
     RUN_OPT_TUNNEL_BUFS(C, pv.opts,
                         "Output buffers of each tunnel stream a consumer opens (-reactor)",
                         "Print the tunnel streams' buffer usage at each statistics interval"),
+
+    OPT_SECTION_("WebSocket:"),
     RUN_WS_OPTION(C, pv.opts.ws),
+
+    OPT_SECTION_("Encrypted connections (-connType encrypted):"),
     RUN_TLS_SERVER_OPTIONS(C, pv.opts.tls),
     RUN_TLS_CIPHER_OPTION(C, pv.opts.tls),
 
@@ -104,7 +110,7 @@ int prov_config_check(const prov_config *c)
 }
 
 OPT_DEFINE_TOOL_INIT(prov_config_init, prov_config, "ProvPerf", prov_options, prov_config_defaults,
-                     prov_config_check, true)
+                     prov_config_check, true, run_version_print)
 
 void prov_config_print(const prov_config *c, const out_extra *extra, out_report *r)
 {

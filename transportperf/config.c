@@ -2,6 +2,7 @@
 
 #include "err.h"
 #include "msg.h"
+#include "run_version.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -81,7 +82,9 @@ const opt_def tperf_options[] = {
               "Server (accepts connections) or client (opens one per thread)"),
     RUN_OPT_CONN_TYPE(C, opts, run_conn_transportperf),
     RUN_OPT_HOST(C, opts, "Host to connect to (client)"),
-    RUN_OPT_PORT(C, opts, "Port (number or service name)"),
+    /* Checked with -connType (tperf_config_check): shared memory takes any key. */
+    OPT_STR_("-p", C, opts.port, "<port>",
+             "Port (number or service name); with -connType shmem, a part of the segment's name"),
     RUN_OPT_INTERFACE(C, opts, "Network interface (host name or address) to use"),
     RUN_OPT_OUTPUT_BUFS(C, opts, "Guaranteed output buffers"),
     RUN_OPT_INPUT_BUFS(C, opts),
@@ -119,14 +122,14 @@ const opt_def tperf_options[] = {
 
     OPT_SECTION_("Sequenced multicast (-connType seqMCast; both ends are clients):"),
     OPT_STR_("-sa", C, opts.mc.send_addr, "<address>", "Send group (default: the receive group)"),
-    OPT_STR_("-sp", C, opts.mc.send_port, "<port>", "Send port"),
+    OPT_PORT_("-sp", C, opts.mc.send_port, "Send port"),
     OPT_STR_("-ra", C, opts.mc.recv_addr, "<address>", "Receive group (default: -h)"),
-    OPT_STR_("-rp", C, opts.mc.recv_port, "<port>", "Receive port (default: -p)"),
-    OPT_STR_("-u", C, opts.mc.unicast_port, "<port>",
-             "Unicast port (reliable multicast only; unused)"),
+    OPT_PORT_("-rp", C, opts.mc.recv_port, "Receive port (default: -p)"),
+    OPT_PORT_("-u", C, opts.mc.unicast_port, "Unicast port (reliable multicast only; unused)"),
     OPT_FLAG_("-mcastStats", C, mcast_stats,
               "Print the datagrams sent and received in every statistics interval"),
 
+    OPT_SECTION_("WebSocket (-connType websocket):"),
     RUN_WS_OPTION(C, opts.ws),
     OPT_SECTION_("Encrypted connections (-connType encrypted):"),
     RUN_TLS_CLIENT_OPTIONS(C, opts.tls),
@@ -197,6 +200,8 @@ int tperf_config_check(const tperf_config *c)
         return err_set("Config Error: -msgSize %d is too small for rssl.json.v2, whose messages "
                        "begin with their 4-byte length (at least %d).",
                        c->msg_size, TPERF_MSG_JSON_LEN + TPERF_MSG_HEAD);
+    if (o->conn_type != TP_CONN_SHMEM && opt_check_port("-p", o->port) != 0)
+        return -1;
     if (o->conn_type == TP_CONN_SHMEM && c->app_type == TPERF_CLIENT && c->msg_rate != 0)
         return err_set("Config Error: a shared-memory client only reads: -msgRate must be 0 "
                        "(it is %d).",
@@ -232,7 +237,7 @@ static void defaults_now(tperf_config *cfg)
 }
 
 OPT_DEFINE_TOOL_INIT(tperf_config_init, tperf_config, "TransportPerf", tperf_options, defaults_now,
-                     tperf_config_check, false)
+                     tperf_config_check, false, run_version_print)
 
 /* The thread list as TransportPerf prints it: entries joined by ',' without the spaces around
  * them, "-1" when -threads was not given. */

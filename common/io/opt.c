@@ -9,8 +9,10 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const opt_name opt_compression_names[] = {
     {"none", 0, NULL}, {"zlib", 1, NULL}, {"lz4", 2, NULL}, {"0", 0, NULL},
@@ -120,6 +122,40 @@ static int parse_u64(const opt_def *d, const char *arg, uint64_t *out)
     return 0;
 }
 
+int opt_check_port(const char *name, const char *arg)
+{
+    long long v;
+    if (arg[0] == '\0')
+        return err_set("Config Error: %s: the port is empty (a number 0-65535 or a service name).",
+                       name);
+    if (isdigit((unsigned char)arg[0]) || arg[0] == '-' || arg[0] == '+' ||
+        isspace((unsigned char)arg[0])) {
+        if (read_integer(arg, &v) != 0)
+            return err_set("Config Error: %s %s: not a port (a number 0-65535 or a service name).",
+                           name, arg);
+        if (v < 0 || v > 65535)
+            return err_set("Config Error: %s %s: a port is from 0 to 65535.", name, arg);
+    } else if (!getservbyname(arg, NULL)) {
+        return err_set("Config Error: %s %s: not a port number (0-65535) nor a service name this "
+                       "machine knows (/etc/services).",
+                       name, arg);
+    }
+    return 0;
+}
+
+/* A port option's value (opt_check_port), copied into field. */
+static int parse_port(const opt_def *d, const char *arg, char *field)
+{
+    if (opt_check_port(d->name, arg) != 0)
+        return -1;
+    size_t len = strlen(arg);
+    if (len >= d->size)
+        return err_set("Config Error: %s: value is longer than %zu characters.", d->name,
+                       d->size - 1);
+    memcpy(field, arg, len + 1);
+    return 0;
+}
+
 static int parse_threads(const opt_def *d, const char *arg, opt_threads *t)
 {
     opt_threads out = {0};
@@ -221,6 +257,8 @@ static int apply(const opt_def *d, const char *arg, void *cfg)
         memcpy(field, arg, len + 1);
         return 0;
     }
+    case OPT_PORT:
+        return parse_port(d, arg, field);
     case OPT_ENUM:
         return parse_enum(d, arg, (int *)field);
     case OPT_THREADS:
@@ -241,7 +279,7 @@ int opt_parse(const opt_def *defs, int argc, char **argv, void *cfg)
         const char *word = argv[i];
         if (strcmp(word, "-?") == 0 || strcmp(word, "-help") == 0 || strcmp(word, "--help") == 0)
             return OPT_HELP;
-        if (strcmp(word, "-version") == 0)
+        if (strcmp(word, "-version") == 0 || strcmp(word, "--version") == 0)
             return OPT_VERSION;
         const opt_def *d = find(defs, word);
         if (!d)
@@ -303,6 +341,11 @@ static size_t lhs_text(const opt_def *d, char *buf, size_t size)
         for (const opt_name *n = d->names; n->name; n++) {
             if (n->refused || isdigit((unsigned char)n->name[0]))
                 continue;
+            bool spelt = false; /* another spelling of a word already listed (webSocket) */
+            for (const opt_name *m = d->names; m != n; m++)
+                spelt |= !m->refused && strcasecmp(m->name, n->name) == 0;
+            if (spelt)
+                continue;
             int w = snprintf(placeholder + used, sizeof(placeholder) - used, "%s%s",
                              used ? "|" : "<", n->name);
             if (w < 0 || (size_t)w >= sizeof(placeholder) - used)
@@ -337,6 +380,7 @@ static void default_text(const opt_def *d, const void *cfg, char *buf, size_t si
             snprintf(buf, size, " (default: %d)", *(const int *)field);
         break;
     case OPT_STR:
+    case OPT_PORT:
         if (field[0])
             snprintf(buf, size, " (default: %s)", field);
         break;
@@ -387,9 +431,53 @@ static void usage_samples_note(FILE *out, const opt_def *defs)
             names);
 }
 
+/* Writes text as lines of at most OPT_USAGE_COLUMNS columns, words kept whole: the first
+ * line goes on from column `at` (where the caller's output stands), the others start after
+ * `indent` spaces. A word longer than a line gets a line of its own. Ends with a newline. */
+static void usage_wrap(FILE *out, const char *text, size_t at, size_t indent)
+{
+    size_t col = at;
+    bool line_start = true;
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        size_t n = strcspn(p, " ");
+        if (!line_start && col + 1 + n > OPT_USAGE_COLUMNS) {
+            fprintf(out, "\n%*s", (int)indent, "");
+            col = indent;
+            line_start = true;
+        }
+        if (!line_start) {
+            fputc(' ', out);
+            col++;
+        }
+        fwrite(p, 1, n, out);
+        col += n;
+        line_start = false;
+        p += n;
+    }
+    fputc('\n', out);
+}
+
+/* One entry: the option (lhs) in a column of `width`, its text wrapped beside it; an option
+ * wider than the column stands on its own line, the text below it. */
+static void usage_entry(FILE *out, const char *lhs, size_t width, const char *text)
+{
+    const size_t indent = 2 + width + 2;
+    if (strlen(lhs) > width) {
+        fprintf(out, "  %s\n%*s", lhs, (int)indent, "");
+    } else {
+        fprintf(out, "  %-*s  ", (int)width, lhs);
+    }
+    usage_wrap(out, text, indent, indent);
+}
+
 void opt_usage(FILE *out, const char *prog, const opt_def *defs, const void *defaults)
 {
-    char lhs[256], def[300];
+    char lhs[256], def[300], text[1200];
     size_t width = strlen("-?, -help");
     for (const opt_def *d = defs; !is_end(d); d++) {
         if (d->kind == OPT_SECTION || d->kind == OPT_REFUSED)
@@ -398,16 +486,17 @@ void opt_usage(FILE *out, const char *prog, const opt_def *defs, const void *def
         if (n > width)
             width = n;
     }
-    if (width > 40)
-        width = 40;
+    if (width > OPT_USAGE_LHS_MAX)
+        width = OPT_USAGE_LHS_MAX;
 
     fprintf(out, "Usage: %s [options]\n\nOptions:\n", prog ? prog : "");
-    fprintf(out, "  %-*s  %s\n", (int)width, "-?, -help", "Shows this usage");
-    fprintf(out, "  %-*s  %s\n", (int)width, "-version",
-            "Prints the name, version and git revision of the tool (ours)");
+    usage_entry(out, "-?, -help", width, "Shows this usage");
+    usage_entry(out, "-version", width,
+                "Shows the version, git revision, build and the libraries' versions");
     for (const opt_def *d = defs; !is_end(d); d++) {
         if (d->kind == OPT_SECTION) {
-            fprintf(out, "\n%s\n", d->help);
+            fprintf(out, "\n");
+            usage_wrap(out, d->help, 0, 2);
             continue;
         }
         if (d->kind == OPT_REFUSED)
@@ -416,24 +505,39 @@ void opt_usage(FILE *out, const char *prog, const opt_def *defs, const void *def
         def[0] = '\0';
         if (defaults)
             default_text(d, defaults, def, sizeof(def));
-        if (strlen(lhs) > width)
-            fprintf(out, "  %s\n  %-*s  %s%s\n", lhs, (int)width, "", d->help ? d->help : "", def);
-        else
-            fprintf(out, "  %-*s  %s%s\n", (int)width, lhs, d->help ? d->help : "", def);
+        snprintf(text, sizeof(text), "%s%s", d->help ? d->help : "", def);
+        usage_entry(out, lhs, width, text);
     }
 
     usage_samples_note(out, defs);
 
+    /* Refused options: those refused for the same reason together, the reason once. */
     bool heading = false;
     for (const opt_def *d = defs; !is_end(d); d++) {
         if (d->kind != OPT_REFUSED)
+            continue;
+        bool seen = false;
+        for (const opt_def *e = defs; e != d; e++)
+            seen |= e->kind == OPT_REFUSED && e->help && d->help && strcmp(e->help, d->help) == 0;
+        if (seen)
             continue;
         if (!heading) {
             fprintf(out, "\nRecognised but not available in this build (refused):\n");
             heading = true;
         }
-        lhs_text(d, lhs, sizeof(lhs));
-        fprintf(out, "  %-*s  %s\n", (int)width, lhs, d->help ? d->help : "");
+        size_t used = 0;
+        text[0] = '\0';
+        for (const opt_def *e = d; !is_end(e); e++) {
+            if (e->kind != OPT_REFUSED || !e->help || !d->help || strcmp(e->help, d->help) != 0)
+                continue;
+            int w = snprintf(text + used, sizeof(text) - used, "%s%s", used ? ", " : "", e->name);
+            if (w < 0 || (size_t)w >= sizeof(text) - used)
+                break;
+            used += (size_t)w;
+        }
+        snprintf(text + used, sizeof(text) - used, ": %s", d->help ? d->help : "");
+        fprintf(out, "  ");
+        usage_wrap(out, text, 2, 4);
     }
     fprintf(out, "\n");
 }
@@ -506,6 +610,7 @@ static json_object *value_json(const opt_def *d, const void *cfg)
             return json_object_new_string("all");
         return json_object_new_int(*(const int *)field);
     case OPT_STR:
+    case OPT_PORT:
         return json_object_new_string(field);
     case OPT_ENUM:
         for (const opt_name *n = d->names; n->name; n++)
@@ -542,6 +647,21 @@ json_object *opt_to_json(const opt_def *defs, const void *cfg)
     return o;
 }
 
+/* The input-file options of a table that the data folder serves ("-itemFile, -msgFile"), NULL
+ * when it has none. Static storage. */
+static const char *input_options(const opt_def *defs)
+{
+    static char text[64];
+    text[0] = '\0';
+    static const char *const names[] = {"-itemFile", "-msgFile"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (find(defs, names[i])) {
+            size_t used = strlen(text);
+            snprintf(text + used, sizeof(text) - used, "%s%s", used ? ", " : "", names[i]);
+        }
+    return text[0] ? text : NULL;
+}
+
 int opt_tool_init(const opt_tool *t, void *cfg, int argc, char **argv, FILE *out, FILE *err)
 {
     const char *prog = argc > 0 && argv[0] ? argv[0] : t->name;
@@ -554,12 +674,14 @@ int opt_tool_init(const opt_tool *t, void *cfg, int argc, char **argv, FILE *out
         opt_usage(out, prog, t->defs, defaults);
         free(defaults);
         if (t->data_files)
-            data_usage(out);
+            data_usage(out, input_options(t->defs));
         fflush(out);
         return 0;
     }
     if (rc == OPT_VERSION) {
         fprintf(out, "%s %s %s\n", t->name, RWFPERF_VERSION, rwfperf_git_rev());
+        if (t->version)
+            t->version(out);
         fflush(out);
         return 0;
     }

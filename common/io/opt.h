@@ -39,7 +39,6 @@
 
 /* Returned by opt_parse() when -? or -help was given. */
 #define OPT_HELP 1
-
 /* Returned by opt_parse() when -version was given (ours: "<tool> <version> <git revision>"). */
 #define OPT_VERSION 3
 
@@ -62,6 +61,7 @@ typedef enum opt_kind {
     OPT_U64,     /* uint64_t within [min, max] (min, max >= 0) */
     OPT_RATE,    /* int within [min, max], or "all" which stores OPT_RATE_ALL */
     OPT_STR,     /* char[size], copied; a longer argument is an error */
+    OPT_PORT,    /* char[size]: a port number 0-65535 or a service name this machine knows */
     OPT_ENUM,    /* int: the value of the matching entry of .names */
     OPT_THREADS, /* opt_threads; at most .max entries */
     OPT_CUSTOM,  /* .parse(cfg, def, arg) does the work (arg is NULL when !.has_arg) */
@@ -140,6 +140,11 @@ struct opt_def {
         .name = (nm), .kind = OPT_STR, .off = OPT_FIELD_(T, f, char *),                            \
         .size = sizeof(((T *)0)->f), .arg = (a), .help = (h)                                       \
     }
+#define OPT_PORT_(nm, T, f, h)                                                                     \
+    {                                                                                              \
+        .name = (nm), .kind = OPT_PORT, .off = OPT_FIELD_(T, f, char *),                           \
+        .size = sizeof(((T *)0)->f), .arg = "<port>", .help = (h)                                  \
+    }
 #define OPT_ENUM_(nm, T, f, nms, a, h)                                                             \
     {                                                                                              \
         .name = (nm), .kind = OPT_ENUM, .off = OPT_FIELD_(T, f, int), .names = (nms), .arg = (a),  \
@@ -175,11 +180,11 @@ struct opt_def {
  */
 #define OPT_SOCKET_SIZES_(T, sndbuf, rcvbuf, hwm)                                                  \
     OPT_INT_("-sendBufSize", T, sndbuf, 0, INT_MAX, "<bytes>",                                     \
-             "Socket send buffer size (0: system default)"),                                       \
+             "Socket send buffer size (0: the system's)"),                                         \
         OPT_INT_("-recvBufSize", T, rcvbuf, 0, INT_MAX, "<bytes>",                                 \
-                 "Socket receive buffer size (0: system default)"),                                \
+                 "Socket receive buffer size (0: the system's)"),                                  \
         OPT_INT_("-highWaterMark", T, hwm, 0, INT_MAX, "<bytes>",                                  \
-                 "Queued bytes at which output is flushed (0: transport default)")
+                 "Queued bytes at which output is flushed (0: the transport's)")
 #define OPT_STATS_OUTPUT_(T, interval, display)                                                    \
     OPT_INT_("-writeStatsInterval", T, interval, 1, INT_MAX, "<sec>",                              \
              "Seconds between statistics lines"),                                                  \
@@ -210,10 +215,17 @@ const char *opt_compression_name(int type);
  */
 int opt_parse(const opt_def *defs, int argc, char **argv, void *cfg);
 
+/* The usage text's width: no line is longer, but for a word that is (a long path). */
+#define OPT_USAGE_COLUMNS 100
+/* The widest option column; a longer option stands on a line of its own. */
+#define OPT_USAGE_LHS_MAX 30
+
 /*
- * Writes the usage text generated from the table to out: one line per option with its
- * argument placeholder, help text and, when defaults is not NULL, the default taken from it;
- * refused options are listed last under their own heading.
+ * Writes the usage text generated from the table to out, within OPT_USAGE_COLUMNS: each option
+ * with its argument placeholder, help text and, when defaults is not NULL, the default taken
+ * from it (once: help texts do not repeat it), under the table's sections in their order;
+ * refused options are listed last under their own heading, those refused for the same reason
+ * together.
  */
 void opt_usage(FILE *out, const char *prog, const opt_def *defs, const void *defaults);
 
@@ -249,6 +261,11 @@ const char *opt_threads_reactor_text(const opt_threads *t, const opt_threads *wo
  * most the total rate and at most the tick rate (one latency message per tick at most).
  */
 int opt_check_total_rate(const char *name, int rate, int tick_rate);
+
+/* The check of a port option `name` (OPT_PORT does it as it parses): arg is a decimal number
+ * from 0 to 65535, or a service name this machine's services database knows. Returns 0, or -1
+ * after err_set() with a message naming the option and the value. */
+int opt_check_port(const char *name, const char *arg);
 int opt_check_latency_rate(const char *name, int rate, const char *total_name, int total,
                            int tick_rate);
 
@@ -260,22 +277,23 @@ typedef struct opt_tool {
     void (*defaults)(void *cfg);   /* fills the defaults */
     int (*check)(const void *cfg); /* checks the options together: 0, or -1 with err_msg() */
     bool data_files;               /* reads input files that may come from the data folder */
+    void (*version)(FILE *out);    /* writes what -version shows after its first line */
 } opt_tool;
 
 /*
  * The command line of a tool: fills the defaults, parses argv into cfg and checks it. With
  * -? prints the usage to out (the defaults, and where input files are found when the tool
- * reads any) and returns 0; with -version prints "<tool> <version> <git revision>" to out and
- * returns 0; with an invalid command line prints why to err (opt_fail) and
- * returns OPT_EXIT_INVALID; otherwise returns OPT_CONTINUE.
+ * reads any) and returns 0; with -version prints "<tool> <version> <git revision>", then what
+ * opt_tool.version adds, to out and returns 0; with an invalid command line prints why to err
+ * (opt_fail) and returns OPT_EXIT_INVALID; otherwise returns OPT_CONTINUE.
  */
 int opt_tool_init(const opt_tool *t, void *cfg, int argc, char **argv, FILE *out, FILE *err);
 
 /* Defines `int fn(type *cfg, int argc, char **argv, FILE *out, FILE *err)`, a tool's command
  * line (opt_tool_init) for its configuration type, option table defs, defaults(type *) and
- * check(const type *), named name when argv[0] is missing; data says whether it reads input
- * files (datafile.h). */
-#define OPT_DEFINE_TOOL_INIT(fn, type, name, defs, defaults, check, data)                          \
+ * check(const type *), named name; data says whether it reads input files (datafile.h),
+ * version writes what -version shows after its first line (opt_tool.version). */
+#define OPT_DEFINE_TOOL_INIT(fn, type, name, defs, defaults, check, data, version)                 \
     static void fn##_defaults(void *c)                                                             \
     {                                                                                              \
         defaults((type *)c);                                                                       \
@@ -286,7 +304,8 @@ int opt_tool_init(const opt_tool *t, void *cfg, int argc, char **argv, FILE *out
     }                                                                                              \
     int fn(type *cfg, int argc, char **argv, FILE *out, FILE *err)                                 \
     {                                                                                              \
-        static const opt_tool tool = {name, defs, sizeof(type), fn##_defaults, fn##_check, data};  \
+        static const opt_tool tool = {name,       defs, sizeof(type), fn##_defaults,               \
+                                      fn##_check, data, version};                                  \
         return opt_tool_init(&tool, cfg, argc, argv, out, err);                                    \
     }
 

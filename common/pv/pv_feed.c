@@ -240,13 +240,19 @@ pv_content *pv_content_open(rwf_dict **dict, const char *path, bool pre_enc, pv_
     if (!*dict)
         return NULL;
     char fields[1024], enums[1024], msgs[1024];
-    if (rwf_dict_load_fields(*dict, data_find("RDMFieldDictionary", fields, sizeof(fields))) !=
-            RWF_OK ||
-        rwf_dict_load_enums(*dict, data_find("enumtype.def", enums, sizeof(enums))) != RWF_OK) {
+    const char *fields_at = data_locate("RDMFieldDictionary", fields, sizeof(fields));
+    const char *enums_at = fields_at ? data_locate("enumtype.def", enums, sizeof(enums)) : NULL;
+    if (!enums_at || rwf_dict_load_fields(*dict, fields_at) != RWF_OK ||
+        rwf_dict_load_enums(*dict, enums_at) != RWF_OK) {
         err_push("Unable to load the dictionary");
         return NULL;
     }
-    return pv_content_load(data_find(path, msgs, sizeof(msgs)), *dict, pre_enc, f);
+    const char *msgs_at = data_locate(path, msgs, sizeof(msgs));
+    if (!msgs_at) {
+        err_push("Unable to load the message data");
+        return NULL;
+    }
+    return pv_content_load(msgs_at, *dict, pre_enc, f);
 }
 
 void pv_feed_options(pv_feed *f, int refresh_burst, bool nano_time, bool sched_stamp,

@@ -88,7 +88,7 @@ void run_opts_defaults(run_opts *o, const char *port, const char *summary_file,
 #define RUN_OPT_CONN_TYPE(T, m, names)                                                             \
     OPT_ENUM_T_("-connType", T, m.conn_type, tp_conn_type, names, NULL, "Type of connection")
 #define RUN_OPT_HOST(T, m, h) OPT_STR_("-h", T, m.host, "<hostname>", h)
-#define RUN_OPT_PORT(T, m, h) OPT_STR_("-p", T, m.port, "<port>", h)
+#define RUN_OPT_PORT(T, m, h) OPT_PORT_("-p", T, m.port, h)
 #define RUN_OPT_INTERFACE(T, m, h) OPT_STR_("-if", T, m.interface_name, "<interface>", h)
 #define RUN_OPT_COMPRESSION(T, m, h)                                                               \
     OPT_ENUM_("-compressionType", T, m.compression_type, opt_compression_names, "<type>", h)

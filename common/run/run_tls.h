@@ -46,7 +46,7 @@ extern const opt_name run_tls_gcm_names[];
 #define RUN_TLS_CLIENT_OPTIONS(T, f)                                                               \
     OPT_ENUM_T_(                                                                                   \
         "-encryptedConnType", T, f.encrypted_protocol, tp_conn_type, run_tls_protocols, "<type>",  \
-        "What runs inside an encrypted connection: socket (RIPC) or websocket (with -pl)"),        \
+        "What runs inside an encrypted connection: socket (RIPC) or websocket"),                   \
         OPT_STR_("-castore", T, f.castore, "<file>",                                               \
                  "CA certificates (PEM) the server's certificate must chain to; default: the "     \
                  "system's store")

@@ -663,8 +663,11 @@ static void orig_dictionary(run *r)
     poll(NULL, 0, 500);
     unlink(ci_path(r->dir, "RDMFieldDictionary"));
     unlink(ci_path(r->dir, "enumtype.def"));
+    /* Nor a data folder to read them from (the build tree has one). */
+    setenv("RWFPERF_DATA_DIR", ci_path(r->dir, "no-data-folder"), 1);
     int st =
         run_consumer(r, (const char *[]){"-itemCount", "20", "-steadyStateTime", "2", NULL}, 30000);
+    unsetenv("RWFPERF_DATA_DIR");
     expect_status(r, st, 0);
     expect_text(r, "ConsPerf.out", "Will request dictionaries from provider.", true);
     expect_text(r, "ConsPerf.out", "Field dictionary downloaded.", true);

@@ -32,7 +32,7 @@ done
 for f in RDMFieldDictionary enumtype.def MsgData.xml 350k.xml gen_items.sh plot.sh chart.gp; do
     [ -f "$prefix/share/rwfperf/$f" ] || fail "share/rwfperf/$f not installed"
 done
-"$prefix/bin/ConsPerf" -? | grep -q "installed with the tools, $(realpath "$prefix")/share/rwfperf" ||
+"$prefix/bin/ConsPerf" -? | grep -qx "  $(realpath "$prefix")/share/rwfperf" ||
     fail "ConsPerf -? does not name the data folder"
 
 mkdir -p "$base/p" "$base/c"

@@ -5,7 +5,7 @@
 #   ours   ProvPerf -pl "rssl.rwf, rssl.json.v2" -> ConsPerf -connType websocket: every image,
 #          the updates and their latency, in each sub-protocol, with packing and with zlib
 #          (RIPC compression / permessage-deflate); JSON posts and generic messages with
-#          -addConversionOverhead, the original's two "not supported" lines without it;
+#          -addConversionOverhead, refused at start without it;
 #          -calcRWFJSONConversionLatency; the same inside TLS; a ProvPerf without -pl refuses
 #          WebSocket clients (400 and the reason) and still serves a RIPC one on the port;
 #          TransportPerf client and server in both sub-protocols (one-way, -pack, reflect),
@@ -161,14 +161,22 @@ conv() {
     fi
 }
 native() {
-    consperf_pair "$bin" "$bin" native rssl.json.v2 "$gen" -connType websocket "${pg[@]}"
-    if has cons_native.out "It is not supported to send JSON generic messages." &&
-        has cons_native.out "It is not supported to send JSON post messages." &&
-        [ "$(num cons_native.out "Posts sent")" = 0 ] &&
-        [ "$(num cons_native.out "GenMsgs received")" -gt 10 ]; then
-        ok "native mode: no posts or generic messages sent (the original's two lines)"
+    # Posts or generic messages asked for natively (no converter): refused at start, naming
+    # the option that sends them (the original sends none and says so only at the end).
+    local rc=0
+    cons "$bin" 1 cons_native_refused.out -connType websocket -pl rssl.json.v2 "${pg[@]}" || rc=$?
+    if [ "$rc" = 2 ] &&
+        has cons_native_refused.out "-postingRate 10 over WebSocket rssl.json.v2 needs -addConversionOverhead"; then
+        ok "native mode: posts without the converter refused at start (exit 2, the option named)"
     else
-        bad "native mode posts"; tail -30 cons_native.out
+        bad "native mode posts: status $rc"; tail -5 cons_native_refused.out
+    fi
+    # Natively, ConsPerf still receives and measures the provider's generic messages.
+    consperf_pair "$bin" "$bin" native rssl.json.v2 "$gen" -connType websocket
+    if [ "$(num cons_native.out "GenMsgs received")" -gt 10 ]; then
+        ok "native mode: the provider's generic messages received"
+    else
+        bad "native mode generic messages"; tail -30 cons_native.out
     fi
 }
 calc() {
