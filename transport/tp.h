@@ -42,7 +42,22 @@
 
 /* ---- return codes -------------------------------------------------------------------- */
 
-#define TP_EFAIL (-1)   /* the channel (or server) failed and is closed; see err_msg() */
+#define TP_EFAIL (-1) /* the channel (or server) failed and is closed; see err_msg() */
+
+/*
+ * The failure text of a channel whose peer ended the connection in order, at a message
+ * boundary: TP_PEER_CLOSED alone (the end of the stream; a TLS close_notify), or followed by
+ * " (<how>)": a WebSocket close 1000 or 1001 ("(WS Code 1000 Normal Closure)"), or data refused
+ * after the peer had ended its side ("(send after its end: Broken pipe)"). Callers
+ * may prefix context ("channel 7: ..."). The end of a stream in the middle of a message, or
+ * before the handshake completed, is worded otherwise ("... in the middle of a frame",
+ * "... while waiting for ..."): it is a failure. tp_closed_by_peer() tells the two apart.
+ */
+#define TP_PEER_CLOSED "connection closed by peer"
+
+/* True when a failure text (err_msg() after TP_EFAIL) says that the peer ended the connection
+ * in order (TP_PEER_CLOSED, alone or with " (<how>)"). NULL is not such a text. */
+bool tp_closed_by_peer(const char *why);
 #define TP_ENOBUFS (-2) /* no output space: flush (or wait for the fd to be writable) */
 #define TP_ECALLAGAIN                                                                              \
     (-3)               /* part of a fragmented message is queued: flush, then tp_write again       \

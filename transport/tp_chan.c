@@ -27,6 +27,26 @@ int tp_chan_fail(tp_channel *ch)
     return TP_EFAIL;
 }
 
+bool tp_closed_by_peer(const char *why)
+{
+    if (!why)
+        return false;
+    const size_t n = strlen(TP_PEER_CLOSED);
+    for (const char *p = strstr(why, TP_PEER_CLOSED); p; p = strstr(p + n, TP_PEER_CLOSED))
+        if (p[n] == '\0' || (p[n] == ' ' && p[n + 1] == '('))
+            return true;
+    return false;
+}
+
+void tp_send_failed(int e, const char *what)
+{
+    if (e == EPIPE)
+        err_set("%s (%s after its end: %s)", TP_PEER_CLOSED, what, strerror(e));
+    else
+        err_set_errno(e, "%s", what);
+    errno = e;
+}
+
 int tp_chan_refail(tp_channel *ch)
 {
     err_set("%s", ch->fail[0] ? ch->fail : "channel is closed");
@@ -369,7 +389,15 @@ void tp_close(tp_channel *ch)
         tp_shm_close(ch);
     tp_mc_close(ch);
     /* first: a stream's orderly end (a WebSocket close frame) uses the output area */
-    tp_stream_stack_free(ch, ch->state == TP_STATE_ACTIVE);
+    bool active = ch->state == TP_STATE_ACTIVE;
+    tp_stream_stack_free(ch, active);
+    /* An active TCP connection ends with our FIN before the close: when unread bytes make
+     * close() reset the connection, the peer still reads the end of the stream first, and
+     * reports an orderly close (TP_PEER_CLOSED) instead of a reset. */
+    if (active && ch->fd >= 0 &&
+        (ch->conn_type == TP_CONN_SOCKET || ch->conn_type == TP_CONN_ENCRYPTED ||
+         ch->conn_type == TP_CONN_WEBSOCKET))
+        shutdown(ch->fd, SHUT_WR);
     tp_comp_stop(ch);
     free(ch->in);
     free(ch->out);

@@ -197,6 +197,13 @@ const char *tp_default_component(void);
  * returns TP_EFAIL. */
 int tp_chan_fail(tp_channel *ch);
 
+/* Sets err_msg() for a send() on the channel's socket that failed with errno e, `what` naming
+ * the call ("send", "send of 12 queued bytes"). EPIPE as a connection's first error means that
+ * the peer had ended its side in order and then refused what followed: worded as an orderly
+ * close (TP_PEER_CLOSED " (<what> after its end: Broken pipe)"). Any other error:
+ * "<what>: <strerror(e)>". Leaves errno at e. */
+void tp_send_failed(int e, const char *what);
+
 /* For calls on a channel that already failed: sets err_msg() to the stored reason and
  * returns TP_EFAIL. */
 int tp_chan_refail(tp_channel *ch);

@@ -46,9 +46,7 @@ long tp_stream_lower_write(tp_stream *s, const uint8_t *buf, size_t n)
             return 0;
         }
         if (errno != EINTR) {
-            int e = errno;
-            err_set_errno(e, "send");
-            errno = e; /* for callers that look at it (RIPC version fall-back) */
+            tp_send_failed(errno, "send"); /* errno kept: the RIPC version fall-back reads it */
             return TP_EFAIL;
         }
     }

@@ -140,9 +140,7 @@ static inline long tp_io_write(tp_channel *ch, const uint8_t *buf, size_t n)
         if (errno == EAGAIN || errno == EWOULDBLOCK)
             return 0;
         if (errno != EINTR) {
-            int e = errno;
-            err_set_errno(e, "send");
-            errno = e; /* for callers that look at it (RIPC version fall-back) */
+            tp_send_failed(errno, "send"); /* errno kept: the RIPC version fall-back reads it */
             return TP_EFAIL;
         }
     }

@@ -146,9 +146,7 @@ static int push(tp_tls_tx *tx, int fd)
             continue;
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return 0;
-        int e = r < 0 ? errno : EPIPE;
-        err_set_errno(e, "send");
-        errno = e;
+        tp_send_failed(r < 0 ? errno : EPIPE, "send");
         return TP_EFAIL;
     }
     return 1;

@@ -7,6 +7,7 @@
  * for compression that copy is the compressor's own output. */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -55,7 +56,9 @@ int tp_out_flush(tp_channel *ch)
         }
         if (n < 0 && errno == EINTR)
             continue;
-        err_set_errno(n < 0 ? errno : EPIPE, "send of %zu queued bytes", q);
+        char what[64];
+        snprintf(what, sizeof(what), "send of %zu queued bytes", q);
+        tp_send_failed(n < 0 ? errno : EIO, what);
         return tp_chan_fail(ch);
     }
     if (ch->out_head == ch->out_tail) {
@@ -760,7 +763,7 @@ int tp_ping(tp_channel *ch)
             return 0; /* the socket is full, so the peer has data to read anyway */
         if (n < 0 && errno == EINTR)
             continue;
-        err_set_errno(n < 0 ? errno : EIO, "sending a ping");
+        tp_send_failed(n < 0 ? errno : EIO, "sending a ping");
         return tp_chan_fail(ch);
     }
 }

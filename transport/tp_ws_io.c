@@ -111,6 +111,12 @@ static int peer_close(tp_channel *ch, const tp_ws_ev *e)
     if (e->len && (e->len != strlen(std) || memcmp(e->data, std, e->len) != 0))
         return bad(ch, "WS Code %u %s: %.*s", e->close_code, std,
                    (int)(e->len > 123 ? 123 : e->len), (const char *)e->data);
+    /* 1000 Normal Closure, 1001 Going Away, 1005 (a close frame without a code): the peer's
+     * orderly end */
+    if (e->close_code == TP_WS_CLOSE_NORMAL || e->close_code == TP_WS_CLOSE_GOING_AWAY ||
+        e->close_code == TP_WS_CLOSE_NO_STATUS)
+        return bad(ch, "%s (WS Code %u %s)", TP_PEER_CLOSED, e->close_code,
+                   tp_ws_close_text(e->close_code));
     return bad(ch, "WS Code %u %s", e->close_code, tp_ws_close_text(e->close_code));
 }
 

@@ -46,10 +46,37 @@ bool run_channel_slow_reader(const char *why)
     return why && strstr(why, "lags writer") != NULL;
 }
 
+/* The line of a channel its peer closed in order (tp_closed_by_peer(why)): "the peer closed
+ * the connection normally", then in parentheses what the transport said beyond that, the
+ * context before TP_PEER_CLOSED and the how after it ("WS Code 1000 Normal Closure"). */
+static void closed_by_peer(FILE *f, const char *why)
+{
+    const size_t n = strlen(TP_PEER_CLOSED);
+    const char *p = strstr(why, TP_PEER_CLOSED);
+    while (p && p[n] != '\0' && !(p[n] == ' ' && p[n + 1] == '('))
+        p = strstr(p + n, TP_PEER_CLOSED);
+    if (!p) /* not such a text after all */
+        p = why + strlen(why);
+    int pre = (int)(p - why);
+    while (pre > 0 && (why[pre - 1] == ' ' || why[pre - 1] == ':'))
+        pre--;
+    const char *how = p[0] && p[n] ? p + n + 2 : "";
+    int how_len = (int)strlen(how);
+    if (how_len > 0 && how[how_len - 1] == ')')
+        how_len--;
+    if (!pre && !how_len)
+        fprintf(f, "Channel Closed: the peer closed the connection normally.\n");
+    else
+        fprintf(f, "Channel Closed: the peer closed the connection normally (%.*s%s%.*s).\n", pre,
+                why, pre && how_len ? ": " : "", how_len, how);
+}
+
 void run_channel_closed(FILE *f, const char *why)
 {
     if (!why)
         fprintf(f, "Channel Closed.\n");
+    else if (tp_closed_by_peer(why))
+        closed_by_peer(f, why);
     else if (run_channel_slow_reader(why))
         fprintf(f, "Channel Closed: RSSL_RET_SLOW_READER(%s)\n", why);
     else

@@ -33,7 +33,9 @@ bool run_channel_slow_reader(const char *why);
 /* Writes the line of a channel that closed, worded as the ETA tools word it: "Channel
  * Closed." for an orderly close of ours (why NULL), "Channel Closed:
  * RSSL_RET_SLOW_READER(<why>)" for a reader that fell behind, else "Channel Closed:
- * RSSL_RET_FAILURE(<why>)". */
+ * RSSL_RET_FAILURE(<why>)"; but the peer's orderly end (tp_closed_by_peer(why), which the
+ * original reports as a failure) in words: "Channel Closed: the peer closed the connection
+ * normally." or "... normally (WS Code 1000 Normal Closure)." */
 void run_channel_closed(FILE *f, const char *why);
 
 /* Channels handed from the main thread to one worker. */

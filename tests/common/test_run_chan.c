@@ -146,11 +146,24 @@ static void test_closed(void **state)
     run_channel_closed(f, NULL);
     run_channel_closed(f, "peer reset");
     run_channel_closed(f, "shared memory reader lags writer by 9000 messages");
+    /* The peer's orderly end, in words; the end in the middle of a frame stays a failure. */
+    run_channel_closed(f, TP_PEER_CLOSED);
+    run_channel_closed(f, TP_PEER_CLOSED " (WS Code 1000 Normal Closure)");
+    run_channel_closed(f, "send of 12 queued bytes: " TP_PEER_CLOSED
+                          " (send after its end: Broken pipe)");
+    run_channel_closed(f, TP_PEER_CLOSED " in the middle of a frame (3 bytes of it received)");
     fclose(f);
     assert_string_equal(got, "Channel Closed.\n"
                              "Channel Closed: RSSL_RET_FAILURE(peer reset)\n"
                              "Channel Closed: RSSL_RET_SLOW_READER(shared memory reader lags "
-                             "writer by 9000 messages)\n");
+                             "writer by 9000 messages)\n"
+                             "Channel Closed: the peer closed the connection normally.\n"
+                             "Channel Closed: the peer closed the connection normally (WS Code "
+                             "1000 Normal Closure).\n"
+                             "Channel Closed: the peer closed the connection normally (send of "
+                             "12 queued bytes: send after its end: Broken pipe).\n"
+                             "Channel Closed: RSSL_RET_FAILURE(connection closed by peer in the "
+                             "middle of a frame (3 bytes of it received))\n");
     free(got);
 }
 
