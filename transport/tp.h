@@ -272,7 +272,9 @@ void tp_server_close(tp_server *s);
  * initializing, in *out; the caller owns it and frees it with tp_close(). Returns 0, or
  * TP_EFAIL with err_msg() set (name resolution, socket creation; a shmem segment that does
  * not exist; an unreadable CA store). Connection refusal, and for an encrypted channel a
- * failed TLS handshake or certificate check, are reported later by tp_init(). */
+ * failed TLS handshake or certificate check, are reported later by tp_init(). A host or
+ * service name the resolver says does not exist is a final failure (err_is_final(): trying
+ * again cannot heal it). */
 int tp_connect(const tp_opts *o, tp_channel **out);
 
 /* Wraps an already connected stream socket (a socketpair in tests and fuzzers) in a channel
@@ -286,8 +288,10 @@ int tp_adopt(int fd, bool server, const tp_opts *o, tp_channel **out);
  * TP_ACTIVE when the channel is up (also when it already was), TP_PENDING or TP_FD_CHANGE
  * while in progress (wait for tp_events() on tp_fd(), which TP_FD_CHANGE says has changed),
  * or TP_EFAIL (refused, dropped, bad peer, TLS failure, or init_timeout_ms passed; err_msg()
- * says which). A channel whose handshake stalls makes no descriptor event: call tp_init or
- * tp_tick now and then so that the timeout is noticed.
+ * says which). Final failures (err_is_final(): trying again cannot heal them): the server's
+ * certificate refused by the check, a WebSocket upgrade refused with 400 (no sub-protocol in
+ * common) or answered with a sub-protocol not offered. A channel whose handshake stalls makes no
+ * descriptor event: call tp_init or tp_tick now and then so that the timeout is noticed.
  *
  * When it returns TP_ACTIVE, messages may already wait inside the channel (a TLS record
  * that arrived with the end of the handshake): call tp_read before waiting for the

@@ -19,6 +19,7 @@
 int tp_chan_fail(tp_channel *ch)
 {
     snprintf(ch->fail, sizeof(ch->fail), "%s", err_msg());
+    ch->fail_final = err_is_final();
     if (ch->state != TP_STATE_CLOSED && ch->fd >= 0 && ch->conn_type == TP_CONN_SOCKET)
         shutdown(ch->fd, SHUT_RDWR); /* the peer learns now; the number stays ours until close */
     ch->state = TP_STATE_CLOSED;
@@ -50,6 +51,8 @@ void tp_send_failed(int e, const char *what)
 int tp_chan_refail(tp_channel *ch)
 {
     err_set("%s", ch->fail[0] ? ch->fail : "channel is closed");
+    if (ch->fail_final)
+        err_final();
     return TP_EFAIL;
 }
 

@@ -163,6 +163,7 @@ struct tp_channel {
     char tls_ca[256];         /* encrypted client: the CA store's name, for error texts */
     char ws_pl[TP_WS_PL_MAX]; /* the rewritten WebSocket sub-protocol list (o.ws_protocols) */
     char fail[ERR_MSG_MAX];   /* why the channel failed */
+    bool fail_final;          /* and that failure was final (err_final) */
 
     struct tp_shm_chan *shm;
     struct tp_mc_chan *mc; /* seqMCast */
@@ -193,8 +194,8 @@ void tp_opts_copy(tp_opts *dst, const tp_opts *o, char *host, char *port, char *
 /* The default component version string. */
 const char *tp_default_component(void);
 
-/* Records the current err_msg() as the channel's failure, closes it (state CLOSED) and
- * returns TP_EFAIL. */
+/* Records the current err_msg() (and whether it is final, err_is_final) as the channel's
+ * failure, closes it (state CLOSED) and returns TP_EFAIL. */
 int tp_chan_fail(tp_channel *ch);
 
 /* Sets err_msg() for a send() on the channel's socket that failed with errno e, `what` naming
@@ -204,8 +205,8 @@ int tp_chan_fail(tp_channel *ch);
  * "<what>: <strerror(e)>". Leaves errno at e. */
 void tp_send_failed(int e, const char *what);
 
-/* For calls on a channel that already failed: sets err_msg() to the stored reason and
- * returns TP_EFAIL. */
+/* For calls on a channel that already failed: sets err_msg() to the stored reason (final when
+ * it was) and returns TP_EFAIL. */
 int tp_chan_refail(tp_channel *ch);
 
 /* Allocates and fills a channel in state initializing (socket kind). */

@@ -21,9 +21,22 @@ int tp_sock_resolve(const char *host, const char *port, struct sockaddr_in *out)
     if (!host)
         hints.ai_flags = AI_PASSIVE;
     int rc = getaddrinfo(host, port, &hints, &res);
-    if (rc != 0 || !res)
-        return err_set("cannot resolve %s:%s: %s", host ? host : "*", port,
-                       rc ? gai_strerror(rc) : "no address");
+    if (rc != 0 || !res) {
+        err_set("cannot resolve %s:%s: %s", host ? host : "*", port,
+                rc ? gai_strerror(rc) : "no address");
+        /* A name (or service) the resolver says does not exist stays so: final. A resolver
+         * that could not answer now (EAI_AGAIN), or ran out of memory, may answer later. */
+        if (rc == EAI_NONAME || rc == EAI_SERVICE || rc == EAI_FAIL || rc == 0
+#ifdef EAI_NODATA
+            || rc == EAI_NODATA
+#endif
+#ifdef EAI_ADDRFAMILY
+            || rc == EAI_ADDRFAMILY
+#endif
+        )
+            err_final();
+        return -1;
+    }
     memcpy(out, res->ai_addr, sizeof(*out));
     freeaddrinfo(res);
     return 0;

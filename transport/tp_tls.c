@@ -126,8 +126,10 @@ static int verify_fail(tp_tls *t, long v)
         snprintf(why, sizeof(why), "%s", subj);
         break;
     }
+    /* The same certificate is refused again on every attempt: final. */
     return err_set("TLS certificate check of %s failed: %s (%s)", peer,
-                   X509_verify_cert_error_string(v), why);
+                   X509_verify_cert_error_string(v), why),
+           err_final();
 }
 
 /* err_set()s why the handshake failed (r, the SSL_do_handshake result). */

@@ -136,11 +136,15 @@ static int client_check(tp_ws *w, const tp_ws_resp *r)
         size_t bl = w->len - (uint32_t)end;
         while (bl && (body[bl - 1] == '\n' || body[bl - 1] == '\r'))
             bl--;
-        return err_set("WebSocket upgrade refused by %s: Invalid HTTP response, status code %d "
-                       "%.*s%s%.*s",
-                       peer, r->status, (int)(r->reason.len > 60 ? 60 : r->reason.len),
-                       r->reason.p ? r->reason.p : "", bl ? ": " : "", (int)(bl > 300 ? 300 : bl),
-                       body);
+        err_set("WebSocket upgrade refused by %s: Invalid HTTP response, status code %d "
+                "%.*s%s%.*s",
+                peer, r->status, (int)(r->reason.len > 60 ? 60 : r->reason.len),
+                r->reason.p ? r->reason.p : "", bl ? ": " : "", (int)(bl > 300 ? 300 : bl), body);
+        /* 400: the server refuses this request (no sub-protocol in common, none accepted) and
+         * will refuse the same request again: final. Other refusals (503) may pass. */
+        if (r->status == 400)
+            err_final();
+        return TP_EFAIL;
     }
     if (!r->upgrade_ws || !r->connection_upg)
         return err_set("WebSocket upgrade answer from %s lacks 'Upgrade: websocket' or "
@@ -161,7 +165,8 @@ static int client_check(tp_ws *w, const tp_ws_resp *r)
     if (p == TP_WS_PROTO_NONE || !tp_ws_has_token(w->list, strlen(w->list), name))
         return err_set("WebSocket server %s chose sub-protocol '%s', which was not offered "
                        "('%s')",
-                       peer, name, w->list);
+                       peer, name, w->list),
+               err_final();
     tp_ws_pmd_params pp;
     if (tp_ws_pmd_parse(r->extensions.p, r->extensions.len, &pp) < 0)
         return err_push("WebSocket upgrade answer from %s", peer);

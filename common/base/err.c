@@ -5,9 +5,11 @@
 #include <string.h>
 
 static _Thread_local char err_text[ERR_MSG_MAX];
+static _Thread_local bool err_final_mark;
 
 int err_set(const char *fmt, ...)
 {
+    err_final_mark = false;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err_text, sizeof(err_text), fmt, ap);
@@ -17,6 +19,7 @@ int err_set(const char *fmt, ...)
 
 int err_set_errno(int errnum, const char *fmt, ...)
 {
+    err_final_mark = false;
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(err_text, sizeof(err_text), fmt, ap);
@@ -50,6 +53,17 @@ int err_push(const char *fmt, ...)
     return -1;
 }
 
+int err_final(void)
+{
+    err_final_mark = true;
+    return -1;
+}
+
+bool err_is_final(void)
+{
+    return err_final_mark;
+}
+
 const char *err_msg(void)
 {
     return err_text;
@@ -57,5 +71,6 @@ const char *err_msg(void)
 
 void err_clear(void)
 {
+    err_final_mark = false;
     err_text[0] = '\0';
 }

@@ -14,6 +14,7 @@
 #ifndef RWFPERF_ERR_H
 #define RWFPERF_ERR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define ERR_MSG_MAX 1024
@@ -34,6 +35,16 @@ int err_set_errno(int errnum, const char *fmt, ...) ERR_PRINTF(2, 3);
 /* Prefixes the current text with "<formatted context>: ". Returns -1. Text that would not
  * fit is truncated at the end, never at the front. */
 int err_push(const char *fmt, ...) ERR_PRINTF(1, 2);
+
+/* Marks the current failure as final: trying the same thing again cannot heal it (a host name
+ * that does not resolve, a certificate the check refused, a sub-protocol the server refused),
+ * where other failures (a connection refused, reset) may heal by themselves. err_set() and
+ * err_set_errno() clear the mark, err_push() keeps it: it travels up with the text. Returns
+ * -1, for `return err_set(...), err_final();`. */
+int err_final(void);
+
+/* Whether the current failure was marked final (err_final) since the text was last set. */
+bool err_is_final(void);
 
 /* The current text of this thread; "" when none was set. Never NULL. */
 const char *err_msg(void);

@@ -35,12 +35,34 @@ static void test_truncation_keeps_front(void **state)
     assert_int_equal(err_msg()[0], 'a');
 }
 
+/* A final failure's mark travels up with its text (err_push) and goes with the next text. */
+static void test_final(void **state)
+{
+    (void)state;
+    err_set("cannot resolve nosuch:1");
+    assert_false(err_is_final());
+    assert_int_equal(err_final(), -1);
+    assert_true(err_is_final());
+    err_push("channel 7");
+    assert_true(err_is_final());
+    assert_string_equal(err_msg(), "channel 7: cannot resolve nosuch:1");
+    err_set("connection refused");
+    assert_false(err_is_final());
+    err_final();
+    err_set_errno(5, "recv");
+    assert_false(err_is_final());
+    err_final();
+    err_clear();
+    assert_false(err_is_final());
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_set_and_push),
         cmocka_unit_test(test_errno),
         cmocka_unit_test(test_truncation_keeps_front),
+        cmocka_unit_test(test_final),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
