@@ -44,8 +44,10 @@ typedef enum cons_end {
 
 /* After the threads were joined and the collector's final take (summary.c): writes the summary
  * (console and file) and the JSON summary, with the error texts of why the run ended. Returns
- * the exit status: RUN_EXIT_FAILED when the summary says the test failed, the images were late
- * or the results could not be made, else RUN_EXIT_OK. */
+ * the exit status: 128 + the signal (130 SIGINT, 143 SIGTERM) when one ended the run before its
+ * steady state completed (everything measured is written, "interrupted" said), RUN_EXIT_FAILED
+ * when the summary says the test failed, the images were late or the results could not be
+ * made, else RUN_EXIT_OK. */
 int cons_app_summary(cons_app *a, cons_end why);
 
 /* Releases what cons_app_prepare() made (after the threads were joined). */

@@ -11,7 +11,9 @@
  * handlers. Console lines are the original's: "Connected Channel <fd> active. ...", "Requested
  * service '<name>' not up. Waiting for service to be up..." when the channel is ready before the
  * service, the channel-down lines. As in the original, a connection lost before the service was
- * found is retried (1 s, 2 s, 4 s, then every 5 s); lost after, it ends the test.
+ * found is retried (1 s, 2 s, 4 s, then every 5 s); lost after, it ends the test. A failure that
+ * trying again cannot heal (a host name that does not resolve, a certificate or sub-protocol
+ * refused) is not retried: the test fails at once, the reason on the console.
  *
  * Over WebSocket the layer carries either sub-protocol: rssl.rwf as RIPC, rssl.json.v2 converted
  * to and from RWF in the layer's worker (the run's converter), so the handlers see RWF in both.
@@ -43,6 +45,7 @@ static int on_channel(rx_chan *ch, rx_event ev, const char *text)
     switch (ev) {
     case RX_CHANNEL_UP: {
         const tp_info *in = rx_info(ch);
+        w->rx_was_up = true;
         printf("Connected ");
         run_channel_info_print(stdout, rx_chan_fd(ch), in);
         snprintf(w->t->tls_version, sizeof(w->t->tls_version), "%s", in->tls_version);
@@ -64,6 +67,16 @@ static int on_channel(rx_chan *ch, rx_event ev, const char *text)
         err_set("connection to %s:%s lost: %s", cfg->opts.host, cfg->opts.port, text ? text : "");
         return cons_fail(w, NULL);
     case RX_CHANNEL_DOWN:
+        if (!w->rx_was_up) {
+            /* Never up, and the layer gave up: a failure that trying again cannot heal (a
+             * name that does not resolve, a certificate or sub-protocol refused). */
+            snprintf(w->t->conn_error, sizeof(w->t->conn_error), "%s", text ? text : "");
+            err_set("connection to %s:%s cannot succeed: %s", cfg->opts.host, cfg->opts.port,
+                    text ? text : "");
+            printf("Error: %s\n", err_msg());
+            fflush(stdout);
+            return cons_fail(w, NULL);
+        }
         fflush(stdout);
         err_set("connection to %s:%s lost: %s", cfg->opts.host, cfg->opts.port, text ? text : "");
         return cons_fail(w, NULL);

@@ -10,8 +10,9 @@
  * and the JSON summary, whatever the reason for ending.
  *
  * Exit status: 0 the test completed, 1 it failed (images not received in time, connection
- * lost, a thread error, interrupted before every image was in), 2 invalid command line or
- * input file.
+ * lost or never made, a thread error), 2 invalid command line or input file, 130 or 143
+ * (128 + the signal, as a shell gives) when SIGINT or SIGTERM ended the run before its steady
+ * state completed: the summary and the JSON say "interrupted" and the run has not passed.
  */
 #include "app.h"
 #include "report.h"

@@ -4,7 +4,13 @@
 #include "run_setup.h"
 
 #include <inttypes.h>
+#include <signal.h>
 #include <string.h>
+
+const char *cons_signal_name(int sig)
+{
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+}
 
 /* Durations and rates of one block, derived from its times and counts as ConsPerf does. */
 typedef struct cons_derived {
@@ -173,7 +179,18 @@ bool cons_report_summary(out_report *r, const cons_config *cfg, const cons_resul
     test_statistics(r, cfg, s, &d, conns, true);
     out_printf(r, "\n");
 
-    bool failed = false;
+    bool failed = res->interrupted != 0;
+    if (res->interrupted) {
+        /* Ours: the figures above cover the time measured, not the run asked for. */
+        if (s->image_end_ns)
+            out_printf(r,
+                       "Test interrupted by %s: %.3f of the %d seconds of steady state "
+                       "measured.\n\n",
+                       cons_signal_name(res->interrupted), d.steady_secs, res->steady_state_time);
+        else
+            out_printf(r, "Test interrupted by %s before the steady state began.\n\n",
+                       cons_signal_name(res->interrupted));
+    }
     for (int i = 0; i < res->thread_count; i++) {
         const cons_stats *t = res->thread_count > 1 ? &res->thread[i] : s;
         if (!t->error[0])
@@ -355,6 +372,11 @@ json_object *cons_report_json(const cons_config *cfg, const cons_result *res, co
     }
     out_json_add(results, "threads", threads);
     out_json_add(results, "resources", out_json_res(&res->res));
+    out_json_add(results, "interrupted", json_object_new_boolean(res->interrupted != 0));
+    if (res->interrupted) {
+        failed = true;
+        out_json_add(results, "signal", json_object_new_string(cons_signal_name(res->interrupted)));
+    }
     out_json_add(results, "passed", json_object_new_boolean(!failed));
     out_json_add(doc, "results", results);
     return doc;

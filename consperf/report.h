@@ -78,14 +78,21 @@ typedef struct cons_result {
     cons_stats total;         /* the whole run (with one connection: a copy of it) */
     stat_res res;             /* process CPU and memory samples */
     uint64_t now_ns;          /* when the summary is computed (the end of every time span) */
+    int interrupted;          /* SIGINT or SIGTERM that ended the run early; 0: it was not */
+    int steady_state_time;    /* the steady state's planned length, seconds (-steadyStateTime) */
 } cons_result;
 
 /*
  * Writes the summary that follows the TEST INPUTS block: a CLIENT block per connection when
- * there are several, the OVERALL SUMMARY, then a "ERROR: TEST FAILED ..." paragraph for each
- * connection that failed. Returns true when any connection failed (exit status 1).
+ * there are several, the OVERALL SUMMARY, then (ours) "Test interrupted by SIGINT ..." when a
+ * signal ended the run before its steady state completed, then a "ERROR: TEST FAILED ..."
+ * paragraph for each connection that failed. Returns true when any connection failed or the run
+ * was interrupted.
  */
 bool cons_report_summary(out_report *r, const cons_config *cfg, const cons_result *res);
+
+/* "SIGINT", "SIGTERM" (else "a signal"). */
+const char *cons_signal_name(int sig);
 
 /* One statistics interval of one connection: counts are for the interval only. The members
  * stand in the order of the console lines they are printed in. */
@@ -134,7 +141,8 @@ int cons_stats_open(out_csv *csv, const cons_config *cfg, int thread);
 int cons_report_stats_row(out_csv *csv, time_t t, unsigned interval_secs, const cons_interval *iv);
 
 /* Builds the JSON summary: out_json_doc's members, "inputs" (cons_config_json), "results"
- * {"overall", "threads": [...], "resources", "passed"}. Caller owns the result. */
+ * {"overall", "threads": [...], "resources", "interrupted" (with "signal": "SIGINT" or
+ * "SIGTERM" when true), "passed"}; an interrupted run has not passed. Caller owns the result. */
 json_object *cons_report_json(const cons_config *cfg, const cons_result *res, const out_host *host,
                               int pid, time_t now);
 

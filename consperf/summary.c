@@ -45,6 +45,9 @@ int cons_app_summary(cons_app *a, cons_end why)
         free(thread);
         return RUN_EXIT_FAILED;
     }
+    /* A signal that ended the run before its steady state completed: the run was interrupted. */
+    result.interrupted = why == CONS_END_STOPPED ? sig_caught() : 0;
+    result.steady_state_time = cfg->steady_state_time;
     bool images = result.total.image_end_ns != 0 || cfg->opts.item_count == 0;
     char why_text[128];
     if (why == CONS_END_IMAGES_LATE && cfg->opts.item_count == 0) {
@@ -56,9 +59,9 @@ int cons_app_summary(cons_app *a, cons_end why)
         snprintf(why_text, sizeof(why_text), "Failed to receive all images within %d seconds",
                  cfg->steady_state_time);
         note_missing_images(&result, thread, run, why_text);
-    } else if (why == CONS_END_STOPPED && !images && sig_caught()) {
+    } else if (result.interrupted && !images) {
         snprintf(why_text, sizeof(why_text), "Stopped by %s before all images were received",
-                 sig_caught() == SIGINT ? "SIGINT" : "SIGTERM");
+                 cons_signal_name(result.interrupted));
         note_missing_images(&result, thread, run, why_text);
     }
 
@@ -77,5 +80,8 @@ int cons_app_summary(cons_app *a, cons_end why)
     pthread_mutex_destroy(&seen.lock);
     run_json_summary(cfg->opts.summary_file, doc);
     free(thread);
+    /* Interrupted: the status a shell gives a process that a signal ended (130, 143). */
+    if (result.interrupted)
+        return 128 + result.interrupted;
     return failed || why == CONS_END_IMAGES_LATE ? RUN_EXIT_FAILED : RUN_EXIT_OK;
 }

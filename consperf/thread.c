@@ -437,8 +437,10 @@ static void nap(cons_worker *w, int ms)
 
 /* Connects, retrying every second until the provider answers or a stop is requested; a
  * failure is printed when it differs from the previous attempt's (an unusable certificate is
- * named once, not every second) and kept for the summary. Returns 0 with w->ch active, or -1
- * (stopped; not an error of the test). */
+ * named once, not every second) and kept for the summary. A failure that trying again cannot
+ * heal (err_is_final: a host name that does not resolve, a certificate or a sub-protocol
+ * refused) fails the thread at once, said on the console. Returns 0 with w->ch active, or -1
+ * (stopped, or failed through cons_fail). */
 static int connect_channel(cons_worker *w)
 {
     const cons_config *cfg = w->cfg;
@@ -471,7 +473,21 @@ static int connect_channel(cons_worker *w)
             latbuf_poll(&w->t->lat);
         }
         if (rc < 0) {
+            /* Read before anything else sets a text: whether trying again can heal it. */
+            bool final = err_is_final();
             snprintf(w->t->conn_error, sizeof(w->t->conn_error), "%s", err_msg());
+            if (final) {
+                /* A name that does not resolve, a certificate or sub-protocol refused: the
+                 * next attempt would fail alike, so the run fails now. */
+                tp_close(ch);
+                printf("Error: connection to %s:%s cannot succeed: %s\n", cfg->opts.host,
+                       cfg->opts.port, w->t->conn_error);
+                fflush(stdout);
+                err_set("connection to %s:%s cannot succeed: %s", cfg->opts.host, cfg->opts.port,
+                        w->t->conn_error);
+                cons_fail(w, NULL);
+                return -1;
+            }
             run_conn_error(&errs, "Connection failed: %s\n", err_msg());
         }
         tp_close(ch);

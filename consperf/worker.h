@@ -42,6 +42,7 @@ typedef struct cons_worker {
     bool reactor, watchlist;
     rx_reactor *rx;
     rx_chan *rch;
+    bool rx_was_up; /* the Reactor's channel came up at least once */
     tp_buf *tb; /* the buffer being written (bare) */
     rx_buf *rb; /* the buffer being written (reactor) */
 

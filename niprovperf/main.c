@@ -2,8 +2,9 @@
  * NIProvPerf: a non-interactive provider for the performance tests (docs/tools.md#niprovperf).
  *
  * Exit status: 0 when the run ended (run time, SIGINT/SIGTERM), 1 when the test
- * failed (a channel lost after it was up, the login refused, a thread's error),
- * 2 for an invalid command line or input file. The summary and its JSON form
+ * failed (a channel lost after it was up, the login refused, a thread's error, a channel that
+ * never came up, a connection that cannot succeed), 2 for an invalid command line or input
+ * file. The summary and its JSON form
  * are written on every path once the run has started.
  */
 #include "datafile.h"

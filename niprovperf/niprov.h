@@ -46,6 +46,7 @@ typedef struct niprov_thread {
     run_drv_ch *dc;    /* the channel, once up (bare) */
     rx_chan *rch;      /* the channel (-reactor) */
     bool active;       /* the channel came up (losing it now ends the test) */
+    char conn_error[256]; /* -reactor: why the last attempt failed, while never up */
     bool publishing;   /* logged in: directory and items published */
 } niprov_thread;
 
@@ -70,6 +71,11 @@ void niprov_thread_free(niprov_thread *th);
 
 /* Starts thread th. Returns 0, or -1 with err_msg() set. */
 int niprov_thread_start(niprov_thread *th);
+
+/* At the end of a thread's loop: when its channel never came up (and it did not fail
+ * otherwise), the run failed: "Error: never connected to <host>:<port>: <why>" on the console
+ * and in the failure slot (exit status 1). why: the last attempt's failure ("" when none). */
+void niprov_never_connected(niprov_thread *th, const char *why);
 
 /* The directory refresh every thread publishes on stream -1 (service id, Info/State/Group). */
 void niprov_directory(const niprov_app *app, rwf_directory *d);

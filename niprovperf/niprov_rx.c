@@ -78,10 +78,20 @@ static int on_channel(rx_chan *ch, rx_event ev, const char *text)
         if (th->active) { /* only one connection, as the original */
             err_set("connection lost: %s", text ? text : "");
             rc = fail(th);
+        } else {
+            snprintf(th->conn_error, sizeof(th->conn_error), "%s", text ? text : "");
         }
         break;
     case RX_CHANNEL_DOWN:
-        err_set("connection lost: %s", text ? text : "");
+        if (!th->active) {
+            /* Never up, and the layer does not try again: a failure that cannot heal (a name
+             * that does not resolve, a certificate or sub-protocol refused). */
+            printf("Error: %s (trying again cannot succeed).\n", text ? text : "");
+            err_set("connection to %s:%s: %s", th->app->cfg.pv.opts.host,
+                    th->app->cfg.pv.opts.port, text ? text : "");
+        } else {
+            err_set("connection lost: %s", text ? text : "");
+        }
         rc = fail(th);
         break;
     }
@@ -194,6 +204,7 @@ void niprov_rx_thread(niprov_thread *th)
         th->rch = ch;
         run_drv_use_reactor(&th->drv, r);
         run_drv_run(&th->drv);
+        niprov_never_connected(th, th->conn_error);
     }
     run_drv_free(&th->drv);
     pv_stats_closed(&th->pv.stats, s->pub_ns, clk_ns());

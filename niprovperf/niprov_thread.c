@@ -262,7 +262,20 @@ static void bare_loop(void *arg)
         return;
     }
     run_drv_run(&th->drv);
+    niprov_never_connected(th, th->drv.errs.last);
     run_drv_free(&th->drv);
+}
+
+void niprov_never_connected(niprov_thread *th, const char *why)
+{
+    const niprov_config *cfg = &th->app->cfg;
+    if (th->active || th->drv.failed)
+        return;
+    printf("Error: never connected to %s:%s%s%s.\n", cfg->pv.opts.host, cfg->pv.opts.port,
+           why[0] ? ": " : "", why);
+    fflush(stdout);
+    run_fail_set(&th->app->run.fail, RUN_EXIT_FAILED, "never connected to %s:%s%s%s",
+                 cfg->pv.opts.host, cfg->pv.opts.port, why[0] ? ": " : "", why);
 }
 
 /* pv_thread_fns: the loop with -reactor. */

@@ -140,9 +140,12 @@ static void finish(tperf_app *R)
         run_col_final(&R->col);
         for (int i = 0; i < R->n; i++) {
             R->status = run_worst(R->status, run_fail_status(&R->w[i].fail));
-            if (R->cfg.app_type == TPERF_CLIENT && !R->w[i].ever_active) {
-                printf("Error: thread %d never connected to %s:%s.\n", i + 1, R->cfg.opts.host,
-                       R->cfg.opts.port);
+            /* (a thread that failed at its attempt has said why already) */
+            if (R->cfg.app_type == TPERF_CLIENT && !R->w[i].ever_active &&
+                run_fail_status(&R->w[i].fail) == RUN_EXIT_OK) {
+                const char *why = R->w[i].drv.errs.last;
+                printf("Error: thread %d never connected to %s:%s%s%s.\n", i + 1,
+                       R->cfg.opts.host, R->cfg.opts.port, why[0] ? ": " : "", why);
                 R->status = run_worst(R->status, RUN_EXIT_FAILED);
             }
         }

@@ -318,7 +318,7 @@ static void warn_refused(rx_reactor *r, rx_chan *ch, const rx_rec *rec)
     rx_push_warning(r, ch, text);
 }
 
-static void chan_failed(rx_reactor *r, rx_chan *ch, const char *why);
+static void chan_failed(rx_reactor *r, rx_chan *ch);
 static void finish_close(rx_reactor *r, rx_chan *ch);
 
 /* Moves ch's outbound records into the transport and flushes once. */
@@ -339,7 +339,7 @@ static void drain_out(rx_reactor *r, rx_chan *ch)
         }
         w->frag = NULL;
         if (rc == TP_EFAIL)
-            return chan_failed(r, ch, err_msg());
+            return chan_failed(r, ch);
     }
     rx_rec *rec;
     while ((rec = rx_ring_peek(&ch->out))) {
@@ -359,7 +359,7 @@ static void drain_out(rx_reactor *r, rx_chan *ch)
         rx_ring_consume(&ch->out, rec);
         if (rc == RX_WR_FAILED) {
             rx_ring_release(&ch->out);
-            return chan_failed(r, ch, err_msg());
+            return chan_failed(r, ch);
         }
         if (rc == RX_WR_TAKEN_BLOCKED)
             break;
@@ -367,7 +367,7 @@ static void drain_out(rx_reactor *r, rx_chan *ch)
     rx_ring_release(&ch->out);
     int q = tp_queued(w->tp) ? tp_flush(w->tp) : 0;
     if (q < 0)
-        return chan_failed(r, ch, err_msg());
+        return chan_failed(r, ch);
     w->queued = q > 0;
     if (w->closing && !w->queued && !w->frag && !w->out_wait)
         return finish_close(r, ch);
@@ -385,7 +385,7 @@ static void go_active(rx_reactor *r, rx_chan *ch)
     w->attempts = 0;
     w->more_input = true;
     if (rx_json_up(r, ch) != 0)
-        return chan_failed(r, ch, err_msg());
+        return chan_failed(r, ch);
     if (ch->hwm)
         tp_set_high_water_mark(w->tp, ch->hwm);
     cnt_add(&ch->connects, 1);
@@ -402,7 +402,7 @@ static void start_connect(rx_reactor *r, rx_chan *ch)
     w->retry_at = clk_ns() + RX_INIT_TIMEOUT_NS;
     if (tp_connect(&ch->tp, &w->tp) != 0) {
         w->tp = NULL;
-        return chan_failed(r, ch, err_msg());
+        return chan_failed(r, ch);
     }
     w->fd = -1;
     watch(r, ch);
@@ -424,13 +424,16 @@ static void finish_close(rx_reactor *r, rx_chan *ch)
         table_remove(r, ch);
 }
 
-/* The connection failed or was lost: tell the application, and reconnect when the role
- * does. */
-static void chan_failed(rx_reactor *r, rx_chan *ch, const char *why)
+/* The connection failed or was lost (err_msg() says why): tell the application, and reconnect
+ * when the role does and trying again can heal it (not after a final failure, err_is_final:
+ * a host name that does not resolve, a certificate or a sub-protocol refused). */
+static void chan_failed(rx_reactor *r, rx_chan *ch)
 {
     rx_wside *w = &ch->w;
+    const bool final = err_is_final();
     char text[RX_TEXT_MAX];
-    snprintf(text, sizeof(text), "%s", why && why[0] ? why : "connection lost");
+    const char *why = err_msg();
+    snprintf(text, sizeof(text), "%s", why[0] ? why : "connection lost");
     unwatch(r, ch);
     tp_close(w->tp);
     w->tp = NULL;
@@ -440,7 +443,7 @@ static void chan_failed(rx_reactor *r, rx_chan *ch, const char *why)
     if (w->closing)
         return finish_close(r, ch);
     w->attempts++;
-    bool retry = ch->reconnect_limit < 0 || w->attempts <= ch->reconnect_limit;
+    bool retry = !final && (ch->reconnect_limit < 0 || w->attempts <= ch->reconnect_limit);
     if (!retry) {
         w->state = RXW_DEAD;
         return event(r, ch, RX_IN_DOWN, text);
@@ -463,7 +466,7 @@ static void on_handshake(rx_reactor *r, rx_chan *ch)
     if (rc == TP_ACTIVE)
         return go_active(r, ch);
     if (rc < 0)
-        return chan_failed(r, ch, err_msg());
+        return chan_failed(r, ch);
     if (rc == TP_FD_CHANGE)
         ch->w.fd = -1; /* the old descriptor is gone (and epoll forgot it) */
     watch(r, ch);
@@ -478,7 +481,7 @@ static int json_read(rx_reactor *r, rx_chan *ch, uint64_t *n)
         return 1;
     cnt_add(&ch->msgs_read, *n);
     if (rc < 0) {
-        chan_failed(r, ch, err_msg());
+        chan_failed(r, ch);
         return -1;
     }
     ch->w.more_input = true;
@@ -504,7 +507,7 @@ static void read_chan(rx_reactor *r, rx_chan *ch)
         int rc = tp_read(w->tp, &m);
         if (rc < 0) {
             cnt_add(&ch->msgs_read, n);
-            return chan_failed(r, ch, err_msg());
+            return chan_failed(r, ch);
         }
         if ((rc & TP_READ_MSG) && w->json) {
             rx_json_frame(ch, &m);
@@ -601,16 +604,17 @@ static void chan_timers(rx_reactor *r, rx_chan *ch, int64_t now, bool tick)
     if (w->state == RXW_RETRY && now >= w->retry_at) {
         start_connect(r, ch);
     } else if (w->state == RXW_CONNECTING && now >= w->retry_at) {
-        chan_failed(r, ch, "the connection handshake timed out");
+        err_set("the connection handshake timed out");
+        chan_failed(r, ch);
     } else if (w->state == RXW_ACTIVE && w->closing && now >= w->retry_at) {
         finish_close(r, ch);
     } else if (w->state == RXW_ACTIVE && tick) {
         if (tp_tick(w->tp, (uint64_t)now) < 0)
-            return chan_failed(r, ch, err_msg());
+            return chan_failed(r, ch);
         if (tp_queued(w->tp) && !w->queued) {
             int q = tp_flush(w->tp);
             if (q < 0)
-                return chan_failed(r, ch, err_msg());
+                return chan_failed(r, ch);
             w->queued = q > 0;
             watch(r, ch);
         }

@@ -70,11 +70,13 @@ static int self_fail(run_drv *d, const char *what)
     return run_drv_fail(d, RUN_EXIT_FAILED, NULL);
 }
 
-bool run_drv_heals(run_drv_stage stage, const char *why)
+bool run_drv_heals(run_drv_stage stage, const char *why, bool final)
 {
     (void)stage;
     (void)why;
-    return true; /* the original's rule: every failure is tried again a second later */
+    /* The original tries every failure again a second later; one that the transport marked
+     * final would fail alike every second until the run time ends. */
+    return !final;
 }
 
 /* ---- channels ------------------------------------------------------------------------------ */
@@ -179,7 +181,7 @@ void run_drv_close(run_drv *d, run_drv_ch *c, const char *why)
 
 /* A client's attempt failed at stage with text why: printed through the tool (flagged when it
  * is the previous failure's), then the next attempt a second later. */
-static void connect_failed(run_drv *d, run_drv_stage stage, const char *why)
+static void connect_failed(run_drv *d, run_drv_stage stage, const char *why, bool final)
 {
     char text[ERR_MSG_MAX];
     snprintf(text, sizeof(text), "%s", why);
@@ -188,10 +190,12 @@ static void connect_failed(run_drv *d, run_drv_stage stage, const char *why)
         d->errs.repeats++;
     else
         snprintf(d->errs.last, sizeof(d->errs.last), "%s", text);
-    if (d->cfg.ops->connect_failed)
+    if (d->cfg.ops->connect_failed && run_drv_heals(stage, text, final))
         d->cfg.ops->connect_failed(d->cfg.tool, stage, text, repeat);
     d->connect_ns = clk_ns() + RETRY_NS;
-    if (!run_drv_heals(stage, text)) {
+    if (!run_drv_heals(stage, text, final)) {
+        printf("Error: %s (trying again cannot succeed).\n", text);
+        fflush(stdout);
         err_set("%s", text);
         run_drv_fail(d, RUN_EXIT_FAILED, NULL);
     }
@@ -228,8 +232,9 @@ static void handshake(run_drv *d, run_drv_ch *c)
         activate(d, c);
     } else if (rc < 0) {
         if (c->client) {
+            bool final = err_is_final(); /* before the close */
             finish_ch(d, c);
-            connect_failed(d, RUN_DRV_AT_INIT, err_msg());
+            connect_failed(d, RUN_DRV_AT_INIT, err_msg(), final);
         } else {
             run_drv_close(d, c, err_msg());
         }
@@ -247,8 +252,9 @@ static void check_time_limits(run_drv *d, int64_t now, bool up_too)
         if (tp_tick(c->ch, (uint64_t)now) >= 0)
             continue;
         if (!c->up && c->client) {
+            bool final = err_is_final(); /* before the close */
             finish_ch(d, c);
-            connect_failed(d, RUN_DRV_AT_INIT, err_msg());
+            connect_failed(d, RUN_DRV_AT_INIT, err_msg(), final);
         } else {
             run_drv_close(d, c, err_msg());
         }
@@ -285,7 +291,7 @@ static void try_connect(run_drv *d, int64_t now)
         d->cfg.ops->connecting(d->cfg.tool);
     tp_channel *ch = NULL;
     if (tp_connect(d->cfg.connect, &ch) != 0) {
-        connect_failed(d, RUN_DRV_AT_CONNECT, err_msg());
+        connect_failed(d, RUN_DRV_AT_CONNECT, err_msg(), err_is_final());
         return;
     }
     if (d->cfg.hand)

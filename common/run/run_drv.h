@@ -171,12 +171,15 @@ int run_drv_fail(run_drv *d, int status, const char *what);
 void run_drv_mark(run_drv *d, int status, const char *what);
 
 /*
- * Whether a failed connection attempt can heal (stage and the failure's text): while it can,
- * a client tries again every second, as the original does; when it cannot, the driver fails
- * the thread at once (run_drv_fail). The Reactor modes' handlers ask it too. Today every
- * failure can heal.
+ * Whether a failed connection attempt can heal (stage, the failure's text, and whether the
+ * transport marked it final: err_is_final() read where it failed): while it can (a connection
+ * refused or reset), a client tries again every second, as the original does; when it cannot (a
+ * host name that does not resolve, a certificate or a sub-protocol refused), the driver says so
+ * on the console ("Error: <why> (trying again cannot succeed)") and fails the thread at once
+ * (run_drv_fail, exit status 1). The Reactor layer does not retry such a failure either: the
+ * tool hears RX_CHANNEL_DOWN.
  */
-bool run_drv_heals(run_drv_stage stage, const char *why);
+bool run_drv_heals(run_drv_stage stage, const char *why, bool final);
 
 /* Closes c now (bare mode): ops->down(c, why), the channel closed; c is freed at the end of the
  * pass. Nothing when it is closed already. */

@@ -461,7 +461,8 @@ static void retry(run *r)
         ci_fail("ConsPerf did not retry");
 }
 
-/* SIGINT during the steady state: an orderly end with the summary. */
+/* SIGINT during the steady state: an orderly end with the summary of what was measured, the
+ * run said to be interrupted, status 130 (128 + SIGINT, as a shell gives). */
 static void sigint(run *r)
 {
     start_provider(r, (const char *[]){"-updateRate", "500", NULL});
@@ -471,8 +472,9 @@ static void sigint(run *r)
     poll(NULL, 0, 1000);
     kill(c, SIGINT);
     int st = ci_wait(c, 10000);
-    expect_status(r, st, 0);
+    expect_status(r, st, 128 + SIGINT);
     expect_text(r, "ConsSummary.out", "--- OVERALL SUMMARY ---", true);
+    expect_text(r, "ConsSummary.out", "Test interrupted by SIGINT: ", true);
     expect_text(r, "ConsSummary.out", "ERROR", false);
     if (summary_num(r, "Test Statistics:", "  Updates received: ") < 100)
         ci_fail("too few updates");
