@@ -211,6 +211,36 @@ static int send_one(tperf_worker *w, tperf_session *s, uint32_t size, uint64_t s
     return rc;
 }
 
+/* Sends messages k.. of a burst of n unpacked messages in runs written in place (tp_run_get,
+ * one run per flush of the transport), the one the latency position pick gives stamped as it
+ * is written. Advances *k over the messages queued. Returns what the last tp_run_write()
+ * returned, or tp_run_get()'s TP_ENOBUFS, TP_EFAIL, or TP_EINVAL when the channel writes no
+ * runs (shared memory, multicast, compression, WebSocket, fragments): send them one by one. */
+static int send_runs(tperf_worker *w, tperf_session *s, uint32_t size, uint64_t n, int64_t pick,
+                     uint64_t sched, uint64_t *k)
+{
+    int rc = 0;
+    while (*k < n) {
+        uint64_t left = n - *k;
+        tp_run run;
+        rc = tp_run_get(s->ch, size, left > UINT32_MAX ? UINT32_MAX : (uint32_t)left,
+                        w->write_flags, &run);
+        if (rc < 0)
+            return rc;
+        uint8_t *p = run.data;
+        for (uint32_t i = 0; i < run.n; i++, p += run.stride) {
+            uint64_t stamp = lra_stamp(pick, *k + i) ? (uint64_t)clk_ns() : 0;
+            tperf_msg_fill(p, size, s->send_seq + i, stamp, sched);
+        }
+        rc = tp_run_write(s->ch, &run, run.n, w->write_flags);
+        if (rc < 0)
+            return rc;
+        s->send_seq += run.n;
+        *k += run.n;
+    }
+    return rc;
+}
+
 /* Sends the current tick's burst on session i: tick_burst() messages, the one the latency
  * random array picks time-stamped, packed -pack at a time (the last buffer of a burst is
  * written even when not full, so no message waits for the next tick). Returns 0, or -1 when
@@ -230,11 +260,15 @@ int worker_send_burst(tperf_worker *w, tperf_session *s, const tick *t)
     uint64_t k = 0;
     int rc = 0;
     if (pack <= 1) {
-        for (; k < n; k++) {
-            uint64_t stamp = lra_stamp(pick, k) ? (uint64_t)clk_ns() : 0;
-            rc = send_one(w, s, size, stamp, sched);
-            if (rc < 0)
-                break;
+        rc = s->json ? TP_EINVAL : send_runs(w, s, size, n, pick, sched, &k);
+        if (rc == TP_EINVAL) { /* the channel writes no runs: one message at a time */
+            rc = 0;
+            for (; k < n; k++) {
+                uint64_t stamp = lra_stamp(pick, k) ? (uint64_t)clk_ns() : 0;
+                rc = send_one(w, s, size, stamp, sched);
+                if (rc < 0)
+                    break;
+            }
         }
     } else {
         tp_buf *b = NULL;
