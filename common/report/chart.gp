@@ -27,12 +27,13 @@
 #   DIAG    1: a grey dashed y = x line, "received = offered" (a rate sweep)
 #   STYLE   how series are drawn: "linespoints" or "steps" (a histogram's bins)
 #   NOTE    text under the legend ("\n" breaks lines), for what the marks mean
-#   N       line series, each: F[i] data file ("x y" per line, "nan" where a value is
-#           missing), T[i] title, C[i] colour ("" for the palette's i-th), D[i] dash type
+#   N       line series (at least one), each: F[i] data file ("x y" per line, "nan" where a
+#           value is missing), T[i] title, C[i] colour ("" for the palette's i-th), D[i] dash type
 #           (0 for the i-th of the cycle), P[i] marker (0 for the i-th of the cycle, -1 none)
 #   NM      mark series (markers only), each: MF[i] data file, MT[i] title ("" for none in
 #           the legend), MC[i] colour, MP[i] marker (7 filled circle, 6 hollow circle ...)
-# Missing values ("nan") break a series' line. Titles fit the legend at about 40 characters.
+# Missing values ("nan") break a series' line. Titles longer than the legend's width (about 32
+# characters) are wrapped onto more lines, at " (= " first (a coinciding series' name).
 # Arrays must exist with at least one element even when their count is 0.
 
 unset logscale
@@ -190,13 +191,40 @@ if (XMODE eq "percentile") {
     set mxtics 10
 }
 
-# The plot command, made of the clauses that have something to draw (gnuplot runs an empty
-# "for" clause once).
-CH_WITH = STYLE eq "steps" ? "steps lw width(i) dt dash(i) lc rgb colour(i)" \
-    : "linespoints lw width(i) dt dash(i) lc rgb colour(i) pt marker(i) ps 0.8 pi PI[i]"
-CH_PLOT = "plot for [i=1:N] F[i] using 1:2 with " . CH_WITH . " title T[i]"
-if (NM > 0) {
-    CH_PLOT = CH_PLOT . ", for [i=1:NM] MF[i] using 1:2 with points pt MP[i] ps 1.1 lw 1.5 lc rgb MC[i] title MT[i]"
+# A title as the legend shows it: lines of at most CH_WRAPW characters, broken at spaces (a
+# word longer than that stays whole); a long title's " (= <name>)" on a line of its own. The
+# first line is the series' own entry; each further one is an entry of its own with no sample
+# (gnuplot would print a title's lines over the next entry's).
+CH_WRAPW = 32
+ch_lastsp(s, k) = k < 1 ? 0 : (s[k:k] eq " " ? k : ch_lastsp(s, k - 1))
+ch_cut(s, k) = k > 1 ? s[1:k - 1] . "\n" . ch_line(s[k + 1:strlen(s)]) : s
+ch_line(s) = strlen(s) <= CH_WRAPW ? s : ch_cut(s, ch_lastsp(s, CH_WRAPW + 1))
+ch_lines(s, n) = n > 0 ? ch_line(s[1:n - 1]) . "\n" . ch_wrap(s[n + 1:strlen(s)]) : ch_line(s)
+ch_wrap(s) = ch_lines(s, strstrt(s, "\n"))
+ch_same(s, n) = n > 0 && strlen(s) > CH_WRAPW \
+    ? ch_wrap(s[1:n - 1]) . "\n" . ch_wrap(s[n + 1:strlen(s)]) : ch_wrap(s)
+ch_title(s) = ch_same(s, strstrt(s, " (= "))
+# The number of lines of a text, and its k-th line.
+ch_count(s) = strstrt(s, "\n") > 0 ? 1 + ch_count(s[strstrt(s, "\n") + 1:strlen(s)]) : 1
+ch_nth(s, k) = k > 1 ? ch_nth(s[strstrt(s, "\n") + 1:strlen(s)], k - 1) \
+    : strstrt(s, "\n") > 0 ? s[1:strstrt(s, "\n") - 1] : s
+# The clauses of a series' further title lines ("" for none); name is the array ("T", "MT").
+ch_more(name, i, t) = ch_count(t) < 2 ? "" : ch_more1(name, i, 2, ch_count(t))
+ch_more1(name, i, k, n) = k > n ? "" : sprintf(", keyentry with lines lc bgnd title ch_nth(ch_title(%s[%d]), %d)", name, i, k) . ch_more1(name, i, k + 1, n)
+
+# The plot command, one clause per series that has something to draw. Widths, dash, colour
+# and marker as above.
+CH_PLOT = "plot"
+do for [i=1:N] {
+    CH_WITH = STYLE eq "steps" \
+        ? sprintf("steps lw width(%d) dt dash(%d) lc rgb colour(%d)", i, i, i) \
+        : sprintf("linespoints lw width(%d) dt dash(%d) lc rgb colour(%d) pt marker(%d) ps 0.8 pi PI[%d]", i, i, i, i, i)
+    CH_PLOT = CH_PLOT . (i > 1 ? ", " : " ") . sprintf("F[%d] using 1:2 with ", i) . CH_WITH \
+        . sprintf(" title ch_nth(ch_title(T[%d]), 1)", i) . ch_more("T", i, ch_title(T[i]))
+}
+do for [i=1:NM] {
+    CH_PLOT = CH_PLOT . sprintf(", MF[%d] using 1:2 with points pt MP[%d] ps 1.1 lw 1.5 lc rgb MC[%d] title ch_nth(ch_title(MT[%d]), 1)", i, i, i, i) \
+        . ch_more("MT", i, ch_title(MT[i]))
 }
 if (DIAG) {
     CH_PLOT = CH_PLOT . ", x with lines lw 1.5 dt 2 lc rgb '#aaaaaa' title 'received = offered'"

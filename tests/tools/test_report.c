@@ -452,13 +452,48 @@ static void test_same_values(void **state)
     rpt_plot_free(&p);
 }
 
+/* A legend title too long for the legend's width is drawn on more lines, each an entry of its
+ * own: the coinciding series' "(= ...)" on a line of its own, a long name broken at spaces. */
+static void test_legend_wrap(void **state)
+{
+    (void)state;
+    if (system("gnuplot --version >/dev/null 2>&1") != 0) {
+        skip(); /* the page says so without gnuplot (test_report_cli) */
+    }
+    rpt_plot p = {0};
+    p.xmode = "linear";
+    snprintf(p.ylabel, sizeof(p.ylabel), "generic messages per second");
+    rpt_series *a = rpt_plot_line(&p, "ConsPerf 11286 sent"),
+               *b = rpt_plot_line(&p, "ConsPerf 11286 received"),
+               *c = rpt_plot_line(&p,
+                                  "a name of many words that the legend cannot hold on one line");
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(rpt_series_add(a, i, 1000), 0);
+        assert_int_equal(rpt_series_add(b, i, 1000), 0);
+        assert_int_equal(rpt_series_add(c, i, 500), 0);
+    }
+    rpt_plot_same(&p);
+    assert_string_equal(p.lines[1].title, "ConsPerf 11286 received (= ConsPerf 11286 sent)");
+    rpt_plot *plots[] = {&p};
+    const char *ids[] = {"w"};
+    char *svg = NULL, err[512];
+    assert_int_equal(rpt_plot_draw(plots, ids, 1, folder("wrap"), &svg, err, sizeof(err)), 0);
+    assert_non_null(svg);
+    assert_non_null(strstr(svg, "<text>ConsPerf 11286 received</text>"));
+    assert_non_null(strstr(svg, "<text>(= ConsPerf 11286 sent)</text>"));
+    assert_non_null(strstr(svg, "<text>a name of many words that the</text>"));
+    assert_non_null(strstr(svg, "<text>legend cannot hold on one line</text>"));
+    free(svg);
+    rpt_plot_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stats_csv),   cmocka_unit_test(test_bench_csv),
         cmocka_unit_test(test_slots),       cmocka_unit_test(test_page_figures),
         cmocka_unit_test(test_verdicts),    cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_same_values),
+        cmocka_unit_test(test_same_values), cmocka_unit_test(test_legend_wrap),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
