@@ -150,6 +150,10 @@ typedef struct rpt_sweep {
     char env_path[RPT_PATH];
 } rpt_sweep;
 
+/* Did row i miss its steady state (no images) at a rate above one its configuration (mode,
+ * pair, packing) held? Its limit, what a sweep looks for, not a failure of the sweep. */
+bool rpt_sweep_beyond(const rpt_sweep *s, int i);
+
 /* ------------------------------------------------------------------------------------------ */
 /* The whole input                                                                            */
 

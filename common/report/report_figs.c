@@ -618,6 +618,22 @@ static int sweep_chart(const rpt_sweep *s, figs *f, int si, const char *what, co
             if (rpt_series_add(ls, x->offered, y) != 0)
                 return -1;
         }
+        /* Received: a run without a steady state has no rate; a hollow mark of its line's
+         * colour on the axis shows where it was offered. */
+        rpt_series *ms = NULL;
+        for (int k = i; field == 0 && k < s->nrows; k++) {
+            if (config_of(s, k, k + 1) != i || !isnan(s->rows[k].received))
+                continue;
+            if (!ms) {
+                char mt[96];
+                snprintf(mt, sizeof(mt), "%.70s:\nno steady state", t);
+                ms = rpt_plot_mark(pl, mt, ls->colour, ls->marker - 1);
+                if (!ms)
+                    return -1;
+            }
+            if (rpt_series_add(ms, s->rows[k].offered, 0) != 0)
+                return -1;
+        }
     }
     fig_keep(f);
     return 0;
@@ -632,7 +648,9 @@ static int sweep_charts(const rpt *r, figs *f)
                         "received (updates per second)", false, true, 0,
                         "What the consumer received in its steady state at each offered rate: a "
                         "configuration holds a rate while its line stays on the dashed "
-                        "received = offered line (bench.sh counts 99% as held).") != 0 ||
+                        "received = offered line (bench.sh counts 99% as held). A hollow mark "
+                        "on the axis: a run that reached no steady state (its consumer did not "
+                        "get every image), which has no rate.") != 0 ||
             sweep_chart(s, f, i, "cons-cpu", "Consumer CPU per update", "CPU per update (ns)",
                         false, false, 1,
                         "ConsPerf's CPU time (all its threads) per update received, in "

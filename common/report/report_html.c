@@ -140,6 +140,7 @@ static const char css[] =
     "vertical-align:top}th{font-weight:600;background:#f6f8fa}"
     "th:first-child,td:first-child,td.t,th.t{text-align:left}td.nw{white-space:nowrap}"
     ".thin{color:#9a6700}.note{color:#57606a;font-size:13px}"
+    "th.grp,td.grp{border-left:1px solid #d8dee4}th.pg{text-align:center}.note.warn{color:#9a6700}"
     ".cols{display:flex;flex-wrap:wrap;gap:0 40px;align-items:flex-start}"
     ".scroll{overflow-x:auto}"
     "figure{margin:10px 0 22px}figure svg{display:block;width:100%;height:auto;"
@@ -872,6 +873,121 @@ static void chart_section(const rpt_charts *ch, FILE *f, const char *id, const c
 /* ------------------------------------------------------------------------------------------ */
 /* Sweeps                                                                                     */
 
+static bool same_config(const rpt_sweep_row *a, const rpt_sweep_row *b)
+{
+    return strcmp(a->mode, b->mode) == 0 && strcmp(a->pair, b->pair) == 0 &&
+           strcmp(a->pack, b->pack) == 0;
+}
+
+/* The pairs of tools of a sweep (ours, orig), in the order of the file: their count. */
+static int sweep_pairs(const rpt_sweep *sw, const char *pairs[8])
+{
+    int n = 0;
+    for (int i = 0; i < sw->nrows; i++) {
+        int k = 0;
+        while (k < n && strcmp(pairs[k], sw->rows[i].pair) != 0)
+            k++;
+        if (k == n && n < 8)
+            pairs[n++] = sw->rows[i].pair;
+    }
+    return n;
+}
+
+/* When a sweep ran more than one pair of tools: per mode and packing, a table of each offered
+ * rate with every pair's figures side by side (received, CPU per update of each tool, p99). */
+static void side_by_side(const rpt_sweep *sw, FILE *f)
+{
+    const char *pairs[8];
+    int np = sweep_pairs(sw, pairs);
+    if (np < 2)
+        return;
+    char buf[64];
+    for (int i = 0; i < sw->nrows; i++) {
+        const rpt_sweep_row *w = &sw->rows[i];
+        bool first = true; /* the first row of its mode and packing */
+        for (int k = 0; k < i && first; k++)
+            first =
+                !(strcmp(sw->rows[k].mode, w->mode) == 0 && strcmp(sw->rows[k].pack, w->pack) == 0);
+        if (!first)
+            continue;
+        fprintf(f,
+                "<h3>At each rate, side by side: %s, %s</h3>\n<div class=\"scroll\">"
+                "<table class=\"side\"><tr><th rowspan=\"2\">offered</th>",
+                w->mode, strcmp(w->pack, "no") == 0 ? "unpacked" : "packed");
+        for (int p = 0; p < np; p++)
+            fprintf(f, "<th colspan=\"4\" class=\"grp pg\">%s</th>", pairs[p]);
+        fputs("</tr><tr>", f);
+        for (int p = 0; p < np; p++)
+            fputs("<th class=\"grp\">received</th><th>cons ns/upd</th><th>prov ns/upd</th>"
+                  "<th>p99 us</th>",
+                  f);
+        fputs("</tr>\n", f);
+        /* The offered rates of this mode and packing, ascending, each once. */
+        double last = -1;
+        for (;;) {
+            double rate = INFINITY;
+            for (int k = i; k < sw->nrows; k++) {
+                const rpt_sweep_row *x = &sw->rows[k];
+                if (strcmp(x->mode, w->mode) == 0 && strcmp(x->pack, w->pack) == 0 &&
+                    x->offered > last && x->offered < rate)
+                    rate = x->offered;
+            }
+            if (isinf(rate))
+                break;
+            last = rate;
+            fprintf(f, "<tr><td>%s</td>", num(buf, sizeof(buf), rate, 0));
+            for (int p = 0; p < np; p++) {
+                const rpt_sweep_row *x = NULL;
+                for (int k = i; k < sw->nrows && !x; k++)
+                    if (strcmp(sw->rows[k].mode, w->mode) == 0 &&
+                        strcmp(sw->rows[k].pack, w->pack) == 0 &&
+                        strcmp(sw->rows[k].pair, pairs[p]) == 0 && sw->rows[k].offered == rate)
+                        x = &sw->rows[k];
+                if (!x) {
+                    fputs("<td class=\"grp\"></td><td></td><td></td><td></td>", f);
+                    continue;
+                }
+                const char *cfg_fmt = " data-config=\"%s %s %s\" data-rate=\"%.0f\"";
+                fputs("<td class=\"grp", f);
+                if (!x->held)
+                    fputs(" warn", f);
+                fputs("\"", f);
+                if (!isnan(x->received)) {
+                    fputs(" data-figure=\"received\"", f);
+                    fprintf(f, cfg_fmt, x->mode, x->pair, x->pack, rate);
+                    fprintf(f, " data-value=\"%.17g\"", x->received);
+                }
+                if (!x->held)
+                    fputs(" title=\"not held (below 99% of the offered rate)\"", f);
+                fputs(">", f);
+                if (isnan(x->received))
+                    esc(f, x->received_text);
+                else
+                    fputs(num(buf, sizeof(buf), x->received, 0), f);
+                fputs("</td>", f);
+                const char *names[] = {"cons_ns", "prov_ns", "p99"};
+                const double v[] = {x->cons_ns, x->prov_ns, x->p99};
+                for (int k = 0; k < 3; k++) {
+                    if (isnan(v[k])) {
+                        fputs("<td>-</td>", f);
+                        continue;
+                    }
+                    fprintf(f, "<td data-figure=\"%s\"", names[k]);
+                    fprintf(f, cfg_fmt, x->mode, x->pair, x->pack, rate);
+                    fprintf(f, " data-value=\"%.17g\">%s</td>", v[k],
+                            num(buf, sizeof(buf), v[k], k == 2 ? 1 : 0));
+                }
+            }
+            fputs("</tr>\n", f);
+        }
+        fputs("</table></div>\n", f);
+    }
+    fputs("<p class=\"note\">In orange: a rate not held (received below 99% of the offered "
+          "rate), or no steady state (no-images). p99 \"-\": the original tools write no "
+          "percentiles.</p>\n",
+          f);
+}
+
 static void sweep(const rpt *r, const rpt_charts *ch, FILE *f)
 {
     if (!r->nsweeps)
@@ -886,12 +1002,37 @@ static void sweep(const rpt *r, const rpt_charts *ch, FILE *f)
                 ": %d runs. A rate is held when the consumer's steady-state rate is at least "
                 "99%% of the offered one.</p>\n",
                 sw->nrows);
+        /* The machine's load while the runs ran: figures of a busy machine are not its own. */
+        double lo = INFINITY, hi = -INFINITY;
+        for (int i = 0; i < sw->nrows; i++)
+            if (!isnan(sw->rows[i].load)) {
+                lo = fmin(lo, sw->rows[i].load);
+                hi = fmax(hi, sw->rows[i].load);
+            }
+        if (hi >= lo) {
+            double cores = dmember(member(sw->env, "host"), "cores");
+            bool busy = cores > 0 && hi > cores + 1; /* more than the two tools make */
+            fprintf(f, "<p class=\"note%s\" data-figure=\"load\" data-value=\"%.2f\">",
+                    busy ? " warn" : "", hi);
+            fprintf(f, "Load average (1 minute) at the end of the runs: %s",
+                    num(buf, sizeof(buf), lo, 2));
+            if (hi > lo)
+                fprintf(f, " to %s", num(buf, sizeof(buf), hi, 2));
+            if (cores > 0)
+                fprintf(f, ", on %.0f cores", cores);
+            fputs(busy ? ": the machine was busy with more than the runs, so their figures are "
+                         "worse (rates held lower, CPU per update higher, latency longer) than "
+                         "on an idle one.</p>\n"
+                       : ".</p>\n",
+                  f);
+        }
         /* Highest rate held per configuration. */
         fputs("<h3>Highest update rate held</h3><table class=\"held\"><tr><th>mode</th>"
               "<th class=\"t\">pair</th><th class=\"t\">packing</th><th>rate held</th><th>consumer "
               "ns/update</th>"
               "<th>provider ns/update</th></tr>\n",
               f);
+        int top_held = 0;
         for (int i = 0; i < sw->nrows; i++) {
             const rpt_sweep_row *w = &sw->rows[i];
             bool first = true;
@@ -912,16 +1053,30 @@ static void sweep(const rpt *r, const rpt_charts *ch, FILE *f)
             fprintf(f, "<tr><td>%s</td><td class=\"t\">%s</td><td class=\"t\">%s</td>", w->mode,
                     w->pair, w->pack);
             if (best) {
+                /* The highest rate offered: the limit was not found, it lies above. */
+                bool top = true;
+                for (int k = i; k < sw->nrows && top; k++)
+                    top = !(same_config(&sw->rows[k], w) && sw->rows[k].offered > best->offered);
+                top_held += top;
                 fprintf(f, "<td data-figure=\"held\" data-config=\"%s %s %s\" data-value=\"%.0f\">",
                         w->mode, w->pair, w->pack, best->offered);
-                fprintf(f, "%s</td>", num(buf, sizeof(buf), best->offered, 0));
+                fprintf(f, "%s%s</td>", top ? "&ge; " : "",
+                        num(buf, sizeof(buf), best->offered, 0));
                 fprintf(f, "<td>%s</td>", num(buf, sizeof(buf), best->cons_ns, 0));
                 fprintf(f, "<td>%s</td></tr>\n", num(buf, sizeof(buf), best->prov_ns, 0));
             } else {
                 fputs("<td>none</td><td>-</td><td>-</td></tr>\n", f);
             }
         }
-        fputs("</table>\n<details><summary>Every run (bench.csv)</summary><div class=\"scroll\">"
+        fputs("</table>\n", f);
+        if (top_held)
+            fputs("<p class=\"note\">&ge;: the highest rate offered to that configuration, which "
+                  "held it: its limit lies above. The CPU per update is that at the rate held, "
+                  "which differs between configurations (it falls as the rate rises): compare "
+                  "configurations at the same rate below.</p>\n",
+                  f);
+        side_by_side(sw, f);
+        fputs("<details><summary>Every run (bench.csv)</summary><div class=\"scroll\">"
               "<table class=\"rows\"><tr><th>mode</th><th>pair</th><th>pack</th><th>offered</th>"
               "<th>received</th><th>p50 us</th><th>p99 us</th><th>p99.9 us</th>"
               "<th>sched p99</th><th>cons %</th><th>cons MB</th><th>cons ns</th><th>prov %</th>"

@@ -452,6 +452,112 @@ static void test_same_values(void **state)
     rpt_plot_free(&p);
 }
 
+/* A sweep folder of scripts/bench.sh with runs of both builds (the figures of a real sweep,
+ * ours and the original): the page's verdict, the highest rate held per pair (marked as the
+ * highest offered when nothing higher was tried), and each run's figures in the side-by-side
+ * table, equal to bench.csv's; its four charts drawn, the run with no steady state marked. */
+static void test_sweep_page(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *pair;
+        double offered;
+        const char *received; /* as bench.csv has it */
+        double p99, cons_ns, prov_ns;
+    } runs[] = {
+        {"ours", 50000, "50109", 4669.4, 1199, 1324},  {"ours", 200000, "200073", 5193.7, 462, 414},
+        {"ours", 800000, "795034", 11829.2, 222, 211}, {"orig", 50000, "49982", NAN, 2127, 3478},
+        {"orig", 200000, "200284", NAN, 830, 1131},    {"orig", 800000, "no-images", NAN, NAN, 422},
+    };
+    const int n = (int)(sizeof(runs) / sizeof(runs[0]));
+    const char *f = folder("sweep");
+    char p[600], *html = NULL;
+    snprintf(p, sizeof(p), "%s/bench.csv", f);
+    FILE *c = fopen(p, "w");
+    assert_non_null(c);
+    fputs("mode, pair, pack, offered, received, p50_us, p99_us, p99_9_us, sched_p99_us, "
+          "cons_cpu_pct, cons_mem_mb, cons_ns_per_update, prov_cpu_pct, prov_mem_mb, "
+          "prov_ns_per_update, held, load1, run\n",
+          c);
+    for (int i = 0; i < n; i++) {
+        char p99[32] = "-", cns[32] = "-";
+        if (!isnan(runs[i].p99))
+            snprintf(p99, sizeof(p99), "%.1f", runs[i].p99);
+        if (!isnan(runs[i].cons_ns))
+            snprintf(cns, sizeof(cns), "%.0f", runs[i].cons_ns);
+        bool held = strcmp(runs[i].received, "no-images") != 0;
+        fprintf(c,
+                "bare, %s, no, %.0f, %s, -, %s, -, -, 10.00, 10.00, %s, 10.00, 10.00, %.0f, %s, "
+                "18.50, runs/%03d\n",
+                runs[i].pair, runs[i].offered, runs[i].received, p99, cns, runs[i].prov_ns,
+                held ? "yes" : "no", i + 1);
+    }
+    assert_int_equal(fclose(c), 0);
+
+    rpt r = {0};
+    assert_int_equal(read_folder(&r, &f), 0);
+    assert_int_equal(r.nsweeps, 1);
+    assert_int_equal(r.sweeps[0].nrows, n);
+    /* The original's 800,000 without a steady state is above the 200,000 it held: the limit
+     * the sweep looks for, not a failure. */
+    assert_int_equal(r.status, RPT_PASSED);
+    assert_non_null(strstr(r.reason, "5 of 6 runs reached their steady state; the rest were"));
+    assert_non_null(strstr(r.reason, "bare orig no at 800000 upd/s (no-images)"));
+
+    rpt_charts ch = {0};
+    bool charts = system("gnuplot --version >/dev/null 2>&1") == 0;
+    if (charts)
+        assert_int_equal(rpt_charts_make(&r, &ch, folder("sweep-tmp")), 0);
+    size_t len = 0;
+    FILE *out = open_memstream(&html, &len);
+    assert_int_equal(rpt_html_write(&r, &ch, out), 0);
+    fclose(out);
+    assert_non_null(strstr(html, "data-verdict=\"passed\""));
+    assert_non_null(strstr(html, "data-figure=\"held\" data-config=\"bare ours no\" "
+                                 "data-value=\"800000\">&ge; 800,000<"));
+    assert_non_null(strstr(html, "data-figure=\"held\" data-config=\"bare orig no\" "
+                                 "data-value=\"200000\">200,000<"));
+    assert_non_null(strstr(html, "At each rate, side by side: bare, unpacked"));
+    assert_non_null(strstr(html, "data-figure=\"load\" data-value=\"18.50\">Load average (1 "
+                                 "minute) at the end of the runs: 18.50"));
+    for (int i = 0; i < n; i++) {
+        char want[256];
+        const char *names[] = {"received", "cons_ns", "prov_ns", "p99"};
+        double v[] = {strtod(runs[i].received, NULL), runs[i].cons_ns, runs[i].prov_ns,
+                      runs[i].p99};
+        if (strcmp(runs[i].received, "no-images") == 0)
+            v[0] = NAN;
+        for (int k = 0; k < 4; k++) {
+            snprintf(want, sizeof(want),
+                     "data-figure=\"%s\" data-config=\"bare %s no\" data-rate=\"%.0f\" "
+                     "data-value=\"%.17g\"",
+                     names[k], runs[i].pair, runs[i].offered, v[k]);
+            if (isnan(v[k])) {
+                want[strlen(want) - strlen("nan\"")] = '\0'; /* no figure where none */
+                assert_null(strstr(html, want));
+            } else {
+                if (!strstr(html, want))
+                    printf("  not on the page: %s\n", want);
+                assert_non_null(strstr(html, want));
+            }
+        }
+    }
+    assert_non_null(strstr(html, "title=\"not held (below 99% of the offered rate)\">no-images<"));
+    if (charts) {
+        const char *ids[] = {"sweep1-received", "sweep1-cons-cpu", "sweep1-prov-cpu", "sweep1-p99"};
+        for (int k = 0; k < 4; k++) {
+            bool found = false;
+            for (int i = 0; i < ch.n; i++)
+                found |= strcmp(ch.c[i].id, ids[k]) == 0 && ch.c[i].svg;
+            assert_true(found);
+        }
+        assert_non_null(strstr(html, "<text>no steady state</text>"));
+    }
+    free(html);
+    rpt_charts_free(&ch);
+    rpt_free(&r);
+}
+
 /* A legend title too long for the legend's width is drawn on more lines, each an entry of its
  * own: the coinciding series' "(= ...)" on a line of its own, a long name broken at spaces. */
 static void test_legend_wrap(void **state)
@@ -494,6 +600,7 @@ int main(void)
         cmocka_unit_test(test_slots),       cmocka_unit_test(test_page_figures),
         cmocka_unit_test(test_verdicts),    cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_same_values), cmocka_unit_test(test_legend_wrap),
+        cmocka_unit_test(test_sweep_page),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
