@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # rwfperf-report as a command: a page written for a folder (default place, -o), the folders of
 # a fleet's hosts, exit status 2 with the file and line named and no page (nor temporary file)
-# left for bad input, and a page without charts (status 1) when gnuplot cannot be run.
+# left for bad input (a folder with no results, a cut-off statistics file or histogram log,
+# files of two runs given as one or mixed in one folder), and a page without charts (status 1)
+# when gnuplot cannot be run.
 set -uo pipefail
 bin=${RWFPERF_BIN:?RWFPERF_BIN is not set}
 report=$bin/rwfperf-report
@@ -64,13 +66,32 @@ expect 2 "cut/ConsStats1.csv:5: the last line has no line end" cut
 [ ! -e cut/report.html ] && ok || bad "a page was written for bad input"
 [ -z "$(ls -A cut | grep -v -e ConsSummary.json -e ConsStats1.csv)" ] && ok ||
     bad "files left in cut/: $(ls -A cut)"
+# A histogram log cut off in its last interval line.
+summary cutlog h1 410 "2024-03-01 10:00:05"
+{
+    printf '#[rwfperf histogram log: ConsPerf 1.0.0 0123456789ab]\n#[Host: h1, pid 410, thread 1]\n'
+    printf '#[Values: nanoseconds, Interval_Max in milliseconds]\n#[Histogram log format version 1.3]\n'
+    printf '#[StartTime: 1709287202.000 (seconds since epoch), Fri Mar 01 10:00:02 UTC 2024]\n'
+    printf '#[BaseTime: 1709287202.000 (seconds since epoch)]\n'
+    printf '"StartTimestamp","Interval_Length","Interval_Max","Interval_Compressed_Histogram"\n'
+    printf 'Tag=update,0.000,1.000,0.500,HISTFAAAA'
+} >cutlog/hist1.hlog
+expect 2 "cutlog/hist1.hlog:8: no line end (the file was cut off)" cutlog
+[ ! -e cutlog/report.html ] && ok || bad "a page was written for a cut-off log"
 mkdir -p empty
 expect 2 "empty: no results here" empty
 expect 2 "nothere: No such file or directory" nothere
 summary mixed/a h1 500 "2024-03-01 10:00:05"
 summary mixed/b h1 501 "2024-03-01 11:00:05"
-expect 2 "files of two different runs" mixed/a mixed/b
-[ ! -e mixed/a/report.html ] && ok || bad "a page was written for mixed runs"
+expect 2 "mixed/b/ConsStats1.csv:2: ConsPerf 501 ran from 2024-03-01 11:00:01 to 11:00:05 UTC, which does not meet" mixed/a mixed/b
+grep -qF "files of two different runs" err.txt && ok || bad "mixed runs: not said: $(cat err.txt)"
+[ ! -e mixed/a/report.html ] && [ ! -e mixed/b/report.html ] && ok || bad "a page was written for mixed runs"
+# One folder holding another run's statistics file: its first row after the summary's time.
+summary one h1 600 "2024-03-01 10:00:05"
+summary other h1 601 "2024-03-01 12:00:05"
+cp other/ConsStats1.csv one/ConsStats1.csv
+expect 2 "one/ConsStats1.csv:4: a row of 2024-03-01 12:00:04 UTC, after its summary ConsSummary.json" one
+[ ! -e one/report.html ] && ok || bad "a page was written for a folder of two runs"
 expect 2 "unknown option" -x run
 expect 2 "no folder given"
 expect 0 "Usage: rwfperf-report" -h
