@@ -13,6 +13,15 @@
  *
  * An input that cannot be read whole (a cut-off or corrupt log, another program's file, other
  * units) is reported with its file and line and left out entirely; the others are merged.
+ *
+ * Clocks: each process's clock ("monotonic", "realtime") comes from its summary or logs, the
+ * consumers' measured offset to their provider from their summaries, and each host's clock
+ * synchronisation from a host clock file (a JSON document {"host_clock": {"host", "sync",
+ * "synchronised", "offset_ns", "detail"}}, written by the multi-host playbook from chrony or
+ * ptp4l). One-way latency (a receiver's clock minus a sender's stamp) between different hosts
+ * is valid only when every process stamps with the realtime clock and every host's clock is
+ * known to be synchronised; merge_clocks says whether it is, and why not. Round-trip measures
+ * (posting latency, TransportPerf's rtt) are valid whatever the clocks.
  */
 #ifndef RWFPERF_MERGE_H
 #define RWFPERF_MERGE_H
@@ -51,11 +60,22 @@ typedef struct merge_totals {
     double v[MERGE_TOTALS];
 } merge_totals;
 
+/* A consumer's measured clock offset to its provider (ConsSummary.json results.clock_offset). */
+typedef struct merge_offset {
+    bool measured;
+    double offset_usec, bound_usec;
+    bool larger_than_latency; /* the consumer found it as large as its update latency */
+    char why[96];             /* when not measured: the summary's reason */
+} merge_offset;
+
 /* One process: its JSON summary and/or its histogram logs. */
 typedef struct merge_proc {
     char tool[32];
     char host[256];
     int pid;
+    char clock[16];  /* its clock, "" when no input named it (older tools: monotonic) */
+    bool has_offset; /* its summary held results.clock_offset */
+    merge_offset offset;
     char files[2048]; /* the inputs read for it, ", " separated */
     int logs;         /* histogram logs read */
     bool has_json;
@@ -64,6 +84,24 @@ typedef struct merge_proc {
     merge_kind kinds[MERGE_KINDS];
     int nkinds;
 } merge_proc;
+
+/* A host's clock synchronisation, from a host clock file. */
+typedef struct merge_host {
+    char host[256];
+    char sync[32];     /* "chrony", "ptp4l", "unknown" */
+    bool synchronised; /* the host reports its clock synchronised */
+    bool has_offset;
+    double offset_ns; /* its reported offset from its reference */
+    char detail[256];
+    char file[512];
+} merge_host;
+
+/* Whether one-way latency between hosts is valid, and why not. */
+typedef struct merge_clock_verdict {
+    int hosts;       /* distinct hosts among the processes */
+    bool one_way_ok; /* one host, or realtime clocks everywhere, all hosts synchronised */
+    char why[1024];  /* when not: "clock monotonic on a, b; synchronisation unknown on c" */
+} merge_clock_verdict;
 
 /* A bad input: what and where. */
 typedef struct merge_bad {
@@ -79,6 +117,8 @@ typedef struct merge {
     int nbad, badcap;
     char **warnings;
     int nwarn;
+    merge_host *hosts; /* host clock files read */
+    int nhosts;
     hdr_codec codec;
     merge_proc combined; /* filled by merge_combine */
 } merge;
@@ -103,6 +143,16 @@ merge_kind *merge_kind_get(merge_proc *p, const char *tag);
 
 /* The percentile p of a kind from its histogram, in ns (see hdr_hist_percentile). */
 double merge_kind_pct(const merge_kind *k, double p);
+
+/* The host clock file read for host, or NULL. */
+const merge_host *merge_host_of(const merge *m, const char *host);
+
+/* Whether one-way latency between the processes' hosts is valid (see above). */
+merge_clock_verdict merge_clocks(const merge *m);
+
+/* A kind that is a one-way measure (a receiver's clock minus a sender's stamp): update,
+ * sched-update, genmsg, sched-genmsg, oneway, sched-oneway. */
+bool merge_kind_one_way(const char *tag);
 
 /* Releases everything m holds. */
 void merge_free(merge *m);

@@ -100,6 +100,7 @@ void merge_free(merge *m)
     for (int i = 0; i < m->nwarn; i++)
         free(m->warnings[i]);
     free(m->warnings);
+    free(m->hosts);
     hdr_codec_free(&m->codec);
     memset(m, 0, sizeof(*m));
 }
@@ -273,6 +274,8 @@ static int read_log(merge *m, const char *path, FILE *f)
         if (rc == 0) {
             p->logs++;
             add_file(p, path);
+            if (r.info.clock[0] && !p->clock[0])
+                snprintf(p->clock, sizeof(p->clock), "%s", r.info.clock);
             if (tmp->start < p->start)
                 p->start = tmp->start;
             if (tmp->end > p->end)
@@ -379,6 +382,65 @@ static int json_lat_check(merge *m, const char *path, json_object *ov, const cha
     return 0;
 }
 
+/* A boolean member of o (false when absent or not a boolean). */
+static bool flag(json_object *o, const char *key)
+{
+    json_object *v;
+    return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_boolean) &&
+           json_object_get_boolean(v);
+}
+
+/* Copies a string member of o into buf ("" when absent or not a string). */
+static void text(json_object *o, const char *key, char *buf, size_t size)
+{
+    json_object *v;
+    bool s = json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string);
+    snprintf(buf, size, "%s", s ? json_object_get_string(v) : "");
+}
+
+/* A consumer's results.clock_offset (clksync_json's form) into p. */
+static void json_offset(merge_proc *p, json_object *o)
+{
+    p->has_offset = true;
+    p->offset.measured = flag(o, "measured");
+    p->offset.offset_usec = num(o, "offset_usec");
+    p->offset.bound_usec = num(o, "bound_usec");
+    p->offset.larger_than_latency = flag(o, "larger_than_latency");
+    text(o, "reason", p->offset.why, sizeof(p->offset.why));
+}
+
+/* A host clock file's {"host_clock": {...}} (o) into m. Returns 0, -1 after bad(), -2. */
+static int read_host_clock(merge *m, const char *path, json_object *o)
+{
+    merge_host h;
+    memset(&h, 0, sizeof(h));
+    text(o, "host", h.host, sizeof(h.host));
+    if (!h.host[0])
+        return bad(m, path, 0, "a host clock file without \"host\"");
+    for (int i = 0; i < m->nhosts; i++)
+        if (strcmp(m->hosts[i].host, h.host) == 0)
+            return bad(m, path, 0, "a second host clock file of %s (the first: %s)", h.host,
+                       m->hosts[i].file);
+    text(o, "sync", h.sync, sizeof(h.sync));
+    if (!h.sync[0])
+        snprintf(h.sync, sizeof(h.sync), "unknown");
+    h.synchronised = flag(o, "synchronised");
+    json_object *v;
+    if (json_object_object_get_ex(o, "offset_ns", &v) &&
+        (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))) {
+        h.has_offset = true;
+        h.offset_ns = json_object_get_double(v);
+    }
+    text(o, "detail", h.detail, sizeof(h.detail));
+    snprintf(h.file, sizeof(h.file), "%s", path);
+    merge_host *hs = realloc(m->hosts, (size_t)(m->nhosts + 1) * sizeof(*hs));
+    if (!hs)
+        return -2;
+    m->hosts = hs;
+    m->hosts[m->nhosts++] = h;
+    return 0;
+}
+
 static int json_into_proc(merge *m, const char *path, json_object *doc, const char *tool)
 {
     json_object *host = NULL, *name = NULL, *pid = NULL, *res = NULL, *ov = NULL, *in = NULL;
@@ -408,6 +470,14 @@ static int json_into_proc(merge *m, const char *path, json_object *doc, const ch
             p->totals.v[i] += json_object_get_double(v);
         }
     }
+    json_object *clock, *src, *off;
+    if (json_object_object_get_ex(doc, "clock", &clock) &&
+        json_object_object_get_ex(clock, "source", &src) &&
+        json_object_is_type(src, json_type_string))
+        snprintf(p->clock, sizeof(p->clock), "%s", json_object_get_string(src));
+    if (json_object_object_get_ex(res, "clock_offset", &off) &&
+        json_object_is_type(off, json_type_object))
+        json_offset(p, off);
     json_object_object_get_ex(doc, "inputs", &in);
     bool rtt = in && num(in, "msgRate") > 0;
     for (size_t i = 0; i < sizeof(json_kinds) / sizeof(json_kinds[0]); i++) {
@@ -447,11 +517,15 @@ static int read_json(merge *m, const char *path, const char *text, size_t len)
     size_t off = t->char_offset;
     json_tokener_free(t);
     int rc;
-    json_object *tool;
+    json_object *tool, *hc;
     if (!doc || je != json_tokener_success)
         rc = bad(m, path, line_of(text, off), "not valid JSON (%s%s)",
                  json_tokener_error_desc(je == json_tokener_success ? json_tokener_continue : je),
                  je == json_tokener_continue || je == json_tokener_success ? ": cut off?" : "");
+    else if (json_object_is_type(doc, json_type_object) &&
+             json_object_object_get_ex(doc, "host_clock", &hc) &&
+             json_object_is_type(hc, json_type_object))
+        rc = read_host_clock(m, path, hc);
     else if (!json_object_is_type(doc, json_type_object) ||
              !json_object_object_get_ex(doc, "tool", &tool) ||
              !json_object_is_type(tool, json_type_string))
@@ -575,4 +649,72 @@ int merge_combine(merge *m)
         }
     }
     return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Clocks                                                                                     */
+
+bool merge_kind_one_way(const char *tag)
+{
+    static const char *const one_way[] = {"update",       "sched-update", "genmsg",
+                                          "sched-genmsg", "oneway",       "sched-oneway"};
+    for (size_t i = 0; i < sizeof(one_way) / sizeof(one_way[0]); i++)
+        if (strcmp(tag, one_way[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Appends host to the list in buf unless it is there ("a, b"). */
+static void list_add(char *buf, size_t size, const char *host)
+{
+    size_t n = strlen(host), len = strlen(buf);
+    for (const char *s = buf; (s = strstr(s, host)); s += n)
+        if ((s == buf || s[-2] == ',') && (s[n] == '\0' || s[n] == ','))
+            return;
+    snprintf(buf + len, size - len, "%s%s", len ? ", " : "", host);
+}
+
+const merge_host *merge_host_of(const merge *m, const char *host)
+{
+    for (int i = 0; i < m->nhosts; i++)
+        if (strcmp(m->hosts[i].host, host) == 0)
+            return &m->hosts[i];
+    return NULL;
+}
+
+merge_clock_verdict merge_clocks(const merge *m)
+{
+    merge_clock_verdict v = {0};
+    char mono[512] = "", unnamed[512] = "", unsynced[512] = "", unknown[512] = "";
+    for (int i = 0; i < m->nprocs; i++) {
+        const merge_proc *p = &m->procs[i];
+        int j = 0;
+        while (j < i && strcmp(m->procs[j].host, p->host) != 0)
+            j++;
+        v.hosts += j == i;
+        if (!p->clock[0])
+            list_add(unnamed, sizeof(unnamed), p->host);
+        else if (strcmp(p->clock, "realtime") != 0)
+            list_add(mono, sizeof(mono), p->host);
+        const merge_host *h = merge_host_of(m, p->host);
+        if (!h || strcmp(h->sync, "unknown") == 0)
+            list_add(unknown, sizeof(unknown), p->host);
+        else if (!h->synchronised)
+            list_add(unsynced, sizeof(unsynced), p->host);
+    }
+    v.one_way_ok = v.hosts <= 1 || !(mono[0] || unnamed[0] || unsynced[0] || unknown[0]);
+    if (v.one_way_ok)
+        return v;
+    size_t n = 0;
+    const struct {
+        const char *what, *list;
+    } parts[] = {{"clock monotonic on ", mono},
+                 {"clock not named (monotonic) on ", unnamed},
+                 {"synchronisation unknown on ", unknown},
+                 {"clock not synchronised on ", unsynced}};
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+        if (parts[i].list[0] && n < sizeof(v.why))
+            n += (size_t)snprintf(v.why + n, sizeof(v.why) - n, "%s%s%s", n ? "; " : "",
+                                  parts[i].what, parts[i].list);
+    return v;
 }

@@ -194,14 +194,16 @@ static void utc(char *buf, size_t size, double t, const char *fmt)
         snprintf(buf, size, "?");
 }
 
-static void text_kind(FILE *f, const merge_kind *k)
+/* A kind's lines; not_valid: the kind is a one-way measure between hosts that is not valid. */
+static void text_kind(FILE *f, const merge_kind *k, bool not_valid)
 {
     int dec;
     const char *label = merge_kind_label(k->tag, &dec);
     kind_figures g = figures(k);
     if (g.samples == 0 && g.negative == 0)
         return; /* a kind logged but never measured (no generic messages, ...) */
-    fprintf(f, "  %s samples: %llu\n", label, (unsigned long long)g.samples);
+    fprintf(f, "  %s samples: %llu%s\n", label, (unsigned long long)g.samples,
+            not_valid ? " (one-way between hosts: not valid, see CLOCKS)" : "");
     if (g.exact_avg || g.pct) {
         fprintf(f, "  %s avg (usec): %.*f\n", label, dec, g.avg);
         fprintf(f, "  %s std dev (usec): %.*f\n", label, dec, g.stddev);
@@ -268,9 +270,97 @@ static void text_input(FILE *f, const merge_proc *p)
     fprintf(f, "\n    files: %s\n", p->files);
 }
 
+/* There is something to say about clocks: several hosts, a host clock file, or an offset. */
+static bool has_clocks(const merge *m, const merge_clock_verdict *v)
+{
+    bool any = v->hosts > 1 || m->nhosts > 0;
+    for (int i = 0; i < m->nprocs && !any; i++)
+        any = m->procs[i].has_offset;
+    return any;
+}
+
+/* The clocks of host's processes, "realtime (ConsPerf, ProvPerf)", into buf. */
+static void host_clocks(const merge *m, const char *host, char *buf, size_t size)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int pass = 0; pass < 2; pass++) {
+        const char *want = pass == 0 ? "realtime" : NULL;
+        char tools[256] = "";
+        for (int i = 0; i < m->nprocs; i++) {
+            const merge_proc *p = &m->procs[i];
+            bool rt = strcmp(p->clock, "realtime") == 0;
+            if (strcmp(p->host, host) != 0 || (want ? !rt : rt) || strstr(tools, p->tool))
+                continue;
+            size_t t = strlen(tools);
+            snprintf(tools + t, sizeof(tools) - t, "%s%s", t ? ", " : "", p->tool);
+        }
+        if (tools[0] && n < size)
+            n += (size_t)snprintf(buf + n, size - n, "%s%s (%s)", n ? ", " : "",
+                                  want ? "realtime" : "monotonic", tools);
+    }
+}
+
+/* The synchronisation of a host as the report says it. */
+static void host_sync(const merge_host *h, char *buf, size_t size)
+{
+    if (!h || strcmp(h->sync, "unknown") == 0) {
+        snprintf(buf, size, "synchronisation unknown%s%s%s", h && h->detail[0] ? " (" : "",
+                 h && h->detail[0] ? h->detail : "", h && h->detail[0] ? ")" : "");
+        return;
+    }
+    int n = snprintf(buf, size, "%s, %s", h->sync,
+                     h->synchronised ? "synchronised" : "not synchronised");
+    if (h->has_offset && n >= 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n, ", offset %+.3f usec", h->offset_ns / 1000.0);
+    if (h->detail[0] && n >= 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, " (%s)", h->detail);
+}
+
+static void text_clocks(const merge *m, const merge_clock_verdict *v, FILE *f)
+{
+    fprintf(f, "\n--- CLOCKS ---\n\n");
+    for (int i = 0; i < m->nprocs; i++) {
+        const merge_proc *p = &m->procs[i];
+        int j = 0;
+        while (j < i && strcmp(m->procs[j].host, p->host) != 0)
+            j++;
+        if (j < i)
+            continue; /* host already listed */
+        char clocks[512], sync[512];
+        host_clocks(m, p->host, clocks, sizeof(clocks));
+        host_sync(merge_host_of(m, p->host), sync, sizeof(sync));
+        fprintf(f, "  %s: clock %s; %s\n", p->host[0] ? p->host : "?",
+                clocks[0] ? clocks : "not named", sync);
+    }
+    for (int i = 0; i < m->nprocs; i++) {
+        const merge_proc *p = &m->procs[i];
+        if (!p->has_offset)
+            continue;
+        if (p->offset.measured)
+            fprintf(f,
+                    "  %s pid %d on %s: clock offset to its provider %+.1f usec (bound %.1f)%s\n",
+                    p->tool, p->pid, p->host, p->offset.offset_usec, p->offset.bound_usec,
+                    p->offset.larger_than_latency ? ", as large as its latency" : "");
+        else
+            fprintf(f, "  %s pid %d on %s: clock offset to its provider not measured (%s)\n",
+                    p->tool, p->pid, p->host, p->offset.why[0] ? p->offset.why : "no reason given");
+    }
+    if (v->hosts <= 1)
+        fprintf(f, "  One-way latency: valid (one host, one clock).\n");
+    else if (v->one_way_ok)
+        fprintf(f, "  One-way latency between hosts: valid as far as the hosts' synchronisation "
+                   "(realtime clocks, every host synchronised).\n");
+    else
+        fprintf(f, "  One-way latency between hosts: not valid: %s.\n", v->why);
+    fprintf(f, "  Round-trip latency (posting latency, TransportPerf's round trip): valid whatever "
+               "the clocks.\n");
+}
+
 void merge_write_text(const merge *m, FILE *f)
 {
     const merge_proc *c = &m->combined;
+    merge_clock_verdict v = merge_clocks(m);
     char tools[256], a[64], b[64];
     tool_counts(m, tools, sizeof(tools));
     fprintf(f, "--- COMBINED SUMMARY ---\n\n");
@@ -286,15 +376,23 @@ void merge_write_text(const merge *m, FILE *f)
     const merge_kind *ks[MERGE_KINDS];
     sorted_kinds(c, ks);
     uint64_t negative = 0;
+    bool not_valid = false;
     for (int i = 0; i < c->nkinds; i++) {
-        text_kind(f, ks[i]);
+        bool nv = !v.one_way_ok && merge_kind_one_way(ks[i]->tag);
+        text_kind(f, ks[i], nv);
         negative += figures(ks[i]).negative;
+        not_valid |= nv;
     }
+    if (not_valid)
+        fprintf(f, "  Warning: one-way latency between hosts is not valid: %s.\n", v.why);
     if (negative)
         fprintf(f,
                 "  Warning: %llu latency samples below zero: the clocks of the hosts disagree "
-                "(cross-host latency needs clocks synchronised by PTP or chrony).\n",
+                "(one-way latency between hosts needs -clock realtime and clocks synchronised "
+                "by PTP or chrony).\n",
                 (unsigned long long)negative);
+    if (has_clocks(m, &v))
+        text_clocks(m, &v, f);
     fprintf(f, "\n--- INPUTS ---\n\n");
     for (int i = 0; i < m->nprocs; i++)
         text_input(f, &m->procs[i]);
@@ -380,8 +478,64 @@ static json_object *proc_json(const merge_proc *p)
     return o;
 }
 
+/* The "clocks" member: the verdict, each host's clocks and synchronisation, the offsets. */
+static json_object *clocks_json(const merge *m, const merge_clock_verdict *v)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "hosts_count", json_object_new_int(v->hosts));
+    json_object_object_add(o, "one_way_valid", json_object_new_boolean(v->one_way_ok));
+    if (!v->one_way_ok)
+        json_object_object_add(o, "one_way_not_valid", json_object_new_string(v->why));
+    json_object *hosts = json_object_new_array();
+    for (int i = 0; i < m->nprocs; i++) {
+        const merge_proc *p = &m->procs[i];
+        int j = 0;
+        while (j < i && strcmp(m->procs[j].host, p->host) != 0)
+            j++;
+        if (j < i)
+            continue;
+        json_object *h = json_object_new_object();
+        char clocks[512];
+        host_clocks(m, p->host, clocks, sizeof(clocks));
+        json_object_object_add(h, "host", json_object_new_string(p->host));
+        json_object_object_add(h, "clocks", json_object_new_string(clocks));
+        const merge_host *s = merge_host_of(m, p->host);
+        json_object_object_add(h, "sync", json_object_new_string(s ? s->sync : "unknown"));
+        json_object_object_add(h, "synchronised", json_object_new_boolean(s && s->synchronised));
+        if (s && s->has_offset)
+            json_object_object_add(h, "sync_offset_ns", dbl(s->offset_ns));
+        if (s && s->detail[0])
+            json_object_object_add(h, "detail", json_object_new_string(s->detail));
+        json_object_array_add(hosts, h);
+    }
+    json_object_object_add(o, "hosts", hosts);
+    json_object *offs = json_object_new_array();
+    for (int i = 0; i < m->nprocs; i++) {
+        const merge_proc *p = &m->procs[i];
+        if (!p->has_offset)
+            continue;
+        json_object *x = json_object_new_object();
+        json_object_object_add(x, "tool", json_object_new_string(p->tool));
+        json_object_object_add(x, "host", json_object_new_string(p->host));
+        json_object_object_add(x, "pid", json_object_new_int(p->pid));
+        json_object_object_add(x, "measured", json_object_new_boolean(p->offset.measured));
+        if (p->offset.measured) {
+            json_object_object_add(x, "offset_usec", dbl(p->offset.offset_usec));
+            json_object_object_add(x, "bound_usec", dbl(p->offset.bound_usec));
+            json_object_object_add(x, "larger_than_latency",
+                                   json_object_new_boolean(p->offset.larger_than_latency));
+        } else {
+            json_object_object_add(x, "reason", json_object_new_string(p->offset.why));
+        }
+        json_object_array_add(offs, x);
+    }
+    json_object_object_add(o, "offsets", offs);
+    return o;
+}
+
 json_object *merge_json(const merge *m)
 {
+    merge_clock_verdict v = merge_clocks(m);
     json_object *doc = json_object_new_object();
     char now[32];
     utc(now, sizeof(now), (double)time(NULL), "%Y-%m-%d %H:%M:%S");
@@ -391,7 +545,20 @@ json_object *merge_json(const merge *m)
     json_object_object_add(doc, "written_utc", json_object_new_string(now));
     json_object *c = proc_json(&m->combined);
     json_object_object_add(c, "processes", json_object_new_int(m->nprocs));
+    json_object *lat;
+    if (json_object_object_get_ex(c, "latency_usec", &lat)) {
+        json_object_object_foreach(lat, tag, kind)
+        {
+            if (!merge_kind_one_way(tag))
+                continue;
+            json_object_object_add(kind, "valid", json_object_new_boolean(v.one_way_ok));
+            if (!v.one_way_ok)
+                json_object_object_add(kind, "not_valid",
+                                       json_object_new_string("one-way between hosts"));
+        }
+    }
     json_object_object_add(doc, "combined", c);
+    json_object_object_add(doc, "clocks", clocks_json(m, &v));
     json_object *in = json_object_new_array();
     for (int i = 0; i < m->nprocs; i++)
         json_object_array_add(in, proc_json(&m->procs[i]));

@@ -199,7 +199,12 @@ static void test_summaries_pooled(void **state)
     assert_non_null(strstr(text, "  Processes: 2 (ConsPerf 2)\n"));
     assert_non_null(strstr(text, "  Refreshes received: 2000\n"));
     assert_non_null(strstr(text, "  Avg update rate: 300000\n"));
-    assert_non_null(strstr(text, "  Latency samples: 5\n"));
+    /* Two hosts whose clocks nothing names: one-way latency between them is not valid. */
+    assert_non_null(
+        strstr(text, "  Latency samples: 5 (one-way between hosts: not valid, see CLOCKS)\n"));
+    assert_non_null(strstr(text, "  Warning: one-way latency between hosts is not valid: clock "
+                                 "not named (monotonic) on hostA, hostB; synchronisation unknown "
+                                 "on hostA, hostB.\n"));
     assert_non_null(strstr(text, "  Latency avg (usec): 32.0\n"));
     assert_non_null(strstr(text, "  Latency std dev (usec): 19.2\n"));
     /* Percentiles are never averaged: without histograms there are none. */
@@ -345,6 +350,133 @@ static int run_merge(const char *args, char **out, char **err)
 
 /* A combined kind on too few samples for its high percentiles says so, in the text and the
  * JSON, as the tools' summaries do. */
+/* A summary of tool on host with its clock and, for a consumer, its measured offset. */
+static void write_clocked(const char *name, const char *tool, int pid, const char *host,
+                          const char *clock, const char *offset)
+{
+    char text[2048];
+    snprintf(text, sizeof(text),
+             "{\"tool\": \"%s\", \"host\": {\"name\": \"%s\"}, \"pid\": %d,\n"
+             " \"clock\": {\"source\": \"%s\", \"clock_id\": \"x\"},\n"
+             " \"results\": {%s%s\"overall\": {\"updates_received\": 10,\n"
+             "   \"latency\": {\"count\": 4, \"avg\": 50, \"stddev\": 1, \"min\": 49,"
+             " \"max\": 52}, \"posting_latency\": {\"count\": 2, \"avg\": 90, \"stddev\": 1,"
+             " \"min\": 89, \"max\": 91}}}}\n",
+             tool, host, pid, clock, offset ? "\"clock_offset\": " : "", offset ? offset : "");
+    write_text(name, text);
+}
+
+/* Writes the merge's text report of the files named (NULL-terminated) into a new string. */
+static char *merged_text(merge *m, const char *const *names)
+{
+    for (; *names; names++)
+        assert_int_equal(merge_read_file(m, path_of(*names)), 0);
+    assert_int_equal(merge_combine(m), 0);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    merge_write_text(m, f);
+    fclose(f);
+    return text;
+}
+
+/* Clocks: one-way latency between hosts is valid only with realtime clocks on every process
+ * and every host synchronised; the hosts' clocks and the consumers' offsets are reported. */
+static void test_clocks(void **state)
+{
+    (void)state;
+    write_clocked("p.json", "ProvPerf", 1, "hp", "realtime", NULL);
+    write_clocked("c1.json", "ConsPerf", 2, "hc1", "realtime",
+                  "{\"state\": \"on\", \"measured\": true, \"offset_usec\": -2000.5, "
+                  "\"bound_usec\": 30.25, \"larger_than_latency\": true},");
+    write_clocked("c2.json", "ConsPerf", 3, "hc2", "monotonic",
+                  "{\"state\": \"not ours\", \"measured\": false, \"reason\": \"the "
+                  "provider is not an rwfperf tool\"},");
+    write_text("hp.clock.json", "{\"host_clock\": {\"host\": \"hp\", \"sync\": \"chrony\", "
+                                "\"synchronised\": true, \"offset_ns\": 12345, \"detail\": "
+                                "\"leap status Normal\"}}\n");
+    write_text("hc1.clock.json", "{\"host_clock\": {\"host\": \"hc1\", \"sync\": \"ptp4l\", "
+                                 "\"synchronised\": true, \"offset_ns\": -40}}\n");
+    write_text("hc2.clock.json", "{\"host_clock\": {\"host\": \"hc2\", \"sync\": \"unknown\", "
+                                 "\"synchronised\": false, \"detail\": \"neither\"}}\n");
+
+    merge m = {0};
+    char *t = merged_text(&m, (const char *const[]){"p.json", "c1.json", "c2.json", "hp.clock.json",
+                                                    "hc1.clock.json", "hc2.clock.json", NULL});
+    merge_clock_verdict v = merge_clocks(&m);
+    assert_int_equal(v.hosts, 3);
+    assert_false(v.one_way_ok);
+    assert_string_equal(v.why, "clock monotonic on hc2; synchronisation unknown on hc2");
+    assert_non_null(strstr(t, "  Latency samples: 8 (one-way between hosts: not valid, see "
+                              "CLOCKS)\n"));
+    /* Posting latency is a round trip: valid. */
+    assert_non_null(strstr(t, "  Posting latency samples: 4\n"));
+    assert_non_null(strstr(t, "\n--- CLOCKS ---\n\n"
+                              "  hp: clock realtime (ProvPerf); chrony, synchronised, offset "
+                              "+12.345 usec (leap status Normal)\n"
+                              "  hc1: clock realtime (ConsPerf); ptp4l, synchronised, offset "
+                              "-0.040 usec\n"
+                              "  hc2: clock monotonic (ConsPerf); synchronisation unknown "
+                              "(neither)\n"
+                              "  ConsPerf pid 2 on hc1: clock offset to its provider -2000.5 usec "
+                              "(bound 30.2), as large as its latency\n"
+                              "  ConsPerf pid 3 on hc2: clock offset to its provider not measured "
+                              "(the provider is not an rwfperf tool)\n"
+                              "  One-way latency between hosts: not valid: clock monotonic on hc2; "
+                              "synchronisation unknown on hc2.\n"));
+    /* Before the inputs: the combined result stays first. */
+    assert_true(strstr(t, "--- COMBINED SUMMARY ---") < strstr(t, "--- CLOCKS ---"));
+    assert_true(strstr(t, "--- CLOCKS ---") < strstr(t, "--- INPUTS ---"));
+    json_object *doc = merge_json(&m), *o, *x;
+    assert_true(json_object_object_get_ex(doc, "clocks", &o));
+    assert_true(json_object_object_get_ex(o, "one_way_valid", &x));
+    assert_false(json_object_get_boolean(x));
+    assert_true(json_object_object_get_ex(o, "offsets", &x));
+    assert_int_equal(json_object_array_length(x), 2);
+    assert_true(json_object_object_get_ex(doc, "combined", &o));
+    assert_true(json_object_object_get_ex(o, "latency_usec", &o));
+    assert_true(json_object_object_get_ex(o, "update", &x));
+    assert_true(json_object_object_get_ex(x, "valid", &x));
+    assert_false(json_object_get_boolean(x));
+    assert_true(json_object_object_get_ex(o, "post", &x));
+    assert_false(json_object_object_get_ex(x, "valid", &x));
+    json_object_put(doc);
+    free(t);
+    merge_free(&m);
+
+    /* Realtime everywhere, every host synchronised: valid. */
+    write_clocked("c2.json", "ConsPerf", 3, "hc2", "realtime", NULL);
+    write_text("hc2.clock.json", "{\"host_clock\": {\"host\": \"hc2\", \"sync\": \"chrony\", "
+                                 "\"synchronised\": true}}\n");
+    t = merged_text(&m, (const char *const[]){"p.json", "c1.json", "c2.json", "hp.clock.json",
+                                              "hc1.clock.json", "hc2.clock.json", NULL});
+    assert_true(merge_clocks(&m).one_way_ok);
+    assert_non_null(strstr(t, "  Latency samples: 8\n"));
+    assert_non_null(strstr(t, "  One-way latency between hosts: valid as far as the hosts' "
+                              "synchronisation"));
+    free(t);
+    merge_free(&m);
+
+    /* One host: valid whatever the clock; no CLOCKS section without anything to say. */
+    write_clocked("c3.json", "ConsPerf", 4, "hp", "monotonic", NULL);
+    write_clocked("p3.json", "ProvPerf", 5, "hp", "monotonic", NULL);
+    t = merged_text(&m, (const char *const[]){"c3.json", "p3.json", NULL});
+    assert_true(merge_clocks(&m).one_way_ok);
+    assert_null(strstr(t, "CLOCKS"));
+    assert_null(strstr(t, "not valid"));
+    free(t);
+    merge_free(&m);
+
+    /* A host clock file without a host, and a second one of a host, are bad inputs. */
+    write_text("nohost.json", "{\"host_clock\": {\"sync\": \"chrony\"}}\n");
+    assert_int_equal(merge_read_file(&m, path_of("nohost.json")), -1);
+    assert_non_null(strstr(m.bad[0].what, "a host clock file without \"host\""));
+    assert_int_equal(merge_read_file(&m, path_of("hp.clock.json")), 0);
+    assert_int_equal(merge_read_file(&m, path_of("hp.clock.json")), -1);
+    assert_non_null(strstr(m.bad[1].what, "a second host clock file of hp"));
+    merge_free(&m);
+}
+
 static void test_thin_percentiles(void **state)
 {
     (void)state;
@@ -458,7 +590,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_union_exact),      cmocka_unit_test(test_summaries_pooled),
         cmocka_unit_test(test_bad_inputs),       cmocka_unit_test(test_cli),
-        cmocka_unit_test(test_thin_percentiles),
+        cmocka_unit_test(test_thin_percentiles), cmocka_unit_test(test_clocks),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
