@@ -7,6 +7,7 @@
 
 #include "run_host.h"
 
+#include "clk.h"
 #include "err.h"
 
 #include <stdio.h>
@@ -92,8 +93,47 @@ static int send_directory_request(cons_worker *w)
     return admin_send(w, &e, rwf_rdm_directory_request(&e, CONS_DIRECTORY_STREAM, filter, 0, 0));
 }
 
+/* ---- clock offset (clksync.h) ------------------------------------------------------------ */
+
+/* Once the login is accepted, in the bare mode: the exchanges start when the RIPC handshake
+ * named the provider one of ours; the original's provider and an ADS never see them. */
+static void clksync_begin(cons_worker *w)
+{
+    tp_info info;
+    bool ours = w->ch && tp_get_info(w->ch, &info) == 0 && clksync_peer_is_ours(info.component);
+    clksync_start(&w->cs, ours ? CLKSYNC_ON : CLKSYNC_NOT_OURS, clk_ns());
+}
+
+int cons_send_clksync(cons_worker *w)
+{
+    rwf_enc e;
+    if (admin_begin(w, &e) < 0)
+        return -1;
+    int64_t t1 = clk_ns();
+    int rc = clksync_request(&w->cs, &e, CONS_LOGIN_STREAM, t1, clk_source_name(clk_current()));
+    if (admin_send(w, &e, rc) < 0)
+        return -1;
+    return cons_out_flush(w);
+}
+
+/* A Generic message on the login stream: the answer to a clock offset request, read at t4. */
+static int on_login_generic(cons_worker *w, const rwf_msg *m, int64_t t4)
+{
+    clksync_msg a;
+    int rc = clksync_decode(m, &a);
+    if (rc < 0)
+        return err_push("clock offset answer");
+    if (rc == 0)
+        return err_set("Received unhandled login message class %s",
+                       rwf_msg_class_name(m->msg_class));
+    clksync_answer(&w->cs, &a, t4);
+    return 0;
+}
+
 static int on_login(cons_worker *w, const rwf_msg *m)
 {
+    if (m->msg_class == RWF_MC_GENERIC)
+        return on_login_generic(w, m, clk_ns());
     rwf_login l;
     if (rwf_rdm_login_decode(m, &l) != RWF_OK)
         return err_push("login response");
@@ -123,6 +163,8 @@ static int on_login(cons_worker *w, const rwf_msg *m)
     }
     if (!w->logged_in) {
         w->logged_in = true;
+        if (!w->reactor)
+            clksync_begin(w);
         if (!w->reactor && send_directory_request(w) < 0)
             return err_push("sending the directory request");
     }

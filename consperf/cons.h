@@ -17,6 +17,7 @@
 #ifndef RWFPERF_CONS_H
 #define RWFPERF_CONS_H
 
+#include "clksync.h"
 #include "config.h"
 #include "counter.h"
 #include "cpu.h"
@@ -132,6 +133,7 @@ typedef struct cons_thread {
     char conn_error[512]; /* the last failed connection attempt's reason, "" if none */
     char tls_version[16]; /* of the encrypted connection ("" when not encrypted) */
     char tls_cipher[64];
+    clksync clksync;             /* the clock offset to its provider (clksync.h) */
     _Atomic uint64_t decode_sum; /* the running sum of decoded values (payload_stamps.sum) */
     /* Warm standby: switches to the standby server, the last switch-over time (the lost
      * server's last update to the new active's first; -1 while none came yet), the items

@@ -407,6 +407,8 @@ static int on_tick(cons_worker *w, int64_t now)
         return cons_fail(w, NULL);
     }
     latbuf_poll(&w->t->lat);
+    if (clksync_due(&w->cs, now) && cons_send_clksync(w) < 0)
+        return cons_fail(w, "sending a clock offset request");
     return cons_tick_sends(w);
 }
 
@@ -510,6 +512,7 @@ static int worker_init(cons_worker *w, cons_thread *t)
     w->dict = t->run->dict;
     w->watchlist = w->cfg->watchlist;
     w->reactor = w->cfg->opts.reactor || w->watchlist;
+    clksync_start(&w->cs, w->reactor ? CLKSYNC_UNSUPPORTED : CLKSYNC_OFF, 0);
     if (w->dict)
         w->dict_have = CONS_HAVE_BOTH;
     else if (!(w->own_dict = rwf_dict_new()))
@@ -630,6 +633,7 @@ void *cons_thread_main(void *arg)
     }
     if (w) {
         atomic_store_explicit(&t->decode_sum, w->decode_sum, memory_order_relaxed);
+        t->clksync = w->cs;
         worker_free(w);
         free(w);
     }

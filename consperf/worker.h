@@ -66,6 +66,7 @@ typedef struct cons_worker {
 
     /* Session */
     bool logged_in;    /* the first login response came */
+    clksync cs;        /* the clock offset exchanges with the provider (bare mode) */
     bool have_service; /* -serviceName is up and accepting requests */
     uint16_t service_id;
     bool has_qos; /* the service advertised a QoS: requests carry the first */
@@ -187,6 +188,10 @@ int cons_send_login(cons_worker *w);
  * dictionary requests when their time comes; in the reactor modes the layer sends the directory
  * request, and with -reactor the dictionary requests too). Returns 0 or -1 (err_msg() set). */
 int cons_on_admin(cons_worker *w, const rwf_msg *m);
+
+/* Sends the next clock offset request (clksync.h), stamped as late as it can be, and flushes
+ * it. Returns 0, or -1 (err_msg() set). */
+int cons_send_clksync(cons_worker *w);
 
 /* ---- thread.c: the tick's work, common to both modes ------------------------------------- */
 

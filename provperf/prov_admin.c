@@ -1,10 +1,14 @@
 /*
  * The admin domains as ProvPerf answers them (docs/wire.md#login, #directory, #dictionary): a login
  * refresh that advertises post support, the directory of the one service, and the field and enum
- * dictionaries from the files it loaded; unknown dictionary names get a status.
+ * dictionaries from the files it loaded; unknown dictionary names get a status. On the login
+ * stream it also answers our consumers' clock offset requests (clksync.h), which only a consumer
+ * of ours sends.
  */
 #include "prov.h"
 
+#include "clk.h"
+#include "clksync.h"
 #include "err.h"
 
 #include <inttypes.h>
@@ -42,10 +46,42 @@ static int wsb_role(prov_thread *th, pv_sess *s, const rwf_msg *m)
     return 0;
 }
 
+/* The answer to a clock offset request (clksync.h): the request's receive stamp t2, and the
+ * send stamp t3 read as the answer is encoded. */
+typedef struct clksync_reply {
+    const clksync_msg *req;
+    int32_t stream_id;
+    int64_t t2;
+} clksync_reply;
+
+static int enc_clksync(rwf_enc *e, const void *arg)
+{
+    const clksync_reply *r = arg;
+    return clksync_encode_answer(e, r->stream_id, r->req, r->t2, clk_ns(),
+                                 clk_source_name(clk_current()));
+}
+
 int prov_admin_login(prov_thread *th, pv_sess *s, const rwf_msg *m)
 {
-    if (m->msg_class == RWF_MC_GENERIC)
-        return wsb_role(th, s, m);
+    if (m->msg_class == RWF_MC_GENERIC) {
+        int64_t t2 = clk_ns();
+        clksync_msg q;
+        int rc = clksync_decode(m, &q);
+        if (rc == 0)
+            return wsb_role(th, s, m);
+        if (rc < 0 || q.answer) {
+            printf("Received a malformed clock offset request: %s\n",
+                   rc < 0 ? err_msg() : "an answer");
+            fflush(stdout);
+            return 0;
+        }
+        /* Sent at once: time spent queued would widen the consumer's bound. */
+        clksync_reply r = {&q, m->stream_id, t2};
+        rc = prov_send(s, CLKSYNC_MSG_MAX, enc_clksync, &r, false);
+        if (rc >= 0 && pv_out_flush(&s->out) < 0)
+            return err_push("flushing a clock offset answer"), -1;
+        return rc;
+    }
     rwf_login req;
     if (rwf_rdm_login_decode(m, &req) != RWF_OK) {
         printf("rsslDecodeRDMLoginMsg() failed: %s\n", err_msg());
