@@ -1,16 +1,14 @@
 #!/usr/bin/env bash
-# One ProvPerf and N ConsPerf processes, on this machine or on the hosts of a list over ssh,
-# every output collected into one folder and merged into one report (rwfperf-merge).
+# One ProvPerf and N ConsPerf processes on this machine, every output collected into one
+# folder and merged into one report (rwfperf-merge). Across hosts: the fleet playbook,
+# scripts/ansible/fleet.yml (docs/fleet.md).
 #
-#   scripts/run-multi.sh                     3 consumers on this machine, 300,000 upd/s in all
+#   scripts/run-multi.sh                     3 consumers, 300,000 upd/s in all
 #   N=5 RATE=500000 scripts/run-multi.sh     5 consumers, 500,000 upd/s in all
-#   HOSTS="a b c" scripts/run-multi.sh       a consumer on each of a, b, c (ssh), ProvPerf here
 #   scripts/run-multi.sh -- -postingRate 100 extra ConsPerf options (every consumer)
 #
 # Environment:
-#   N=3              consumer processes (with HOSTS: the number of hosts unless given; the
-#                    consumers go to the hosts in turn)
-#   HOSTS=           ssh destinations for the consumers; empty: all on this machine
+#   N=3              consumer processes
 #   RATE=300000      updates per second in all, shared evenly among the consumers' connections
 #                    (ProvPerf's -updateRate is per connection)
 #   LAT_RATE=1000    latency-stamped updates per second per connection (-latencyUpdateRate)
@@ -19,13 +17,9 @@
 #   THREADS=1        connections (threads) per consumer: one number or one per consumer
 #   STEADY=10        seconds of steady state (-steadyStateTime)
 #   PROV_ARGS=       extra ProvPerf options (e.g. "-nanoTime" with ConsPerf's -nanoTime)
-#   PORT=            ProvPerf's port (default: a free one on this machine; 14002 with HOSTS)
-#   PROV_HOST=       the address the consumers connect to (default: localhost, or this
-#                    machine's name with HOSTS)
-#   BIN=             the tools' folder (default: this tree's build/bin, built first); with HOSTS
-#                    it must hold the tools at the same path on every host, and DATA the data
+#   PORT=            ProvPerf's port (default: a free one)
+#   BIN=             the tools' folder (default: this tree's build/bin, built first)
 #   DATA=            the data files' folder (default: this tree's data/)
-#   REMOTE_DIR=      working folder on the remote hosts (default /tmp/rwfperf-multi.<pid>)
 #   OUT=             where everything is collected (default build/run-multi/<UTC time>):
 #                    prov/ and cons<i>/ with each process's files, merged.txt/.json/.png,
 #                    and report.html, the page of the run (rwfperf-report), printed last
@@ -44,16 +38,17 @@ elif [ $# -gt 0 ]; then
     exit 2
 fi
 
-read -r -a hosts <<<"${HOSTS:-}"
-n=${N:-${#hosts[@]}}
-[ "$n" -gt 0 ] 2>/dev/null || n=3
+[ -z "${HOSTS:-}" ] || {
+    echo "run-multi.sh: HOSTS: runs across hosts are the fleet playbook's now: ansible-playbook -i INVENTORY scripts/ansible/fleet.yml (docs/fleet.md)" >&2
+    exit 2
+}
+n=${N:-3}
 rate=${RATE:-300000}
 lat_rate=${LAT_RATE:-1000}
 read -r -a items <<<"${ITEMS:-10000}"
 read -r -a threads <<<"${THREADS:-1}"
 steady=${STEADY:-10}
 data=${DATA:-$top/data}
-remote_dir=${REMOTE_DIR:-/tmp/rwfperf-multi.$$}
 out=${OUT:-$top/build/run-multi/$(date -u +%Y%m%d-%H%M%S)}
 
 fail() {
@@ -102,15 +97,10 @@ item_list() { # item_list <first> <count>
     }'
 }
 
-# ProvPerf: here, on a free port unless PORT says which.
+# ProvPerf, on a free port unless PORT says which.
 copy_data "$out/prov"
-if [ ${#hosts[@]} -gt 0 ]; then
-    port=${PORT:-14002}
-    prov_host=${PROV_HOST:-$(hostname -f 2>/dev/null || hostname)}
-else
-    port=${PORT:-0}
-    prov_host=${PROV_HOST:-localhost}
-fi
+port=${PORT:-0}
+prov_host=localhost
 prov_run=$((steady * 3 + 120))
 (cd "$out/prov" && exec "$BIN/ProvPerf" -p "$port" -updateRate "$per_conn" \
     -latencyUpdateRate "$lat_rate" -runTime "$prov_run" -writeStatsInterval 1 -histogramLog hist \
@@ -144,18 +134,9 @@ for ((i = 0; i < n; i++)); do
     args=(-h "$prov_host" -p "$bound" -itemCount "$count" -itemFile items.xml
         -threads "${tlist%,}" -steadyStateTime "$steady" -writeStatsInterval 1 -histogramLog hist
         "${extra[@]}")
-    if [ ${#hosts[@]} -gt 0 ]; then
-        h=${hosts[$((i % ${#hosts[@]}))]}
-        rdir="$remote_dir/cons$((i + 1))"
-        q=$(printf '%q ' "${args[@]}")
-        (ssh -o BatchMode=yes "$h" "mkdir -p $rdir && cd $rdir && cp $data/RDMFieldDictionary $data/enumtype.def $data/MsgData.xml . && cat > items.xml && exec $BIN/ConsPerf $q" \
-            <"$dir/items.xml" >"$dir/ConsPerf.stdout" 2>&1) &
-        echo "run-multi: consumer $((i + 1)) on $h: $count items, $thr connection(s)"
-    else
-        copy_data "$dir"
-        (cd "$dir" && exec "$BIN/ConsPerf" "${args[@]}") >"$dir/ConsPerf.stdout" 2>&1 &
-        echo "run-multi: consumer $((i + 1)) pid $!: $count items, $thr connection(s)"
-    fi
+    copy_data "$dir"
+    (cd "$dir" && exec "$BIN/ConsPerf" "${args[@]}") >"$dir/ConsPerf.stdout" 2>&1 &
+    echo "run-multi: consumer $((i + 1)) pid $!: $count items, $thr connection(s)"
     pids+=($!)
 done
 
@@ -168,13 +149,6 @@ for ((i = 0; i < n; i++)); do
         [ "$status" != 0 ] || status=$rc
     fi
 done
-if [ ${#hosts[@]} -gt 0 ]; then
-    for ((i = 0; i < n; i++)); do
-        h=${hosts[$((i % ${#hosts[@]}))]}
-        scp -q -o BatchMode=yes "$h:$remote_dir/cons$((i + 1))/*" "$out/cons$((i + 1))/" ||
-            echo "run-multi: could not fetch consumer $((i + 1))'s files from $h" >&2
-    done
-fi
 cleanup
 wait "$prov" 2>/dev/null || true
 trap - EXIT
