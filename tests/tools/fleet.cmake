@@ -3,5 +3,5 @@
 # clock skew, a consumer killed mid-run. Needs root (skips without it or namespaces). RUN_SERIAL:
 # it makes its own bridge and runs seven processes, and its timing checks want the CPU.
 rwfperf_integration_test(test_fleet COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_fleet.sh
-    LABELS tools fleet TIMEOUT 600)
+    LABELS tools fleet TIMEOUT 1500)
 set_tests_properties(test_fleet PROPERTIES RUN_SERIAL TRUE)
