@@ -17,7 +17,8 @@
 #      fetched logs alone; the printed result begins with the combined block; each consumer's
 #      measured clock offset to the provider is within its bound of the skew (-2 ms on cons2,
 #      0 on cons1); prov1 reports chrony, the others an unknown synchronisation, so one-way
-#      latency between hosts is marked not valid.
+#      latency between hosts is marked not valid; the run's page (rwfperf-report) is written over
+#      the results folder, its path printed, with a row per host and the combined figures.
 #   3. A run from the build tree whose consumer on cons1 is killed mid-run: the play fails
 #      naming cons1 and the signal, and prov1's and cons2's results are fetched and merged.
 # The test prints the speed of run 2 (command to first update, last update to the printed
@@ -315,6 +316,17 @@ text = [l.split(" ", 1)[1] for l in open(out)]
 first = next((i for i, l in enumerate(text) if "--- COMBINED SUMMARY ---" in l), None)
 inputs = next((i for i, l in enumerate(text) if "--- INPUTS ---" in l), None)
 check(first is not None and inputs is not None and first < inputs, "the combined block is printed first")
+# The run's page: written over results/<run id>/, its path printed (and again on the last line),
+# a row per host beside the consumers' combined figures.
+page = os.path.join(r, "report.html")
+check(any(("rwfperf: report " + page) in l for l in text) and any(("; report " + page) in l for l in text),
+      "the report's path printed: " + page)
+html = open(page).read() if os.path.isfile(page) else ""
+rows = [h for h in ("fleet-prov1", "fleet-cons1", "fleet-cons2")
+        if f'data-figure="refreshes_received" data-host="{h}"' in html]
+check(len(rows) == 3, f"the report's per-host table: {rows}")
+check('data-figure="refreshes_received" data-tool="ConsPerf" data-value="600"' in html,
+      "the report's combined figures: 600 images for the two consumers")
 sys.exit(1 if bad else 0)
 PY
     # Speed: command to the first update, last update to the printed combined result.
