@@ -176,6 +176,8 @@ typedef struct rpt {
     int nsweeps, sweep_cap;
     char **ignored; /* result-like files that are not results (another program's JSON ...) */
     int nignored;
+    char **clock_files; /* host clock files (the fleet playbook's host_clock.json) */
+    int nclock_files;
     char **hosts; /* distinct host names, first-seen order */
     int nhosts;
     rpt_bad *bad;

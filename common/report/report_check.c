@@ -234,10 +234,71 @@ static bool of_host(const rpt *r, const rpt_proc *p, int host)
     return strcmp(p->host, r->hosts[host]) == 0;
 }
 
+/* Every process with a JSON summary. */
+static bool of_any(const rpt *r, const rpt_proc *p, int arg)
+{
+    (void)r;
+    (void)arg;
+    return p->json != NULL;
+}
+
+/* The clocks of processes on several hosts, judged by the merge (docs/clocks.md): a warning
+ * when one-way latency between the hosts is not valid, and one for each consumer whose measured
+ * offset to its provider is as large as its latency. The summaries and the host clock files
+ * only. Returns 0 or -2. */
+static int clock_warnings(rpt *r)
+{
+    merge m = {0};
+    int rc = 0;
+    bool one_way = false;
+    for (int i = 0; rc == 0 && i < r->nprocs; i++) {
+        const rpt_proc *p = &r->procs[i];
+        if (of_any(r, p, 0) && merge_read_file(&m, p->json_path) == -2)
+            rc = -2;
+        for (int k = 0; k < p->nlog; k++)
+            for (int j = 0; j < r->logs[p->logs[k]].nkinds; j++)
+                one_way = one_way || merge_kind_one_way(r->logs[p->logs[k]].kinds[j].tag);
+    }
+    for (int i = 0; i < m.nprocs; i++)
+        for (int k = 0; k < m.procs[i].nkinds; k++)
+            one_way = one_way || merge_kind_one_way(m.procs[i].kinds[k].tag);
+    /* A summary's bad input is the per-tool merge's to report; a clock file's is this one's. */
+    int summaries_bad = m.nbad;
+    for (int i = 0; rc == 0 && i < r->nclock_files; i++)
+        if (merge_read_file(&m, r->clock_files[i]) == -2)
+            rc = -2;
+    for (int b = summaries_bad; rc == 0 && b < m.nbad; b++)
+        rc = rpt_bad_add(r, m.bad[b].file, m.bad[b].line, "%s", m.bad[b].what);
+    if (rc == 0) {
+        merge_clock_verdict v = merge_clocks(&m);
+        if (!v.one_way_ok && one_way)
+            rpt_list_add(&r->warnings, &r->nwarn,
+                         "one-way latency between hosts (update, generic message, one way) is "
+                         "not valid: %s; round trips (posting latency, TransportPerf's round "
+                         "trip) are",
+                         v.why);
+        for (int i = 0; i < m.nprocs; i++) {
+            const merge_proc *p = &m.procs[i];
+            if (p->has_offset && p->offset.measured && p->offset.larger_than_latency)
+                rpt_list_add(&r->warnings, &r->nwarn,
+                             "%s pid %d on %s: its clock offset to its provider (%.1f +- %.1f "
+                             "usec) is as large as its update latency",
+                             p->tool, p->pid, p->host, p->offset.offset_usec, p->offset.bound_usec);
+        }
+    }
+    merge_free(&m);
+    return rc;
+}
+
 int rpt_combine(rpt *r)
 {
     for (int t = 0; t < RPT_TOOLS; t++) {
         int rc = merge_of(r, &r->by_tool[t], of_tool, t);
+        if (rc != 0)
+            return rc;
+    }
+    if (r->nhosts > 1) {
+        int rc = clock_warnings(r);
         if (rc != 0)
             return rc;
     }

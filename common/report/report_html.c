@@ -1169,7 +1169,7 @@ static void processes(const rpt *r, FILE *f)
 static void files(const rpt *r, FILE *f)
 {
     fputs("<section id=\"files\"><h2>Files</h2><details><summary>", f);
-    int n = r->ncsvs + r->nlogs + r->nsweeps;
+    int n = r->ncsvs + r->nlogs + r->nsweeps + r->nclock_files;
     for (int i = 0; i < r->nprocs; i++)
         n += r->procs[i].json != NULL;
     fprintf(f, "%d file%s read%s", n, n == 1 ? "" : "s",
@@ -1200,6 +1200,11 @@ static void files(const rpt *r, FILE *f)
     for (int i = 0; i < r->nsweeps; i++) {
         fputs("<li>sweep: ", f);
         esc(f, r->sweeps[i].path);
+        fputs("</li>\n", f);
+    }
+    for (int i = 0; i < r->nclock_files; i++) {
+        fputs("<li>host clock: ", f);
+        esc(f, r->clock_files[i]);
         fputs("</li>\n", f);
     }
     for (int i = 0; i < r->nignored; i++) {

@@ -154,6 +154,7 @@ void rpt_free(rpt *r)
     }
     free(r->sweeps);
     free_list(r->ignored, r->nignored);
+    free_list(r->clock_files, r->nclock_files);
     free_list(r->hosts, r->nhosts);
     free_list(r->warnings, r->nwarn);
     free(r->bad);

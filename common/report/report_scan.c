@@ -233,6 +233,14 @@ static int take_json(rpt *r, const char *path, const char *folder)
         return rc;
     const char *tool = json_object_is_type(doc, json_type_object) ? jstr(doc, "tool") : NULL;
     int t = tool ? rpt_tool_of(tool) : -1;
+    json_object *hc;
+    if (t < 0 && !tool && json_object_is_type(doc, json_type_object) &&
+        json_object_object_get_ex(doc, "host_clock", &hc)) {
+        /* A host's clock synchronisation: read by the merge that judges the clocks. */
+        rpt_list_add(&r->clock_files, &r->nclock_files, "%s", path);
+        json_object_put(doc);
+        return 0;
+    }
     if (t < 0) {
         rpt_list_add(&r->ignored, &r->nignored, "%s: %s", path,
                      tool && strcmp(tool, "rwfperf-merge") == 0

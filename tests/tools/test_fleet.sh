@@ -327,6 +327,9 @@ rows = [h for h in ("fleet-prov1", "fleet-cons1", "fleet-cons2")
 check(len(rows) == 3, f"the report's per-host table: {rows}")
 check('data-figure="refreshes_received" data-tool="ConsPerf" data-value="600"' in html,
       "the report's combined figures: 600 images for the two consumers")
+check("one-way latency between hosts (update, generic message, one way) is not valid:" in html
+      and "synchronisation unknown on fleet-cons1" in html,
+      "the report marks one-way latency between the hosts as not valid")
 sys.exit(1 if bad else 0)
 PY
     # Speed: command to the first update, last update to the printed combined result.

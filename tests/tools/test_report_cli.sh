@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # rwfperf-report as a command: a page written for a folder (default place, -o), the folders of
-# a fleet's hosts, exit status 2 with the file and line named and no page (nor temporary file)
-# left for bad input (a folder with no results, a cut-off statistics file or histogram log,
-# files of two runs given as one or mixed in one folder), and a page without charts (status 1)
-# when gnuplot cannot be run.
+# a fleet's hosts (their host clock files read), exit status 2 with the file and line named and
+# no page (nor temporary file) left for bad input (a folder with no results, a cut-off
+# statistics file or histogram log, files of two runs given as one or mixed in one folder), and
+# a page without charts (status 1) when gnuplot cannot be run.
 set -uo pipefail
 bin=${RWFPERF_BIN:?RWFPERF_BIN is not set}
 report=$bin/rwfperf-report
@@ -58,6 +58,17 @@ expect 0 "wrote fleet/r1/report.html" fleet/r1
 grep -q '<h3>Per host</h3>' fleet/r1/report.html && ok || bad "no per-host table for a fleet"
 grep -q 'data-figure="refreshes_received" data-host="hostB"' fleet/r1/report.html && ok ||
     bad "no hostB row in the per-host table"
+# Its host clock files (the fleet playbook's host_clock.json) are read, not left out; one
+# without a host is bad input.
+printf '{"host_clock": {"host": "hostA", "sync": "chrony", "synchronised": true, "offset_ns": 12500}}\n' \
+    >fleet/r1/hostA/host_clock.json
+expect 0 "wrote fleet/r1/report.html" fleet/r1
+grep -q 'left out: fleet/r1/hostA/host_clock.json' fleet/r1/report.html && bad "a host clock file was left out" || ok
+grep -q '<li>host clock: fleet/r1/hostA/host_clock.json</li>' fleet/r1/report.html && ok ||
+    bad "the host clock file is not among the files read"
+mkdir -p fleet/r2 && cp -r fleet/r1/hostA fleet/r1/hostB fleet/r2/
+printf '{"host_clock": {"sync": "chrony"}}\n' >fleet/r2/hostB/host_clock.json
+expect 2 'fleet/r2/hostB/host_clock.json: a host clock file without "host"' fleet/r2
 
 # Bad input: exit 2, the file and line named, no page and no temporary file left.
 summary cut h1 400 "2024-03-01 10:00:05"
