@@ -128,6 +128,11 @@ typedef struct merge {
  * when out of memory. */
 int merge_read_file(merge *m, const char *path);
 
+/* Reads the rest of stream f into a new NUL-terminated buffer (*text, *len bytes before the NUL;
+ * the caller frees it). Does not close f. Returns 0; -1 on a read error; -2 out of memory (nothing
+ * allocated is left behind in either failure). */
+int merge_slurp(FILE *f, char **text, size_t *len);
+
 /* The same from f, a file or a buffer opened with fmemopen, read from its start and closed
  * here; path names it in what m records. */
 int merge_read_stream(merge *m, const char *path, FILE *f);

@@ -547,6 +547,35 @@ int merge_read_file(merge *m, const char *path)
     return merge_read_stream(m, path, f);
 }
 
+int merge_slurp(FILE *f, char **text, size_t *len)
+{
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n + 65536 + 1 > cap) {
+            cap = cap ? cap * 2 : 131072;
+            char *t = realloc(buf, cap);
+            if (!t) {
+                free(buf);
+                return -2;
+            }
+            buf = t;
+        }
+        size_t got = fread(buf + n, 1, 65536, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        free(buf);
+        return -1;
+    }
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return 0;
+}
+
 int merge_read_stream(merge *m, const char *path, FILE *f)
 {
     /* Sniff: a JSON summary starts with '{'; anything else is read as a histogram log. */
@@ -561,29 +590,14 @@ int merge_read_stream(merge *m, const char *path, FILE *f)
         rewind(f);
         return read_log(m, path, f);
     }
-    char *text = NULL;
-    size_t len = 0, cap = 0;
+    char *text;
+    size_t len;
     rewind(f);
-    for (;;) {
-        if (len + 65536 + 1 > cap) {
-            cap = cap ? cap * 2 : 131072;
-            char *t = realloc(text, cap);
-            if (!t) {
-                free(text);
-                fclose(f);
-                return -2;
-            }
-            text = t;
-        }
-        size_t n = fread(text + len, 1, 65536, f);
-        len += n;
-        if (n == 0)
-            break;
-    }
-    text[len] = '\0';
-    bool err = ferror(f);
+    int got = merge_slurp(f, &text, &len);
     fclose(f);
-    int rc = err ? bad(m, path, 0, "read error") : read_json(m, path, text, len);
+    if (got != 0)
+        return got == -2 ? -2 : bad(m, path, 0, "read error");
+    int rc = read_json(m, path, text, len);
     free(text);
     return rc;
 }

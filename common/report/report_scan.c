@@ -55,26 +55,12 @@ static int json_read(rpt *r, const char *path, json_object **doc)
     FILE *f = fopen(path, "rb");
     if (!f)
         return rpt_bad_add(r, path, 0, "cannot open: %s", strerror(errno));
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 65536 + 1 > cap) {
-            cap = cap ? cap * 2 : 131072;
-            char *t = realloc(text, cap);
-            if (!t) {
-                free(text);
-                fclose(f);
-                return -2;
-            }
-            text = t;
-        }
-        size_t n = fread(text + len, 1, 65536, f);
-        len += n;
-        if (n == 0)
-            break;
-    }
-    text[len] = '\0';
+    char *text;
+    size_t len;
+    int got = merge_slurp(f, &text, &len);
     fclose(f);
+    if (got != 0)
+        return got == -2 ? -2 : rpt_bad_add(r, path, 0, "read error");
     json_tokener *t = json_tokener_new();
     if (!t) {
         free(text);
