@@ -84,6 +84,11 @@ int prov_thread_init(prov_thread *th, prov_app *app, int i);
 /* Frees what prov_thread_init() made (after the thread was joined). */
 void prov_thread_free(prov_thread *th);
 
+/* Sets up th->drv, the session driver of the thread's loop, with its callbacks ops and read_batch
+ * messages read between tick checks (0: the driver's default). Returns 0, or -1 after the
+ * failure was reported to the run (prov_app_fail). */
+int prov_drv_init(prov_thread *th, const run_drv_ops *ops, unsigned read_batch);
+
 /* The main thread's failure (binding the server, starting a thread): records the first one (for
  * the summary's line), prints it and asks every thread to stop. */
 void prov_app_fail(prov_app *app, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -181,21 +181,8 @@ void prov_rx_thread(prov_thread *th)
 {
     static const run_drv_ops ops = {.tick = on_tick, .adopt = adopt};
     prov_app *app = th->app;
-    char name[32];
-    snprintf(name, sizeof(name), "provider thread %d", th->pv.index + 1);
-    const run_drv_cfg dc = {.tool = th,
-                            .ops = &ops,
-                            .name = name,
-                            .tick_rate = (uint32_t)app->cfg.pv.opts.tick_rate,
-                            .tk = &th->pv.t,
-                            .lat = &th->pv.stats.lat,
-                            .fail = &app->run.fail,
-                            .print_fail = true,
-                            .hand = &th->hand};
-    if (run_drv_init(&th->drv, &dc) != 0) {
-        prov_app_fail(app, "%s: %s", name, err_msg());
+    if (prov_drv_init(th, &ops, 0) != 0)
         return;
-    }
     rx_opts ro;
     rx_opts_init(&ro);
     if (th->pv.worker_bound)

@@ -198,16 +198,13 @@ static int on_tick(void *arg, const tick *t, int64_t now)
     return 0;
 }
 
-/* pv_thread_fns: the thread's channels (bare). */
-static void bare_loop(void *arg)
+int prov_drv_init(prov_thread *th, const run_drv_ops *ops, unsigned read_batch)
 {
-    static const run_drv_ops ops = {.tick = on_tick, .up = on_up, .msg = on_msg, .down = on_down};
-    prov_thread *th = arg;
     prov_app *app = th->app;
     char name[32];
     snprintf(name, sizeof(name), "provider thread %d", th->pv.index + 1);
     const run_drv_cfg dc = {.tool = th,
-                            .ops = &ops,
+                            .ops = ops,
                             .name = name,
                             .tick_rate = (uint32_t)app->cfg.pv.opts.tick_rate,
                             .tk = &th->pv.t,
@@ -215,11 +212,21 @@ static void bare_loop(void *arg)
                             .fail = &app->run.fail,
                             .print_fail = true,
                             .hand = &th->hand,
-                            .read_batch = 16};
+                            .read_batch = read_batch};
     if (run_drv_init(&th->drv, &dc) != 0) {
         prov_app_fail(app, "%s: %s", name, err_msg());
-        return;
+        return -1;
     }
+    return 0;
+}
+
+/* pv_thread_fns: the thread's channels (bare). */
+static void bare_loop(void *arg)
+{
+    static const run_drv_ops ops = {.tick = on_tick, .up = on_up, .msg = on_msg, .down = on_down};
+    prov_thread *th = arg;
+    if (prov_drv_init(th, &ops, 16) != 0)
+        return;
     run_drv_run(&th->drv);
     run_drv_free(&th->drv);
 }
