@@ -11,6 +11,11 @@
 
 void run_channel_info_print(FILE *f, int fd, const tp_info *in)
 {
+    /* Ours, after the original's block: what an encrypted channel negotiated. */
+    char tls[128] = "";
+    if (in->tls_version[0])
+        snprintf(tls, sizeof(tls), "TLS: %s%s%s\n\n", in->tls_version,
+                 in->tls_cipher[0] ? ", " : "", in->tls_cipher);
     fprintf(f,
             "Channel %d active. Channel Info:\n"
             "  maxFragmentSize: %u\n"
@@ -24,12 +29,13 @@ void run_channel_info_print(FILE *f, int fd, const tp_info *in)
             "  sysSendBufSize: %d\n"
             "  compressionType: %s\n"
             "  compressionThreshold: %u\n"
-            "  ComponentInfo: %s\n\n",
+            "  ComponentInfo: %s\n\n"
+            "%s",
             fd, in->max_fragment_size, in->max_output_buffers, in->guaranteed_output_buffers,
             in->num_input_buffers, in->ping_timeout, in->client_to_server_pings ? "true" : "false",
             in->server_to_client_pings ? "true" : "false", in->sys_send_buf_size,
             in->sys_recv_buf_size, tp_comp_name(in->compression), in->compression_threshold,
-            in->component[0] ? in->component : "(No component info)");
+            in->component[0] ? in->component : "(No component info)", tls);
 }
 
 int run_channel_info(FILE *f, tp_channel *ch)

@@ -136,6 +136,34 @@ static void test_info_no_component(void **state)
     free(got);
 }
 
+/* An encrypted channel: the original's block, then (ours) the negotiated version and cipher;
+ * a plain one has no such line. */
+static void test_info_tls(void **state)
+{
+    (void)state;
+    tp_info in;
+    memset(&in, 0, sizeof(in));
+    snprintf(in.tls_version, sizeof(in.tls_version), "TLSv1.3");
+    snprintf(in.tls_cipher, sizeof(in.tls_cipher), "TLS_AES_256_GCM_SHA384");
+    char *got = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&got, &len);
+    run_channel_info_print(f, 7, &in);
+    fclose(f);
+    const char *end =
+        "  ComponentInfo: (No component info)\n\nTLS: TLSv1.3, TLS_AES_256_GCM_SHA384\n\n";
+    assert_true(len > strlen(end));
+    assert_string_equal(got + len - strlen(end), end);
+    free(got);
+
+    memset(&in, 0, sizeof(in));
+    f = open_memstream(&got, &len);
+    run_channel_info_print(f, 7, &in);
+    fclose(f);
+    assert_null(strstr(got, "TLS"));
+    free(got);
+}
+
 /* The closing line as the originals word it. */
 static void test_closed(void **state)
 {
@@ -211,10 +239,15 @@ static void test_handoff(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_info_consperf_default), cmocka_unit_test(test_info_provperf_default),
-        cmocka_unit_test(test_info_consperf_lz4),     cmocka_unit_test(test_info_transportperf),
-        cmocka_unit_test(test_info_no_component),     cmocka_unit_test(test_closed),
-        cmocka_unit_test(test_least_loaded),          cmocka_unit_test(test_handoff),
+        cmocka_unit_test(test_info_consperf_default),
+        cmocka_unit_test(test_info_provperf_default),
+        cmocka_unit_test(test_info_consperf_lz4),
+        cmocka_unit_test(test_info_transportperf),
+        cmocka_unit_test(test_info_no_component),
+        cmocka_unit_test(test_info_tls),
+        cmocka_unit_test(test_closed),
+        cmocka_unit_test(test_least_loaded),
+        cmocka_unit_test(test_handoff),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

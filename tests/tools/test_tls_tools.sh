@@ -2,7 +2,7 @@
 # The four tools over TLS on loopback (-connType encrypted), with throw-away certificates made
 # by the openssl command in a temporary folder:
 #   ours   ProvPerf -> ConsPerf: every image and the updates, TLS version and cipher in the
-#          JSON summary; the wrong CA: ConsPerf names the reason once, retries, exits 1 with the
+#          JSON summary and on the console of every tool ("TLS: TLSv1.3, <cipher>"); the wrong CA: ConsPerf names the reason once, retries, exits 1 with the
 #          summary; a plain ConsPerf on the TLS port: ProvPerf closes only that connection and
 #          serves the next; unusable server settings: exit 2 at start;
 #          NIProvPerf: its channel comes up over TLS; with the wrong CA the reason once;
@@ -44,6 +44,8 @@ free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 has() { grep -qF -- "$2" "$1"; }
+# the line an encrypted channel adds after its Channel Info block: "TLS: <version>, <cipher>"
+tls_line() { grep -qE -- '^TLS: TLSv1\.[23], [A-Z0-9_-]+$' "$1"; }
 count() { grep -cF -- "$2" "$1" || true; }
 
 prov() { # prov BIN PORT OUT [args...]: an encrypted ProvPerf in the background
@@ -75,9 +77,12 @@ consperf_pair() { # consperf_pair PROV-BIN CONS-BIN LABEL [PROV-ARGS [CONS-ARGS]
     # shellcheck disable=SC2086
     cons "$2" "$p" "cons_$3.out" -connType encrypted -castore cert.pem \
         -summaryFile "cons_$3.sum.out" $ca || rc=$?
+    # (ours: the negotiated version and cipher on the console, in every mode)
     if [ "$rc" = 0 ] && has "cons_$3.out" "Refreshes received: 5" &&
         has "cons_$3.out" "Connection Type: encrypted" &&
-        has "cons_$3.out" "CA store location: cert.pem"; then
+        has "cons_$3.out" "CA store location: cert.pem" &&
+        { [ "$2" != "$bin" ] || tls_line "cons_$3.out"; } &&
+        { [ "$1" != "$bin" ] || tls_line "prov_$3.out"; }; then
         ok "$3: ConsPerf got every image over TLS"
     else
         bad "$3: ConsPerf status $rc"; tail -30 "cons_$3.out"
@@ -124,6 +129,11 @@ ours() {
         has prov_ours.out "$l" || lines_ok=0
     done
     if [ "$lines_ok" = 1 ]; then ok "TEST INPUTS lines of ConsPerf and ProvPerf"; else bad "TEST INPUTS lines"; fi
+    if tls_line cons_ours.out && tls_line prov_ours.out; then
+        ok "ConsPerf and ProvPerf: $(grep -m1 '^TLS: ' cons_ours.out) after the Channel Info block"
+    else
+        bad "the negotiated TLS version and cipher on the console"; grep -A2 "ComponentInfo" cons_ours.out prov_ours.out
+    fi
     if python3 - cons_ours.sum.json prov_ours.sum.json <<'EOF'; then ok "JSON summaries record the TLS version and cipher"; else bad "JSON tls"; fi
 import json, sys
 for f in sys.argv[1:]:
@@ -183,6 +193,7 @@ ni() {
         -itemCount 5 -tickRate 10 -updateRate 50 > ni_wrong.out 2>&1 || true
     wait
     if has ni.out "Connection Type: encrypted" && has ni.out "active. Channel Info:" &&
+        tls_line ni.out &&
         [ "$(count ni_wrong.out "unknown CA")" = 1 ] &&
         [ "$(count ni_wrong.out "Attempting unified connect")" = 1 ]; then
         ok "NIProvPerf over TLS; the wrong CA named once, not tried again"
@@ -199,7 +210,7 @@ ni_rx() {
     "$bin/NIProvPerf" -h localhost -p "$p" -connType encrypted -castore cert.pem -runTime 2 \
         -itemCount 5 -tickRate 10 -updateRate 50 -reactor > ni_rx.out 2>&1 || true
     wait
-    if has ni_rx.out "Use Reactor: Yes" && has ni_rx.out "active. Channel Info:" &&
+    if has ni_rx.out "Use Reactor: Yes" && has ni_rx.out "active. Channel Info:" && tls_line ni_rx.out &&
         has ni_rx.out "Created publishing list."; then
         ok "NIProvPerf -reactor over TLS"
     else
@@ -212,8 +223,9 @@ oneway() {
     if has cli_oneway.out "Encrypted Connection Type: socket" &&
         has cli_oneway.out "$(printf '\t\t\t  CA Store: cert.pem')" &&
         has srv_oneway.out "$(printf '\tServer Private Key: cert.key')" &&
-        has srv_oneway.out "$(printf '\tServer Certificate: cert.pem')"; then
-        ok "TEST INPUTS lines of TransportPerf"
+        has srv_oneway.out "$(printf '\tServer Certificate: cert.pem')" &&
+        tls_line cli_oneway.out && tls_line srv_oneway.out; then
+        ok "TEST INPUTS lines of TransportPerf, and the TLS line of each side"
     else
         bad "TransportPerf TEST INPUTS lines"
     fi
