@@ -406,7 +406,8 @@ static bool is_latency_rate(const opt_def *d)
 }
 
 /* The usage paragraph on percentiles and sample counts (out.h, "Honest percentiles"), naming
- * the table's latency-rate options; nothing when it has none. */
+ * the table's latency-rate options; nothing when it has none. A consumer's table (posts but no
+ * stamped updates of its own: ConsPerf) also names where its update latency comes from. */
 static void usage_samples_note(FILE *out, const opt_def *defs)
 {
     char names[256] = "";
@@ -427,8 +428,12 @@ static void usage_samples_note(FILE *out, const opt_def *defs)
             "  blank). Samples are the latency-stamped messages: stamps per second x seconds x\n"
             "  connections. For more of them, run longer or raise\n"
             "    %s\n"
+            "%s"
             "  e.g. 1,000 stamps per second for 10 s give the 10,000 that p99.99 needs.\n",
-            names);
+            names,
+            find(defs, "-postingLatencyRate") && !find(defs, "-latencyUpdateRate")
+                ? "    and for update latency the provider's -latencyUpdateRate (10/s by default)\n"
+                : "");
 }
 
 /* Writes text as lines of at most OPT_USAGE_COLUMNS columns, words kept whole: the first

@@ -320,6 +320,25 @@ static void test_usage_samples_note(void **state)
         "  e.g. 1,000 stamps per second for 10 s give the 10,000 that p99.99 needs.\n\n");
     free(text);
 
+    /* a consumer's table (posts stamped, no updates of its own) names the provider's option */
+    static const opt_def cons_defs[] = {
+        OPT_INT_("-postingLatencyRate", demo_config, count, 0, 100, "<posts/sec>", "Stamped"),
+        OPT_END_,
+    };
+    f = open_memstream(&text, &len);
+    opt_usage(f, "Demo", cons_defs, &d);
+    fclose(f);
+    assert_non_null(strstr(text, "    -postingLatencyRate\n"
+                                 "    and for update latency the provider's -latencyUpdateRate "
+                                 "(10/s by default)\n"));
+    free(text);
+
+    f = open_memstream(&text, &len);
+    opt_usage(f, "Demo", lat_defs, &d);
+    fclose(f);
+    assert_null(strstr(text, "provider's"));
+    free(text);
+
     f = open_memstream(&text, &len);
     opt_usage(f, "Demo", demo_defs, &d);
     fclose(f);

@@ -73,7 +73,9 @@ for tool in TOOLS:
     twice = [n for n, (_, t) in opts.items() if len(re.findall(r"default", t)) > 1]
     check(not twice, f"{tool} -?: each default stated once" + (f" (not: {twice})" if twice else ""))
     known = set(opts) | refused
-    named = set(re.findall(r"(?<![\w<-])-[a-zA-Z][\w.]*[a-zA-Z0-9]", text.split("\n", 1)[1]))
+    # (another tool's option may be named as such: ConsPerf's "the provider's -latencyUpdateRate")
+    own = re.sub(r"provider's -\w+", "", text.split("\n", 1)[1])
+    named = set(re.findall(r"(?<![\w<-])-[a-zA-Z][\w.]*[a-zA-Z0-9]", own))
     foreign = sorted(named - known)
     check(not foreign, f"{tool} -?: names only its own options"
           + (f" (also: {foreign})" if foreign else ""))
@@ -98,6 +100,8 @@ for tool in TOOLS:
                   and ("-msgFile" in para.group(1)) == has_msgs,
                   f"{tool} -?: the input-files paragraph names its own file options")
     check("-version" in opts, f"{tool} -?: lists -version")
+    check(("provider's -latencyUpdateRate" in text) == (tool == "ConsPerf"),
+          f"{tool} -?: where update latency comes from (ConsPerf: the provider's option)")
 
     rc, text, err = run(tool, "-version")
     lines = text.splitlines()
