@@ -124,6 +124,7 @@ const opt_def cons_options[] = {
     RUN_OPT_HISTOGRAM_LOG(
         C, opts, "HdrHistogram interval log of every latency kind (ours): <base><thread>.hlog"),
     RUN_OPT_CLOCK(C, opts),
+    RUN_OPT_NO_PROGRESS(C, opts),
     RUN_TLS_RECORD_OPTIONS(C, opts.tls),
     OPT_END_,
 };

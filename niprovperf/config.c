@@ -60,6 +60,7 @@ const opt_def niprov_options[] = {
                           "HdrHistogram interval log of the update encoding time (-measureEncode; "
                           "ours): <base><thread>.hlog"),
     RUN_OPT_CLOCK(C, pv.opts),
+    RUN_OPT_NO_PROGRESS(C, pv.opts),
     RUN_TLS_RECORD_OPTIONS(C, pv.opts.tls),
     OPT_END_,
 };

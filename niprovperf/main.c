@@ -14,6 +14,7 @@
 #include "run_host.h"
 #include "report.h"
 #include "run_loop.h"
+#include "run_prog.h"
 #include "run_setup.h"
 #include "sig.h"
 
@@ -92,9 +93,12 @@ static int start_threads(niprov_app *a)
 
 int main(int argc, char **argv)
 {
+    run_prog_init();
     int rc = niprov_config_init(&app.cfg, argc, argv, stdout, stderr);
     if (rc != OPT_CONTINUE)
         return rc;
+    if (app.cfg.pv.opts.no_progress)
+        run_prog_off();
     const niprov_config *cfg = &app.cfg;
     rc = run_start(&app.run, &app, load_inputs, print_inputs, cfg->pv.opts.summary_file,
                    cfg->pv.opts.clock);

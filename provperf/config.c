@@ -67,6 +67,7 @@ const opt_def prov_options[] = {
     RUN_OPT_HISTOGRAM_LOG(
         C, pv.opts, "HdrHistogram interval log of every latency kind (ours): <base><thread>.hlog"),
     RUN_OPT_CLOCK(C, pv.opts),
+    RUN_OPT_NO_PROGRESS(C, pv.opts),
     OPT_FLAG_("-supportStandby", C, support_standby,
               "Advertise warm standby in the login refresh (SupportStandby 1, SupportStandbyMode "
               "3: login and service based), so that warm-standby consumers accept this server "

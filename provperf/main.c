@@ -12,6 +12,7 @@
 #include "pv_collect.h"
 #include "report.h"
 #include "run_loop.h"
+#include "run_prog.h"
 #include "run_setup.h"
 #include "sig.h"
 
@@ -107,9 +108,12 @@ static int init_threads(prov_app *a, run_handoff ***to, pv_collect *col)
 
 int main(int argc, char **argv)
 {
+    run_prog_init();
     int rc = prov_config_init(&app.cfg, argc, argv, stdout, stderr);
     if (rc != OPT_CONTINUE)
         return rc;
+    if (app.cfg.pv.opts.no_progress)
+        run_prog_off();
     rc = run_start(&app.run, &app, load_inputs, print_inputs, app.cfg.pv.opts.summary_file,
                    app.cfg.pv.opts.clock);
     if (rc != RUN_EXIT_OK)

@@ -139,6 +139,7 @@ const opt_def tperf_options[] = {
     RUN_OPT_HISTOGRAM_LOG(
         C, opts, "HdrHistogram interval log of the latencies (ours): <base><thread>_<pid>.hlog"),
     RUN_OPT_CLOCK(C, opts),
+    RUN_OPT_NO_PROGRESS(C, opts),
     RUN_TLS_RECORD_OPTIONS(C, opts.tls),
     OPT_ENUM_("-seqGaps", C, gap_mode, gap_modes, "<fail|count>",
               "On a missing, repeated or out-of-order sequence number: fail (end the run at the "

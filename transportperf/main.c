@@ -16,8 +16,10 @@
  * negotiated fragment size).
  */
 #include "app.h"
+#include "clk.h"
 #include "err.h"
 #include "run_loop.h"
+#include "run_prog.h"
 #include "run_setup.h"
 #include "sig.h"
 
@@ -95,6 +97,45 @@ static int setup(tperf_app *R)
     return RUN_EXIT_OK;
 }
 
+/* The progress line of the second (run_prog.h), every thread together: the run time gone and
+ * left, the channels open (a server), the messages sent and received per second in the second,
+ * and the latency p99 so far where this side measures one. */
+static void progress(tperf_app *R, const run_loop *loop, run_prog_rate *sent, run_prog_rate *recv)
+{
+    if (!run_prog_on())
+        return;
+    int64_t now = clk_ns();
+    uint64_t s = 0, r = 0, n;
+    for (int i = 0; i < R->n; i++) {
+        s += counter_total(&R->w[i].msgs_sent);
+        r += counter_total(&R->w[i].msgs_recv);
+    }
+    char a[32];
+    run_prog_text t;
+    run_prog_start(&t, "TransportPerf", now - loop->start_ns);
+    if (loop->has_end)
+        run_prog_add(&t, "%lld s left",
+                     loop->end_ns > now
+                         ? (long long)((loop->end_ns - now + CLK_NS_PER_SEC - 1) / CLK_NS_PER_SEC)
+                         : 0LL);
+    if (loop->srv) {
+        int open = 0;
+        for (int i = 0; i < loop->n_to; i++)
+            open += atomic_load_explicit(&loop->to[i]->open, memory_order_relaxed);
+        run_prog_add(&t, "%d channel%s", open, open == 1 ? "" : "s");
+    }
+    run_prog_add(&t, "sent %s msgs/s",
+                 run_prog_count(a, sizeof(a), (uint64_t)run_prog_rate_next(sent, s, now)));
+    run_prog_add(&t, "received %s msgs/s",
+                 run_prog_count(a, sizeof(a), (uint64_t)run_prog_rate_next(recv, r, now)));
+    double p99 = run_col_percentile(&R->col, TPERF_LAT, 99.0, &n);
+    if (n)
+        run_prog_add(&t, "%s p99 %s",
+                     !R->cfg.reflect_msgs && R->cfg.msg_rate > 0 ? "rtt" : "latency",
+                     run_prog_latency(a, sizeof(a), p99, n));
+    run_prog_draw(&t);
+}
+
 /* The run itself: threads, server, intervals, run time. Returns the status so far. */
 static int run_test(tperf_app *R)
 {
@@ -117,12 +158,16 @@ static int run_test(tperf_app *R)
         fflush(stdout);
         run_loop_serve(&loop, R->srv, R->to, R->n, &accept_text);
     }
+    run_prog_rate sent = {.ns = loop.start_ns}, recv = {.ns = loop.start_ns};
     int ev;
-    while ((ev = run_loop_next(&loop)) > 0)
+    while ((ev = run_loop_next(&loop)) > 0) {
         if (ev == RUN_LOOP_INTERVAL)
             tperf_collect(R, loop.sec);
         else
             run_col_drain_all(&R->col);
+        progress(R, &loop, &sent, &recv);
+    }
+    run_prog_end();
     if (ev == RUN_LOOP_END) {
         printf("\nRun time of %d seconds has expired.\n\n", cfg->opts.run_time);
         fflush(stdout);
@@ -144,8 +189,8 @@ static void finish(tperf_app *R)
             if (R->cfg.app_type == TPERF_CLIENT && !R->w[i].ever_active &&
                 run_fail_status(&R->w[i].fail) == RUN_EXIT_OK) {
                 const char *why = R->w[i].drv.errs.last;
-                printf("Error: thread %d never connected to %s:%s%s%s.\n", i + 1,
-                       R->cfg.opts.host, R->cfg.opts.port, why[0] ? ": " : "", why);
+                printf("Error: thread %d never connected to %s:%s%s%s.\n", i + 1, R->cfg.opts.host,
+                       R->cfg.opts.port, why[0] ? ": " : "", why);
                 R->status = run_worst(R->status, RUN_EXIT_FAILED);
             }
         }
@@ -157,10 +202,13 @@ static void finish(tperf_app *R)
 int main(int argc, char **argv)
 {
     static tperf_app R; /* large (latency recorders): not on the stack */
+    run_prog_init();
     setvbuf(stdout, NULL, _IOLBF, 0);
     int rc = tperf_config_init(&R.cfg, argc, argv, stdout, stderr);
     if (rc != OPT_CONTINUE)
         return rc;
+    if (R.cfg.opts.no_progress)
+        run_prog_off();
     R.status = setup(&R);
     if (R.status == RUN_EXIT_OK)
         R.status = run_test(&R);

@@ -3,6 +3,7 @@
 
 #include "clk.h"
 #include "err.h"
+#include "run_prog.h"
 #include "run_setup.h"
 
 #include <stdlib.h>
@@ -100,14 +101,55 @@ void pv_collect_interval(pv_collect *c, unsigned sec, unsigned interval_secs)
     fflush(stdout);
 }
 
+/* The progress line of the second (run_prog.h), every thread together: the run time gone and
+ * left, the channels open (a server), the update rate of the second, the images and updates
+ * sent so far, and the generic messages' latency p99 so far when there is any. */
+static void progress(pv_collect *c, const run_loop *loop, run_prog_rate *r)
+{
+    if (!run_prog_on())
+        return;
+    int64_t now = clk_ns();
+    uint64_t images = 0, updates = 0, n;
+    for (int i = 0; i < c->n; i++) {
+        images += counter_total(&c->stats[i]->refreshes);
+        updates += counter_total(&c->stats[i]->updates);
+    }
+    char a[32], b[32];
+    run_prog_text t;
+    run_prog_start(&t, c->spec.tool, now - loop->start_ns);
+    if (loop->has_end)
+        run_prog_add(&t, "%lld s left",
+                     loop->end_ns > now
+                         ? (long long)((loop->end_ns - now + CLK_NS_PER_SEC - 1) / CLK_NS_PER_SEC)
+                         : 0LL);
+    if (loop->srv) {
+        int open = 0;
+        for (int i = 0; i < loop->n_to; i++)
+            open += atomic_load_explicit(&loop->to[i]->open, memory_order_relaxed);
+        run_prog_add(&t, "%d channel%s", open, open == 1 ? "" : "s");
+    }
+    run_prog_add(&t, "%s upd/s",
+                 run_prog_count(a, sizeof(a), (uint64_t)run_prog_rate_next(r, updates, now)));
+    run_prog_add(&t, "images sent %s", run_prog_count(a, sizeof(a), images));
+    run_prog_add(&t, "updates sent %s", run_prog_count(b, sizeof(b), updates));
+    double p99 = run_col_percentile(&c->col, PV_LAT_GENMSG, 99.0, &n);
+    if (n)
+        run_prog_add(&t, "genmsg p99 %s", run_prog_latency(a, sizeof(a), p99, n));
+    run_prog_draw(&t);
+}
+
 int pv_collect_run(pv_collect *c, run_loop *loop, const pv_config *pv)
 {
+    run_prog_rate rate = {.ns = loop->start_ns};
     int ev;
-    while ((ev = run_loop_next(loop)) > 0)
+    while ((ev = run_loop_next(loop)) > 0) {
         if (ev == RUN_LOOP_INTERVAL)
             pv_collect_interval(c, loop->sec, (unsigned)pv->opts.write_stats_interval);
         else
             run_col_drain_all(&c->col);
+        progress(c, loop, &rate);
+    }
+    run_prog_end();
     return ev;
 }
 

@@ -66,8 +66,9 @@ void pv_collect_interval(pv_collect *c, unsigned sec, unsigned interval_secs);
 
 /* The main thread's wait over the run, on loop (set up by the caller, run_loop_init; serving
  * accepts when run_loop_serve was called): each -writeStatsInterval of pv an interval
- * (pv_collect_interval), every other second the latency sets drained. Returns the event that
- * ended it: RUN_LOOP_END when the run time has passed, RUN_LOOP_STOP on a stop request. */
+ * (pv_collect_interval), every other second the latency sets drained; on a terminal the
+ * progress line each second (run_prog.h), erased at the end. Returns the event that ended it:
+ * RUN_LOOP_END when the run time has passed, RUN_LOOP_STOP on a stop request. */
 int pv_collect_run(pv_collect *c, run_loop *loop, const pv_config *pv);
 
 /* After the threads were joined: takes what remains and fills out (whose thread array points

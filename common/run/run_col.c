@@ -54,6 +54,7 @@ void run_col_free(run_col *c)
     }
     free(c->t);
     free(c->samples);
+    free(c->scratch);
     memset(c, 0, sizeof(*c));
 }
 
@@ -176,6 +177,19 @@ int run_col_summary(const run_col *c, int i, size_t kind, stat_lat *out)
     lat_summary(sum, out);
     free(sum);
     return 0;
+}
+
+double run_col_percentile(run_col *c, size_t kind, double p, uint64_t *count)
+{
+    const lat *l = c->n == 1 ? &c->t[0].tot[kind] : NULL;
+    if (!l && (c->scratch || (c->scratch = malloc(sizeof(*c->scratch))))) {
+        lat_reset(c->scratch);
+        for (int k = 0; k < c->n; k++)
+            lat_merge(c->scratch, &c->t[k].tot[kind]);
+        l = c->scratch;
+    }
+    *count = l ? l->count - l->negative : 0;
+    return l ? lat_percentile(l, p) : 0.0;
 }
 
 void run_col_res(const run_col *c, stat_res *out)

@@ -58,6 +58,7 @@ typedef struct run_col {
     latring_sample *samples;
     size_t samples_cap;
     const char *const *hlog_tags; /* per kind: tag in the histogram logs, NULL: not logged */
+    lat *scratch;                 /* every worker's totals of one kind (run_col_percentile) */
 } run_col;
 
 /* Prepares the totals of n workers with `kinds` latency recorders each, paced at tick_rate
@@ -118,6 +119,12 @@ void run_col_final(run_col *c);
 /* The summary of latency `kind` over the run: of worker i, or of every worker when i < 0.
  * Returns 0, or -1 when memory runs out (out is then zeroed). */
 int run_col_summary(const run_col *c, int i, size_t kind, stat_lat *out);
+
+/* Percentile p of latency `kind` over the run so far, every worker's totals together (those
+ * taken at the intervals), in nanoseconds; *count is the number of samples it is read from (0:
+ * none, the result is then 0). For the progress line: with several workers it sums their
+ * histograms into a recorder of the collector's, allocated once. */
+double run_col_percentile(run_col *c, size_t kind, double p, uint64_t *count);
 
 /* The process's CPU/memory samples of the run. */
 void run_col_res(const run_col *c, stat_res *out);

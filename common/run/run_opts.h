@@ -73,6 +73,7 @@ typedef struct run_opts {
     int clock;                             /* -clock, a clk_source: monotonic (ours) */
     int write_stats_interval;              /* -writeStatsInterval, s, 5 */
     bool display_stats;                    /* false with -noDisplayStats */
+    bool no_progress;                      /* -noProgress: no progress line (ours) */
 } run_opts;
 
 /* Fills o with the defaults the tools share (above), port, summary_file and stats_file being
@@ -136,6 +137,11 @@ void run_opts_defaults(run_opts *o, const char *port, const char *summary_file,
     OPT_ENUM_("-clock", T, m.clock, run_clock_names, NULL,                                         \
               "Clock of the latency stamps and the ticks (ours): monotonic, as the original, or "  \
               "realtime, for one-way latency between hosts whose clocks are synchronised")
+
+#define RUN_OPT_NO_PROGRESS(T, m)                                                                  \
+    OPT_FLAG_("-noProgress", T, m.no_progress,                                                     \
+              "No live progress line on stderr when it is a terminal (ours; also "                 \
+              "RWFPERF_NO_PROGRESS=1)")
 
 /* The values of -clock: "monotonic" (CLK_SRC_MONOTONIC), "realtime" (CLK_SRC_REALTIME). */
 extern const opt_name run_clock_names[];

@@ -426,8 +426,9 @@ static void test_histogram_log(void **state)
     run_free(&r);
     PARSE(&r, "-?");
     /* Ours after every option of the original's that this build has. */
-    static const char *const mine[] = {"-histogramLog", "-clock",      "-seqGaps",  "-recvLoss",
-                                       "-recvLossSeed", "-tlsRecords", "-tlsAesGcm"};
+    static const char *const mine[] = {"-histogramLog", "-clock",    "-noProgress",
+                                       "-seqGaps",      "-recvLoss", "-recvLossSeed",
+                                       "-tlsRecords",   "-tlsAesGcm"};
     const char *ours = strstr(r.out.text, "  -histogramLog ");
     assert_non_null(ours);
     for (const opt_def *d = tperf_options; d->name || d->kind == OPT_SECTION; d++) {

@@ -102,6 +102,8 @@ for tool in TOOLS:
     check("-version" in opts, f"{tool} -?: lists -version")
     check(("provider's -latencyUpdateRate" in text) == (tool == "ConsPerf"),
           f"{tool} -?: where update latency comes from (ConsPerf: the provider's option)")
+    check("-noProgress" in opts and opts["-noProgress"][0].startswith("Ours"),
+          f"{tool} -?: -noProgress among our own options")
 
     rc, text, err = run(tool, "-version")
     lines = text.splitlines()
