@@ -5,7 +5,7 @@ ConsPerf against ProvPerf on 127.0.0.1, stdout and stderr each on a pseudo-termi
 (raw: the bytes as written): stderr carries the line, redrawn in place ("\\r...\\033[K") with
 its fields, and erased at the end; stdout carries no byte of it. The same run with stdout and
 stderr not terminals: no progress text anywhere. -noProgress and RWFPERF_NO_PROGRESS=1 on a
-terminal: none either. ProvPerf's line (its stderr a terminal): channels, rate, images sent.
+terminal: none either. With two connections, one line for both. ProvPerf's line (its stderr a terminal): channels, rate, images sent.
 NIProvPerf's and TransportPerf's lines (the client measures latency: p99), one of them on a
 narrow terminal, cut to its width.
 """
@@ -187,6 +187,18 @@ def cons_turned_off(cwd, port):
           repr(err[-500:]))
 
 
+def cons_two_threads(cwd, port):
+    # two connections (each 2,000 upd/s from the provider): one line for both, their sum
+    rc, out, err = run(consperf(port, "3") + ["-threads", "0,1"], cwd)
+    lines = draws(err, "ConsPerf")
+    rates = [int(m.group(1).replace(b",", b"")) for m in
+             (re.search(rb"\| ([\d,]+) upd/s \|", l) for l in lines) if m]
+    check(rc == 0 and any(l.endswith(b"| images 100/100") for l in lines)
+          and rates and max(rates) > 2500 and b"Thread" not in err,
+          f"ConsPerf -threads 0,1: one line for both connections, their rates summed (status "
+          f"{rc}, rates {rates})", repr(lines[-3:]))
+
+
 def niprov(cwd, port):
     # a narrow terminal: each draw cut to 39 columns
     rc, out, err = run(["NIProvPerf", "-h", "127.0.0.1", "-p", port, "-itemCount", "20",
@@ -253,6 +265,7 @@ def main():
     cons_on_terminal(cwd, port)
     cons_not_terminal(cwd, port)
     cons_turned_off(cwd, port)
+    cons_two_threads(cwd, port)
     niprov(cwd, port)
     t.join()
     prov.send_signal(signal.SIGINT)
