@@ -549,11 +549,13 @@ int merge_read_file(merge *m, const char *path)
 
 int merge_slurp(FILE *f, char **text, size_t *len)
 {
+    /* The buffer starts small (a summary is a few KB) and doubles when full: reading a short
+     * stream costs no large allocation. */
     char *buf = NULL;
     size_t n = 0, cap = 0;
     for (;;) {
-        if (n + 65536 + 1 > cap) {
-            cap = cap ? cap * 2 : 131072;
+        if (n + 1 >= cap) {
+            cap = cap ? cap * 2 : 4096;
             char *t = realloc(buf, cap);
             if (!t) {
                 free(buf);
@@ -561,7 +563,7 @@ int merge_slurp(FILE *f, char **text, size_t *len)
             }
             buf = t;
         }
-        size_t got = fread(buf + n, 1, 65536, f);
+        size_t got = fread(buf + n, 1, cap - 1 - n, f);
         n += got;
         if (got == 0)
             break;

@@ -26,6 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FILE *f = fmemopen(size ? (void *)data : empty, size, "rb");
         if (!f)
             abort();
+        static char iobuf[8192]; /* the stream's buffer, not one allocated per input */
+        setvbuf(f, iobuf, _IOFBF, sizeof(iobuf));
         int before = m.nbad;
         int rc = merge_read_stream(&m, "fuzz", f);
         if (rc == -1 && (m.nbad != before + 1 || m.bad[m.nbad - 1].what[0] == '\0')) {

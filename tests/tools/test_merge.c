@@ -585,12 +585,40 @@ static void test_cli(void **state)
     free(sched);
 }
 
+/* merge_slurp reads a stream whole whatever its size: lengths around its buffer's first size
+ * and its doublings, each byte in place, the text ended by a NUL. */
+static void test_slurp_sizes(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {0, 1, 4094, 4095, 4096, 4097, 8191, 8192, 65536, 300001};
+    char *data = malloc(300001);
+    assert_non_null(data);
+    for (size_t i = 0; i < 300001; i++)
+        data[i] = (char)('a' + i * 7 % 23);
+    for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+        static char empty[1];
+        FILE *f = fmemopen(sizes[s] ? data : empty, sizes[s], "rb");
+        assert_non_null(f);
+        char *text = NULL;
+        size_t len = 1;
+        assert_int_equal(merge_slurp(f, &text, &len), 0);
+        fclose(f);
+        assert_int_equal(len, sizes[s]);
+        if (len)
+            assert_memory_equal(text, data, len);
+        assert_int_equal(text[len], '\0');
+        free(text);
+    }
+    free(data);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_union_exact),      cmocka_unit_test(test_summaries_pooled),
         cmocka_unit_test(test_bad_inputs),       cmocka_unit_test(test_cli),
         cmocka_unit_test(test_thin_percentiles), cmocka_unit_test(test_clocks),
+        cmocka_unit_test(test_slurp_sizes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
