@@ -20,9 +20,10 @@
  * encoders); a non-empty attrib is copied (minimal length). A non-empty payload view is copied
  * by rwf_enc_msg_begin; otherwise, unless container_type is NO_DATA, the payload container is
  * encoded in place. The msgKey length is always the 2-byte form. Like ETA, the encoder
- * drops flags whose member is empty: HAS_PERM_DATA (perm_data empty), key HAS_NAME (name empty)
- * and HAS_NAME_TYPE (no name), Update HAS_CONF_INFO (both 0), Status HAS_GROUP_ID (empty), Ack
- * HAS_NAK_CODE (0) and HAS_TEXT (empty); a Refresh without group_id gets group 0 (02 00 00).
+ * drops flags whose member is empty (rwf_msg_flags, the JSON writer's rule too): HAS_PERM_DATA
+ * (perm_data empty), key HAS_NAME (name empty) and HAS_NAME_TYPE (no name), Update HAS_CONF_INFO
+ * (both 0), Status HAS_GROUP_ID (empty), Ack HAS_NAK_CODE (0) and HAS_TEXT (empty); a Refresh
+ * without group_id gets group 0 (02 00 00).
  */
 #ifndef RWFPERF_RWF_MSG_H
 #define RWFPERF_RWF_MSG_H
@@ -112,6 +113,14 @@ int rwf_enc_msg(rwf_enc *e, const rwf_msg *m);
 /* Encodes m in one step into buf[0..cap); *len receives the length. Returns RWF_OK or the
  * encoder's error. */
 int rwf_msg_encode(const rwf_msg *m, void *buf, size_t cap, size_t *len);
+
+/* The class flags of m as the encoder writes them: m->flags less the flag of each optional
+ * member that is empty (HAS_PERM_DATA without perm_data; Status HAS_GROUP_ID without
+ * group_id; Update HAS_CONF_INFO with conf_count and conf_time both 0; Ack HAS_NAK_CODE with
+ * nak_code 0 and HAS_TEXT without text). The one rule for every form of a message: the RWF
+ * encoder writes these flags and the JSON writer (rjs) writes the members they announce, so
+ * both forms read back as the same message. Pure; allocates nothing. */
+uint16_t rwf_msg_flags(const rwf_msg *m);
 
 /* 1 when the class of m carries a msgKey (Request always; others by their flag). */
 int rwf_msg_has_key(const rwf_msg *m);

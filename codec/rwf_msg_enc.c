@@ -18,8 +18,7 @@ static uint16_t ext_flag(int msg_class)
 
 /* ---- Header members ---------------------------------------------------------------------- */
 
-/* The class flags as they will be written: members that are empty drop their flag. */
-static uint16_t effective_flags(const rwf_msg *m)
+uint16_t rwf_msg_flags(const rwf_msg *m)
 {
     uint16_t f = m->flags;
     switch (m->msg_class) {
@@ -449,7 +448,7 @@ int rwf_enc_msg_begin(rwf_enc *e, const rwf_msg *m)
                            m->container_type);
     if ((r = rwf_enc_push(e, RWF_DT_MSG, &f)) < 0)
         return r;
-    uint16_t fl = effective_flags(m);
+    uint16_t fl = rwf_msg_flags(m);
     if (fl > RWF_U15RB_MAX)
         return rwf_enc_err(e, RWF_E_INVALID, "message flags 0x%x exceed 15 bits", fl);
     f->msg_flags = fl;

@@ -192,50 +192,9 @@ static int w_batch_view(rjs_w *w, const rwf_msg *m)
     return w_items(w, view);
 }
 
-/* The class flags as the encoder writes them: an optional member that is empty (no permission
- * data, no group id, conflation info of zeros, NAK code 0, no text) drops its flag, so the
- * JSON leaves it out and reads back as the same RWF. */
-static uint16_t flags_of(const rwf_msg *m)
-{
-    uint16_t f = m->flags;
-    switch (m->msg_class) {
-    case RWF_MC_REFRESH:
-        if (!m->perm_data.len)
-            f &= (uint16_t)~RWF_RFMF_HAS_PERM_DATA;
-        break;
-    case RWF_MC_STATUS:
-        if (!m->perm_data.len)
-            f &= (uint16_t)~RWF_STMF_HAS_PERM_DATA;
-        if (!m->group_id.len)
-            f &= (uint16_t)~RWF_STMF_HAS_GROUP_ID;
-        break;
-    case RWF_MC_UPDATE:
-        if (!m->perm_data.len)
-            f &= (uint16_t)~RWF_UPMF_HAS_PERM_DATA;
-        if (!m->conf_count && !m->conf_time)
-            f &= (uint16_t)~RWF_UPMF_HAS_CONF_INFO;
-        break;
-    case RWF_MC_GENERIC:
-        if (!m->perm_data.len)
-            f &= (uint16_t)~RWF_GNMF_HAS_PERM_DATA;
-        break;
-    case RWF_MC_POST:
-        if (!m->perm_data.len)
-            f &= (uint16_t)~RWF_PSMF_HAS_PERM_DATA;
-        break;
-    case RWF_MC_ACK:
-        if (!m->nak_code)
-            f &= (uint16_t)~RWF_AKMF_HAS_NAK_CODE;
-        if (!m->text.len)
-            f &= (uint16_t)~RWF_AKMF_HAS_TEXT;
-        break;
-    }
-    return f;
-}
-
 static int w_request(rjs_w *w, const rwf_msg *m)
 {
-    uint16_t f = flags_of(m);
+    uint16_t f = rwf_msg_flags(m);
     int rc;
     if (!(f & RWF_RQMF_STREAMING) && RJS_WRITES(w, ",\"Streaming\":false") < 0)
         return RWF_E_NOSPACE;
@@ -278,7 +237,7 @@ static int w_request(rjs_w *w, const rwf_msg *m)
 
 static int w_refresh(rjs_w *w, const rwf_msg *m)
 {
-    uint16_t f = flags_of(m);
+    uint16_t f = rwf_msg_flags(m);
     if ((f & RWF_RFMF_HAS_MSG_KEY) && KV_KEY(w, ",\"Key\":", &m->key, m->domain) < 0)
         return RWF_E_NOSPACE;
     if (RJS_WRITES(w, ",\"State\":") < 0 || rjs_w_state(w, &m->state) < 0)
@@ -316,7 +275,7 @@ static int w_refresh(rjs_w *w, const rwf_msg *m)
 
 static int w_status(rjs_w *w, const rwf_msg *m)
 {
-    uint16_t f = flags_of(m);
+    uint16_t f = rwf_msg_flags(m);
     if ((f & RWF_STMF_HAS_MSG_KEY) && KV_KEY(w, ",\"Key\":", &m->key, m->domain) < 0)
         return RWF_E_NOSPACE;
     if ((f & RWF_STMF_HAS_REQ_MSG_KEY) && KV_KEY(w, ",\"ReqKey\":", &m->req_key, m->domain) < 0)
@@ -343,7 +302,7 @@ static int w_status(rjs_w *w, const rwf_msg *m)
 
 static int w_update(rjs_w *w, const rwf_msg *m)
 {
-    uint16_t f = flags_of(m);
+    uint16_t f = rwf_msg_flags(m);
     if (KV_NAMED(w, "UpdateType", &rjs_update_types, m->update_type) < 0)
         return RWF_E_NOSPACE;
     if ((f & RWF_UPMF_DO_NOT_CONFLATE) && RJS_WRITES(w, ",\"DoNotConflate\":true") < 0)
@@ -384,7 +343,7 @@ static int w_close_tail(rjs_w *w, const rwf_msg *m)
 
 static int w_ack(rjs_w *w, const rwf_msg *m)
 {
-    uint16_t f = flags_of(m);
+    uint16_t f = rwf_msg_flags(m);
     if (KV_U(w, ",\"AckID\":", m->ack_id) < 0)
         return RWF_E_NOSPACE;
     if ((f & RWF_AKMF_HAS_NAK_CODE) && KV_NAMED(w, "NakCode", &rjs_nak_codes, m->nak_code) < 0)
@@ -407,7 +366,7 @@ static int w_ack(rjs_w *w, const rwf_msg *m)
 
 static int w_generic(rjs_w *w, const rwf_msg *m)
 {
-    uint16_t f = flags_of(m);
+    uint16_t f = rwf_msg_flags(m);
     if ((f & RWF_GNMF_HAS_MSG_KEY) && KV_KEY(w, ",\"Key\":", &m->key, m->domain) < 0)
         return RWF_E_NOSPACE;
     if ((f & RWF_GNMF_HAS_REQ_MSG_KEY) && KV_KEY(w, ",\"ReqKey\":", &m->req_key, m->domain) < 0)
@@ -430,7 +389,7 @@ static int w_generic(rjs_w *w, const rwf_msg *m)
 
 static int w_post(rjs_w *w, const rwf_msg *m)
 {
-    uint16_t f = flags_of(m);
+    uint16_t f = rwf_msg_flags(m);
     if (RJS_WRITES(w, ",\"PostUserInfo\":") < 0 ||
         w_post_user(w, m->post_user_addr, m->post_user_id) < 0)
         return RWF_E_NOSPACE;

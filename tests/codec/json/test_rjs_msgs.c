@@ -6,7 +6,8 @@
  * and batch), acks and NAKs, generic messages with keys and sequence numbers, posts on and off
  * stream. Then the JSON side: defaults of the format (no "Type" is a Request, MarketPrice the
  * domain...), members in any order, service names, pings, pongs and error messages, frames of
- * several messages, and the batch array helpers.
+ * several messages, and the batch array helpers. Last, the one flags rule: an empty optional
+ * member drops its flag alike in the RWF and the JSON form.
  */
 #include "rjs_test.h"
 
@@ -295,6 +296,67 @@ static void test_acks_generics_posts(void **state)
               1);
 }
 
+/* The flags of m after RWF (decoded from the encoder's bytes) and after RWF -> JSON -> RWF
+ * are both rwf_msg_flags(m), which is want. */
+static void flags_agree(const rwf_msg *m, uint16_t want)
+{
+    assert_int_equal(rwf_msg_flags(m), want);
+    size_t len = encode(m, NULL);
+    rwf_msg d;
+    assert_int_equal(rwf_msg_decode(&d, rwf_buf_make(rwf1, len)), RWF_OK);
+    assert_int_equal(d.flags, want);
+    size_t n = to_json(conv, rwf1, len);
+    size_t len2 = to_rwf(conv, json, n, rwf2, sizeof(rwf2));
+    assert_int_equal(rwf_msg_decode(&d, rwf_buf_make(rwf2, len2)), RWF_OK);
+    assert_int_equal(d.flags, want);
+}
+
+/* One flags rule for both forms: a flag whose member is empty is dropped by the RWF encoder
+ * and by the JSON writer alike; with the member present, both keep it. */
+static void test_flags_agree(void **state)
+{
+    (void)state;
+    rwf_msg m = msg(RWF_MC_REFRESH, RWF_DMT_MARKET_PRICE, 5);
+    m.flags = RWF_RFMF_HAS_PERM_DATA | RWF_RFMF_REFRESH_COMPLETE | RWF_RFMF_CLEAR_CACHE |
+              RWF_RFMF_SOLICITED;
+    m.state.stream_state = RWF_STREAM_OPEN;
+    m.state.data_state = RWF_DATA_OK;
+    flags_agree(&m, (uint16_t)(m.flags & ~RWF_RFMF_HAS_PERM_DATA));
+    m.perm_data = RWF_STR("p");
+    flags_agree(&m, m.flags);
+
+    m = msg(RWF_MC_STATUS, RWF_DMT_MARKET_PRICE, 5);
+    m.flags = RWF_STMF_HAS_STATE | RWF_STMF_HAS_PERM_DATA | RWF_STMF_HAS_GROUP_ID;
+    m.state.stream_state = RWF_STREAM_OPEN;
+    m.state.data_state = RWF_DATA_SUSPECT;
+    flags_agree(&m, RWF_STMF_HAS_STATE);
+    m.perm_data = RWF_STR("p");
+    flags_agree(&m, RWF_STMF_HAS_STATE | RWF_STMF_HAS_PERM_DATA);
+
+    m = msg(RWF_MC_UPDATE, RWF_DMT_MARKET_PRICE, 5);
+    m.flags = RWF_UPMF_HAS_PERM_DATA | RWF_UPMF_HAS_CONF_INFO;
+    flags_agree(&m, 0);
+    m.conf_time = 100;
+    flags_agree(&m, RWF_UPMF_HAS_CONF_INFO);
+
+    m = msg(RWF_MC_GENERIC, RWF_DMT_MARKET_PRICE, 5);
+    m.flags = RWF_GNMF_HAS_PERM_DATA | RWF_GNMF_MESSAGE_COMPLETE;
+    flags_agree(&m, RWF_GNMF_MESSAGE_COMPLETE);
+
+    m = msg(RWF_MC_POST, RWF_DMT_MARKET_PRICE, 5);
+    m.flags = RWF_PSMF_HAS_PERM_DATA | RWF_PSMF_POST_COMPLETE;
+    m.post_user_addr = 0x7F000001;
+    m.post_user_id = 1;
+    flags_agree(&m, RWF_PSMF_POST_COMPLETE);
+
+    m = msg(RWF_MC_ACK, RWF_DMT_MARKET_PRICE, 5);
+    m.flags = RWF_AKMF_HAS_NAK_CODE | RWF_AKMF_HAS_TEXT;
+    m.ack_id = 7;
+    flags_agree(&m, 0);
+    m.nak_code = 10;
+    flags_agree(&m, RWF_AKMF_HAS_NAK_CODE);
+}
+
 /* What JSON users leave out: the format's defaults. */
 static void test_json_defaults(void **state)
 {
@@ -409,6 +471,7 @@ int main(void)
         cmocka_unit_test(test_refreshes),     cmocka_unit_test(test_status_close),
         cmocka_unit_test(test_updates),       cmocka_unit_test(test_acks_generics_posts),
         cmocka_unit_test(test_json_defaults), cmocka_unit_test(test_frames),
+        cmocka_unit_test(test_flags_agree),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
