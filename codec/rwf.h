@@ -1,7 +1,7 @@
 /*
  * rwf: the RWF codec in one include — types, wire forms, values and their text, primitives,
- * set definitions, container encoder and decoders, messages, dictionary, RDM messages. See
- * each header for its contracts.
+ * set definitions, container encoder and decoders, messages, payloads of pre-encoded entries,
+ * dictionary, RDM messages. See each header for its contracts.
  */
 #ifndef RWFPERF_RWF_H
 #define RWFPERF_RWF_H
@@ -16,6 +16,7 @@
 #include "rwf_dec.h"
 #include "rwf_enc.h"
 #include "rwf_msg.h"
+#include "rwf_pre.h"
 #include "rwf_dict.h"
 #include "rwf_rdm.h"
 

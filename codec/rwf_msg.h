@@ -136,6 +136,47 @@ enum {
 };
 #define RWF_MSG_CLASS_MASK 0x1F
 
+/* Writes the members every header starts with, after its 2-byte header length: the class, the
+ * domain, the stream id, the flags (u15rb, flags <= 0x7FFF) and the payload's container type
+ * (full id, >= RWF_DT_CONTAINER_MIN). p has 10 bytes of room; returns the end. The encoder
+ * (rwf_enc_msg_begin) and rwf_msg_put_short write these bytes through this one function. */
+static inline uint8_t *rwf_msg_put_fixed(uint8_t *p, uint8_t msg_class, uint8_t domain,
+                                         int32_t stream_id, uint16_t flags, uint8_t container_type)
+{
+    p[0] = msg_class;
+    p[1] = domain;
+    p = rwf_wr_u15rb(rwf_wr32(p + 2, (uint32_t)stream_id), flags);
+    *p = (uint8_t)(container_type - RWF_DT_CONTAINER_MIN);
+    return p + 1;
+}
+
+/* Largest header rwf_msg_put_short writes. */
+#define RWF_MSG_SHORT_MAX 11
+
+/*
+ * Writes, in one pass and with no checks, the header of a message of class msg_class (Update,
+ * Generic, Status or Close) with flags 0 and so none of its optional members; an Update's
+ * update type is 0 (unspecified). p has RWF_MSG_SHORT_MAX bytes of room; returns the end, where
+ * the payload (of container_type) follows. The bytes are those rwf_enc_msg_begin writes for the
+ * same message (rwf_msg_init, nothing else set); the provider's updates and generic messages
+ * are written with it.
+ */
+static inline uint8_t *rwf_msg_put_short(uint8_t *p, uint8_t msg_class, uint8_t domain,
+                                         int32_t stream_id, uint8_t container_type)
+{
+    uint8_t *q = rwf_msg_put_fixed(p + 2, msg_class, domain, stream_id, 0, container_type);
+    if (msg_class == RWF_MC_UPDATE)
+        *q++ = 0; /* update type */
+    rwf_wr16(p, (uint16_t)(q - (p + 2)));
+    return q;
+}
+
+/* Changes the stream id of an encoded message in place (msg: at least 8 bytes). */
+static inline void rwf_msg_set_stream(uint8_t *msg, int32_t stream_id)
+{
+    rwf_wr32(msg + RWF_MSG_AT_STREAM, (uint32_t)stream_id);
+}
+
 /* The class of an encoded message (byte 2), -1 when data is shorter than 3 bytes: a peek that
  * decodes nothing. */
 static inline int rwf_msg_peek_class(rwf_buf data)

@@ -457,11 +457,8 @@ int rwf_enc_msg_begin(rwf_enc *e, const rwf_msg *m)
         return e->err;
     f->count_at = e->pos; /* header length */
     e->pos += 2;
-    *e->pos++ = m->msg_class;
-    *e->pos++ = m->domain;
-    e->pos = rwf_wr32(e->pos, (uint32_t)m->stream_id);
-    e->pos = rwf_wr_u15rb(e->pos, fl);
-    *e->pos++ = (uint8_t)(m->container_type - RWF_DT_CONTAINER_MIN);
+    e->pos =
+        rwf_msg_put_fixed(e->pos, m->msg_class, m->domain, m->stream_id, fl, m->container_type);
     if (put_class(e, m, fl) < 0)
         return e->err;
 

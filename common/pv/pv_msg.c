@@ -5,155 +5,77 @@
 
 #include <string.h>
 
-/* A UINT field entry: fid, length, value (minimal bytes; 8 bytes of room for the store). */
-#define STAMP_MAX (2 + RWF_PUT_MAX_UINT)
-
-/* Fixed part of an update header after headerLength: class, domain, stream id, flags,
- * container type, update type. A generic message has no update type. */
-#define UPDATE_HDR 11
-#define GENERIC_HDR 10
-
-/* Map header before the set definitions: flags, key type, container type, key field id. */
-#define MAP_HDR 5
+/* The codec's view of template t: its entries in a FieldList (MarketPrice) or in a Map of
+ * FieldLists keyed by ORDER_ID (MarketByOrder, with its set definitions). */
+static inline rwf_pre_body body_of(const pv_tmpl *t)
+{
+    bool map = t->domain == RWF_DMT_MARKET_BY_ORDER;
+    return (rwf_pre_body){.ctype = map ? RWF_DT_MAP : RWF_DT_FIELD_LIST,
+                          .key_type = RWF_DT_RMTES_STRING,
+                          .count = t->count,
+                          .key_fid = RWF_FID_ORDER_ID,
+                          .entries = t->entries,
+                          .entries_len = t->entries_len,
+                          .set_defs = t->set_defs,
+                          .set_defs_len = t->set_defs_len};
+}
 
 uint32_t pv_msg_max_size(const pv_tmpl *t)
 {
-    uint32_t n = UPDATE_HDR + 2 * STAMP_MAX + t->entries_len;
-    if (t->domain == RWF_DMT_MARKET_BY_ORDER)
-        n += MAP_HDR + 2 + t->set_defs_len + 2 + 3 + 2; /* set defs, summary, count */
-    else
-        n += 3; /* field list header */
-    return n;
+    rwf_pre_body b = body_of(t);
+    return RWF_MSG_SHORT_MAX + rwf_pre_max_size(&b, 2);
 }
+
+/* The three TIM_TRK fields of a refresh, blank. */
+static const rwf_pre_field refresh_blanks[] = {
+    {.fid = RWF_FID_TIM_TRK_1, .blank = 1},
+    {.fid = RWF_FID_TIM_TRK_2, .blank = 1},
+    {.fid = RWF_FID_TIM_TRK_3, .blank = 1},
+};
+#define N_BLANKS (sizeof(refresh_blanks) / sizeof(refresh_blanks[0]))
 
 uint32_t pv_msg_refresh_max_size(const pv_tmpl *t, uint32_t name_len, uint32_t attrib_len)
 {
     /* Header: class .. flags (8), container type, state with no text (3), group id (3), QoS,
      * key length (2), key: flags, service id (2), name (1 + n), name type, filter (4),
-     * identifier (4), attrib type + length (3) + bytes; then the body with three blanks. */
+     * identifier (4), attrib type + length (3) + bytes; then the body with three blanks
+     * (counted as an update's, with room to spare, plus 3 bytes each). */
     return 2 + 8 + 1 + 3 + 3 + 1 + 2 + 1 + 2 + 1 + name_len + 1 + 4 + 4 + 3 + attrib_len +
            pv_msg_max_size(t) + 3 * 3;
 }
 
-static inline uint8_t *put_stamp(uint8_t *p, uint16_t fid, uint64_t v)
+/* Writes a message of class cls (Update or Generic) on sid with template t at `at`: the short
+ * header, then the payload with the stamps that are not 0 (fid1 = v1 first, then fid2 = v2).
+ * Returns its length. Inlined into each caller, where cls is a constant. */
+static inline __attribute__((always_inline)) uint32_t put_msg(uint8_t *at, uint8_t cls, int32_t sid,
+                                                              const pv_tmpl *t, int16_t fid1,
+                                                              uint64_t v1, int16_t fid2,
+                                                              uint64_t v2)
 {
-    return rwf_put_uint(rwf_wr16(p, fid), v);
-}
-
-/* Writes the payload (field list, or map with the stamps in its summary data) after a header
- * that ends at p. Returns the end. */
-static inline uint8_t *put_body(uint8_t *p, const pv_tmpl *t, uint16_t fid1, uint64_t v1,
-                                uint16_t fid2, uint64_t v2)
-{
-    uint16_t stamps = (uint16_t)((v1 != 0) + (v2 != 0));
-    if (t->domain != RWF_DMT_MARKET_BY_ORDER) {
-        *p = RWF_FLF_HAS_STANDARD_DATA;
-        p = rwf_wr16(p + 1, (uint16_t)(t->count + stamps));
-        memcpy(p, t->entries, t->entries_len);
-        p += t->entries_len;
-        if (v1)
-            p = put_stamp(p, fid1, v1);
-        if (v2)
-            p = put_stamp(p, fid2, v2);
-        return p;
-    }
-    uint8_t flags = RWF_MPF_HAS_KEY_FIELD_ID;
-    if (t->set_defs_len)
-        flags |= RWF_MPF_HAS_SET_DEFS;
-    if (stamps)
-        flags |= RWF_MPF_HAS_SUMMARY_DATA;
-    p[0] = flags;
-    p[1] = RWF_DT_RMTES_STRING;
-    p[2] = RWF_DT_FIELD_LIST - RWF_DT_CONTAINER_MIN;
-    p = rwf_wr16(p + 3, RWF_FID_ORDER_ID);
-    if (t->set_defs_len) {
-        p = rwf_wr_u15rb2(p, (uint16_t)t->set_defs_len);
-        memcpy(p, t->set_defs, t->set_defs_len);
-        p += t->set_defs_len;
-    }
-    if (stamps) {
-        uint8_t *len_at = p;
-        uint8_t *s = p + 2;
-        *s = RWF_FLF_HAS_STANDARD_DATA;
-        s = rwf_wr16(s + 1, stamps);
-        if (v1)
-            s = put_stamp(s, fid1, v1);
-        if (v2)
-            s = put_stamp(s, fid2, v2);
-        rwf_wr_u15rb2(len_at, (uint16_t)(s - (len_at + 2)));
-        p = s;
-    }
-    p = rwf_wr16(p, t->count);
-    memcpy(p, t->entries, t->entries_len);
-    return p + t->entries_len;
-}
-
-static inline uint8_t ctype_of(const pv_tmpl *t)
-{
-    return (uint8_t)((t->domain == RWF_DMT_MARKET_BY_ORDER ? RWF_DT_MAP : RWF_DT_FIELD_LIST) -
-                     RWF_DT_CONTAINER_MIN);
+    rwf_pre_body b = body_of(t);
+    uint8_t *mark;
+    uint8_t *p = rwf_msg_put_short(at, cls, t->domain, sid, b.ctype);
+    p = rwf_pre_put_begin(p, &b, (v1 != 0) + (v2 != 0), &mark);
+    if (v1)
+        p = rwf_pre_put_uint(p, fid1, v1);
+    if (v2)
+        p = rwf_pre_put_uint(p, fid2, v2);
+    return (uint32_t)(rwf_pre_put_end(p, &b, mark) - at);
 }
 
 uint32_t pv_msg_update(uint8_t *at, int32_t sid, const pv_tmpl *t, uint64_t stamp, uint64_t sched)
 {
-    uint8_t *p = rwf_wr16(at, UPDATE_HDR - 2);
-    p[0] = RWF_MC_UPDATE;
-    p[1] = t->domain;
-    p = rwf_wr32(p + 2, (uint32_t)sid);
-    p[0] = 0; /* flags */
-    p[1] = ctype_of(t);
-    p[2] = 0; /* update type */
-    p = put_body(p + 3, t, RWF_FID_TIM_TRK_1, stamp, RWF_FID_TIM_TRK_3, sched);
-    return (uint32_t)(p - at);
+    return put_msg(at, RWF_MC_UPDATE, sid, t, RWF_FID_TIM_TRK_1, stamp, RWF_FID_TIM_TRK_3, sched);
 }
 
 uint32_t pv_msg_generic(uint8_t *at, int32_t sid, const pv_tmpl *t, uint64_t stamp, uint64_t sched)
 {
-    uint8_t *p = rwf_wr16(at, GENERIC_HDR - 2);
-    p[0] = RWF_MC_GENERIC;
-    p[1] = t->domain;
-    p = rwf_wr32(p + 2, (uint32_t)sid);
-    p[0] = 0; /* flags */
-    p[1] = ctype_of(t);
-    p = put_body(p + 2, t, RWF_FID_TIM_TRK_3, stamp, RWF_FID_TIM_TRK_1, sched);
-    return (uint32_t)(p - at);
+    return put_msg(at, RWF_MC_GENERIC, sid, t, RWF_FID_TIM_TRK_3, stamp, RWF_FID_TIM_TRK_1, sched);
 }
 
 void pv_msg_set_stream(uint8_t *msg, int32_t sid)
 {
-    rwf_wr32(msg + 4, (uint32_t)sid);
-}
-
-/* The body of a refresh: the template with TIM_TRK_1..3 blank (in a MarketByOrder refresh
- * they make the summary data). */
-static uint8_t *put_refresh_body(uint8_t *p, const pv_tmpl *t)
-{
-    static const uint8_t blanks[] = {0x0F, 0x3E, 0x00, 0x0F, 0x3F, 0x00, 0x0F, 0x40, 0x00};
-    if (t->domain != RWF_DMT_MARKET_BY_ORDER) {
-        *p = RWF_FLF_HAS_STANDARD_DATA;
-        p = rwf_wr16(p + 1, (uint16_t)(t->count + 3));
-        memcpy(p, t->entries, t->entries_len);
-        p += t->entries_len;
-        memcpy(p, blanks, sizeof(blanks));
-        return p + sizeof(blanks);
-    }
-    p[0] = RWF_MPF_HAS_KEY_FIELD_ID | RWF_MPF_HAS_SUMMARY_DATA |
-           (t->set_defs_len ? RWF_MPF_HAS_SET_DEFS : 0);
-    p[1] = RWF_DT_RMTES_STRING;
-    p[2] = RWF_DT_FIELD_LIST - RWF_DT_CONTAINER_MIN;
-    p = rwf_wr16(p + 3, RWF_FID_ORDER_ID);
-    if (t->set_defs_len) {
-        p = rwf_wr_u15rb2(p, (uint16_t)t->set_defs_len);
-        memcpy(p, t->set_defs, t->set_defs_len);
-        p += t->set_defs_len;
-    }
-    p = rwf_wr_u15rb2(p, 3 + sizeof(blanks));
-    *p = RWF_FLF_HAS_STANDARD_DATA;
-    p = rwf_wr16(p + 1, 3);
-    memcpy(p, blanks, sizeof(blanks));
-    p = rwf_wr16(p + sizeof(blanks), t->count);
-    memcpy(p, t->entries, t->entries_len);
-    return p + t->entries_len;
+    rwf_msg_set_stream(msg, sid);
 }
 
 uint32_t pv_msg_refresh(uint8_t *at, uint32_t cap, const pv_item *it, const pv_key *k,
@@ -162,15 +84,16 @@ uint32_t pv_msg_refresh(uint8_t *at, uint32_t cap, const pv_item *it, const pv_k
     /* The body is built first, in this thread's scratch area, then copied after the header
      * by the message encoder. */
     static _Thread_local uint8_t body[65536];
-    if (pv_msg_max_size(t) + 9 > sizeof(body)) {
-        err_set("refresh body of %u bytes exceeds %zu", pv_msg_max_size(t), sizeof(body));
+    rwf_pre_body b = body_of(t);
+    if (rwf_pre_max_size(&b, N_BLANKS) > sizeof(body)) {
+        err_set("refresh body of %u bytes exceeds %zu", rwf_pre_max_size(&b, N_BLANKS),
+                sizeof(body));
         return 0;
     }
-    uint32_t body_len = (uint32_t)(put_refresh_body(body, t) - body);
+    uint32_t body_len = (uint32_t)(rwf_pre_put(body, &b, refresh_blanks, N_BLANKS) - body);
 
     rwf_msg m;
-    rwf_msg_init(&m, RWF_MC_REFRESH, it->domain, it->stream_id,
-                 t->domain == RWF_DMT_MARKET_BY_ORDER ? RWF_DT_MAP : RWF_DT_FIELD_LIST);
+    rwf_msg_init(&m, RWF_MC_REFRESH, it->domain, it->stream_id, b.ctype);
     m.flags =
         RWF_RFMF_HAS_MSG_KEY | RWF_RFMF_REFRESH_COMPLETE | RWF_RFMF_HAS_QOS | RWF_RFMF_CLEAR_CACHE;
     if (it->flags & PV_ITEM_SOLICITED)

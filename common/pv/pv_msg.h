@@ -1,12 +1,13 @@
 /*
  * pv_msg: the messages a provider sends for its items, written in one pass straight into the
- * output buffer.
+ * output buffer by the codec's encoders.
  *
  * The content comes from pre-encoded templates (MsgData.xml, see pv_tmpl): a MarketPrice
  * template is a run of field entries, a MarketByOrder template a run of map entries (and the
- * field-list set definitions they use). An update or generic message is then "write the header,
- * copy the template, append the stamp fields": no encoder state, no dictionary, no allocation.
- * The bytes are those of the ETA provider (docs/wire.md#items, #examples): header members and
+ * field-list set definitions they use). An update or generic message is the codec's short
+ * header (rwf_msg_put_short) and a payload of the template's entries with the stamp fields
+ * added (rwf_pre_put, codec/rwf_pre.h): no encoder state, no dictionary, no allocation. The
+ * bytes are those of the ETA provider (docs/wire.md#items, #examples): header members and
  * lengths in its forms, the 2-byte length form for map set definitions and summary data.
  *
  * Stamps (UINT fields, value 0 = not carried):
@@ -18,8 +19,8 @@
  * In MarketByOrder messages the stamps travel in the map's summary data.
  * Refreshes carry TIM_TRK_1, TIM_TRK_2 and TIM_TRK_3 blank, so that caches learn the fields.
  *
- * Refreshes and status messages go through the RWF encoder (they carry a message key and are
- * sent once per item request); they return RWF status codes.
+ * Refreshes and status messages go through the RWF message encoder (rwf_msg_encode: they carry
+ * a message key and are sent once per item request), a refresh's payload written by rwf_pre_put.
  */
 #ifndef RWFPERF_PV_MSG_H
 #define RWFPERF_PV_MSG_H
