@@ -194,9 +194,13 @@ static void connect_failed(run_drv *d, run_drv_stage stage, const char *why, boo
         d->cfg.ops->connect_failed(d->cfg.tool, stage, text, repeat);
     d->connect_ns = clk_ns() + RETRY_NS;
     if (!run_drv_heals(stage, text, final)) {
-        printf("Error: %s (trying again cannot succeed).\n", text);
-        fflush(stdout);
-        err_set("%s", text);
+        if (d->cfg.ops->connect_final) {
+            d->cfg.ops->connect_final(d->cfg.tool, stage, text); /* its line, its err_msg() */
+        } else {
+            printf("Error: %s (trying again cannot succeed).\n", text);
+            fflush(stdout);
+            err_set("%s", text);
+        }
         run_drv_fail(d, RUN_EXIT_FAILED, NULL);
     }
 }

@@ -91,6 +91,11 @@ typedef struct run_drv_ops {
     void (*connecting)(void *tool);
     /* Client: an attempt failed at stage; repeat says the text is the previous failure's. */
     void (*connect_failed)(void *tool, run_drv_stage stage, const char *why, bool repeat);
+    /* Client: an attempt failed at stage in a way trying again cannot heal (run_drv_heals()
+     * false). The tool says so on the console and leaves in err_msg() the text the thread fails
+     * with; the driver then fails the thread (run_drv_fail, exit status 1). NULL: the driver's
+     * line, "Error: <why> (trying again cannot succeed).", and why as the text. */
+    void (*connect_final)(void *tool, run_drv_stage stage, const char *why);
     /* True when the ticks have nothing to send: the loop may then wait up to idle_wait_ns. */
     bool (*idle)(void *tool);
     /* Reactor mode: a channel the main thread handed over (the tool gives it to its Reactor,
@@ -175,9 +180,9 @@ void run_drv_mark(run_drv *d, int status, const char *what);
  * transport marked it final: err_is_final() read where it failed): while it can (a connection
  * refused or reset), a client tries again every second, as the original does; when it cannot (a
  * host name that does not resolve, a certificate or a sub-protocol refused), the driver says so
- * on the console ("Error: <why> (trying again cannot succeed)") and fails the thread at once
- * (run_drv_fail, exit status 1). The Reactor layer does not retry such a failure either: the
- * tool hears RX_CHANNEL_DOWN.
+ * on the console (ops->connect_final, or its own "Error: <why> (trying again cannot succeed).")
+ * and fails the thread at once (run_drv_fail, exit status 1). The Reactor layer does not retry
+ * such a failure either: the tool hears RX_CHANNEL_DOWN.
  */
 bool run_drv_heals(run_drv_stage stage, const char *why, bool final);
 

@@ -1,8 +1,9 @@
 /*
  * run_drv: the session driver's loop with a fake tool. A server driver is handed channels over a
  * socketpair and reads them; a client driver connects over loopback, retries while nothing
- * listens, and fails when its channel is lost; ticks run; a stop request ends the loop (also in
- * the middle of a read batch); a failure reaches the slot with its text; a signal says
+ * listens, fails when its channel is lost, and fails at once on a failure that cannot heal
+ * (said by the tool's connect_final, or by the driver); ticks run; a stop request ends the loop
+ * (also in the middle of a read batch); a failure reaches the slot with its text; a signal says
  * "interrupted"; the Reactor backend ticks and hands over its channels.
  */
 #include "testsupport.h"
@@ -26,7 +27,7 @@ typedef struct fake {
     run_fail fail;
     run_handoff hand;
     atomic_int ups, downs, downs_why, msgs, ticks, batches, connecting, failed_attempts, repeats,
-        adopted;
+        adopted, finals;
     atomic_int odd;              /* what a callback found wrong (asserted on the main thread) */
     atomic_int stop_after_msgs;  /* the msg callback asks a stop at this count (0: never) */
     atomic_int fail_after_ticks; /* the tick callback fails the thread at this count */
@@ -107,6 +108,15 @@ static void f_connect_failed(void *arg, run_drv_stage stage, const char *why, bo
         atomic_fetch_add(&f->repeats, 1);
 }
 
+static void f_connect_final(void *arg, run_drv_stage stage, const char *why)
+{
+    fake *f = arg;
+    if (stage != RUN_DRV_AT_CONNECT)
+        atomic_fetch_add(&f->odd, 1);
+    atomic_fetch_add(&f->finals, 1);
+    err_set("the fake tool gave up: %s", why);
+}
+
 static void f_adopt(void *arg, tp_channel *ch)
 {
     fake *f = arg;
@@ -122,6 +132,15 @@ static const run_drv_ops fake_ops = {.tick = f_tick,
                                      .connecting = f_connecting,
                                      .connect_failed = f_connect_failed,
                                      .adopt = f_adopt};
+
+/* The same tool saying a final failure itself. */
+static const run_drv_ops fake_final_ops = {.tick = f_tick,
+                                           .up = f_up,
+                                           .msg = f_msg,
+                                           .down = f_down,
+                                           .connecting = f_connecting,
+                                           .connect_failed = f_connect_failed,
+                                           .connect_final = f_connect_final};
 
 static void *f_thread(void *arg)
 {
@@ -383,6 +402,37 @@ static void test_client_retry(void **state)
     sig_reset();
 }
 
+/* A client's failure that trying again cannot heal (a service name the resolver does not know):
+ * one attempt, none again; the tool's connect_final says it and its text fails the thread, or
+ * without one the driver's own line and the failure's text. */
+static void test_client_final(void **state)
+{
+    (void)state;
+    for (int own = 0; own < 2; own++) {
+        sig_reset();
+        tp_opts co;
+        tp_opts_init(&co);
+        co.host = "127.0.0.1";
+        co.port = "rwfperf-no-such-service";
+        fake *f = fake_new((run_drv_cfg){.tick_rate = 1000, .connect = &co}, false);
+        if (own)
+            f->d.cfg.ops = &fake_final_ops;
+        pthread_t t;
+        assert_int_equal(pthread_create(&t, NULL, f_thread, f), 0);
+        pthread_join(t, NULL);
+        assert_int_equal(f->result, RUN_DRV_THREAD_FAILED);
+        assert_int_equal(atomic_load(&f->connecting), 1);
+        assert_int_equal(atomic_load(&f->failed_attempts), 0);
+        assert_int_equal(atomic_load(&f->finals), own);
+        assert_int_equal(run_fail_status(&f->fail), RUN_EXIT_FAILED);
+        const char *text = run_fail_text(&f->fail);
+        assert_non_null(strstr(text, "cannot resolve"));
+        assert_int_equal(strncmp(text, "the fake tool gave up: ", 23) == 0, own);
+        fake_free(f);
+        sig_reset();
+    }
+}
+
 /* The Reactor backend: ticks from the start, channels handed over go to ops->adopt, a stop in a
  * tick ends the loop. */
 static void test_reactor(void **state)
@@ -423,6 +473,7 @@ int main(void)
         cmocka_unit_test(test_stop_in_batch), cmocka_unit_test(test_failure),
         cmocka_unit_test(test_interrupted),   cmocka_unit_test(test_client_retry),
         cmocka_unit_test(test_reactor),       cmocka_unit_test(test_bad_rate),
+        cmocka_unit_test(test_client_final),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
