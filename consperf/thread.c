@@ -1,13 +1,14 @@
 /*
  * A consumer thread (docs/tools.md#consperf): connect (retrying every second until the provider is
- * up), log in, find the service, get the dictionary, then run the tick loop: request bursts
- * until every item is requested, post and generic-message bursts once every image is in, and
- * in the time between ticks read and decode whatever arrives.
+ * up), log in, find the service, get the dictionary, then on each tick request bursts until
+ * every item is requested, post and generic-message bursts once every image is in, and in the
+ * time between ticks read and decode whatever arrives.
  *
- * The loop waits with ppoll() (nanosecond timeout) until the next tick is due or the channel
- * is readable, reads every complete message the input area holds (many per system call), and
- * goes back to the ticks at least every 64 messages when one is due. The per-message path
- * allocates nothing, takes no lock and prints nothing.
+ * The loop is the session driver's (common/run/run_drv.h, docs/driver.md): this file is the
+ * table of callbacks of the bare mode (a connection attempt and its failure, the channel up, a
+ * message, a tick, the channel down) and the item handling every mode shares; the Reactor
+ * modes run their own loop (cons_rx.c), failing through the driver. The per-message path (on_msg,
+ * cons_on_rwf, cons_on_item) allocates nothing, takes no lock and prints nothing.
  */
 #include "jdecode.h"
 #include "payload.h"
@@ -18,19 +19,14 @@
 #include "run_chan.h"
 #include "sig.h"
 
-#include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* How often the reader looks at the clock while messages keep coming. */
-#define CONS_READ_CHECK_EVERY 64
-
 int cons_fail(cons_worker *w, const char *what)
 {
-    return run_fail_stop(&w->t->fail, what);
+    return run_drv_fail(&w->drv, RUN_EXIT_FAILED, what);
 }
 
 /* ---- latency ----------------------------------------------------------------------------- */
@@ -327,38 +323,6 @@ int cons_on_jitem(cons_worker *w, const cons_jmsg *m, int64_t t0)
     }
 }
 
-/* One message off the channel: RWF, or a JSON frame. */
-static inline int on_msg(cons_worker *w, const tp_msg *tm)
-{
-    if (__builtin_expect(w->json, 0))
-        return cons_json_frame(w, tm);
-    return cons_on_rwf(w, tm->data, tm->len);
-}
-
-/* Reads and handles every complete message buffered or readable now. Returns to the loop
- * early when a tick is due or a stop was requested. Returns 0 (drained: wait for the socket),
- * 1 (stopped early: more may be buffered in the channel, call again before waiting) or -1
- * (failed). */
-static int read_all(cons_worker *w)
-{
-    for (unsigned n = 1;; n++) {
-        tp_msg m;
-        int rc = tp_read(w->ch, &m);
-        if (__builtin_expect(rc < 0, 0)) {
-            err_push("connection to %s:%s", w->cfg->opts.host, w->cfg->opts.port);
-            return cons_fail(w, NULL);
-        }
-        if ((rc & TP_READ_MSG) && on_msg(w, &m) < 0)
-            return -1;
-        /* Nothing more buffered: wait for the socket rather than try a read that would find
-         * it empty (ppoll returns at once when it is not). */
-        if (!(rc & TP_READ_MORE))
-            return 0;
-        if (n % CONS_READ_CHECK_EVERY == 0 && (clk_ns() >= w->tk.next_ns || sig_stop_requested()))
-            return 1;
-    }
-}
-
 /* ---- ticks ------------------------------------------------------------------------------- */
 
 int cons_tick_sends(cons_worker *w)
@@ -400,18 +364,6 @@ int cons_tick_sends(cons_worker *w)
     return 0;
 }
 
-static int on_tick(cons_worker *w, int64_t now)
-{
-    if (tp_tick(w->ch, (uint64_t)now) < 0) {
-        err_push("connection to %s:%s", w->cfg->opts.host, w->cfg->opts.port);
-        return cons_fail(w, NULL);
-    }
-    latbuf_poll(&w->t->lat);
-    if (clksync_due(&w->cs, now) && cons_send_clksync(w) < 0)
-        return cons_fail(w, "sending a clock offset request");
-    return cons_tick_sends(w);
-}
-
 /* True when the ticks have nothing to send: no item left to request, no posts or generic
  * messages to send. */
 bool cons_idle(const cons_worker *w)
@@ -424,94 +376,153 @@ bool cons_idle(const cons_worker *w)
     return !(w->post_n && w->cfg->posting_rate) && !(w->gen_n && w->cfg->opts.generic_msg_rate);
 }
 
-/* ---- connection -------------------------------------------------------------------------- */
+/* ---- the session driver's callbacks (bare mode) ----------------------------------------- */
 
-/* Sleeps up to ms milliseconds in short naps, handing over latency sets meanwhile; returns
- * early when a stop is requested. */
-static void nap(cons_worker *w, int ms)
+/* run_drv_ops.connecting: the line before each attempt. */
+static void on_connecting(void *arg)
 {
-    for (int i = 0; i < ms && !sig_stop_requested(); i += 50) {
-        latbuf_poll(&w->t->lat);
-        struct timespec ts = {0, 50 * 1000000};
-        nanosleep(&ts, NULL);
-    }
+    const cons_config *cfg = ((cons_worker *)arg)->cfg;
+    printf("\nAttempting to connect to server %s:%s...\n", cfg->opts.host, cfg->opts.port);
+    fflush(stdout);
 }
 
-/* Connects, retrying every second until the provider answers or a stop is requested; a
- * failure is printed when it differs from the previous attempt's (an unusable certificate is
- * named once, not every second) and kept for the summary. A failure that trying again cannot
- * heal (err_is_final: a host name that does not resolve, a certificate or a sub-protocol
- * refused) fails the thread at once, said on the console. Returns 0 with w->ch active, or -1
- * (stopped, or failed through cons_fail). */
-static int connect_channel(cons_worker *w)
+/* run_drv_ops.connect_failed: an attempt failed in a way that may heal (refused, reset): the
+ * reason is kept for the summary and printed when it differs from the previous attempt's (an
+ * unusable certificate is named once, not every second); the driver tries again a second
+ * later. */
+static void on_connect_failed(void *arg, run_drv_stage stage, const char *why, bool repeat)
 {
+    cons_worker *w = arg;
+    (void)stage;
+    snprintf(w->t->conn_error, sizeof(w->t->conn_error), "%s", why);
+    if (!repeat)
+        printf("Connection failed: %s\n", why);
+}
+
+/* run_drv_ops.connect_final: a failure that trying again cannot heal (a host name that does not
+ * resolve, a certificate or a sub-protocol refused): said on the console, and the run's failure
+ * text; the driver fails the thread at once. */
+static void on_connect_final(void *arg, run_drv_stage stage, const char *why)
+{
+    cons_worker *w = arg;
     const cons_config *cfg = w->cfg;
-    tp_opts o;
-    const run_link link = {.side = RUN_CLIENT, .protocol_type = TP_PROTOCOL_RWF};
-    run_conn_tp(&cfg->opts, &link, &o);
-    run_conn_errors errs = {0};
-    while (!sig_stop_requested()) {
-        printf("\nAttempting to connect to server %s:%s...\n", cfg->opts.host, cfg->opts.port);
-        fflush(stdout);
-        tp_channel *ch = NULL;
-        int rc = tp_connect(&o, &ch);
-        while (rc == 0 || rc == TP_PENDING || rc == TP_FD_CHANGE) {
-            if (sig_stop_requested())
-                break;
-            rc = tp_init(ch);
-            if (rc == TP_ACTIVE) {
-                w->ch = ch;
-                tp_info in;
-                if (tp_get_info(ch, &in) == 0) {
-                    snprintf(w->t->tls_version, sizeof(w->t->tls_version), "%s", in.tls_version);
-                    snprintf(w->t->tls_cipher, sizeof(w->t->tls_cipher), "%s", in.tls_cipher);
-                }
-                return 0;
-            }
-            if (rc < 0)
-                break;
-            struct pollfd p = {.fd = tp_fd(ch), .events = tp_events(ch)};
-            poll(&p, 1, 100);
-            latbuf_poll(&w->t->lat);
-        }
-        if (rc < 0) {
-            /* Read before anything else sets a text: whether trying again can heal it. */
-            bool final = err_is_final();
-            snprintf(w->t->conn_error, sizeof(w->t->conn_error), "%s", err_msg());
-            if (final) {
-                /* A name that does not resolve, a certificate or sub-protocol refused: the
-                 * next attempt would fail alike, so the run fails now. */
-                tp_close(ch);
-                printf("Error: connection to %s:%s cannot succeed: %s\n", cfg->opts.host,
-                       cfg->opts.port, w->t->conn_error);
-                fflush(stdout);
-                err_set("connection to %s:%s cannot succeed: %s", cfg->opts.host, cfg->opts.port,
-                        w->t->conn_error);
-                cons_fail(w, NULL);
-                return -1;
-            }
-            run_conn_error(&errs, "Connection failed: %s\n", err_msg());
-        }
-        tp_close(ch);
-        nap(w, 1000);
+    (void)stage;
+    snprintf(w->t->conn_error, sizeof(w->t->conn_error), "%s", why);
+    printf("Error: connection to %s:%s cannot succeed: %s\n", cfg->opts.host, cfg->opts.port,
+           w->t->conn_error);
+    fflush(stdout);
+    err_set("connection to %s:%s cannot succeed: %s", cfg->opts.host, cfg->opts.port,
+            w->t->conn_error);
+}
+
+/* run_drv_ops.up: the channel is active: its Channel Info, then the login request. */
+static int on_up(void *arg, run_drv_ch *c)
+{
+    cons_worker *w = arg;
+    const cons_config *cfg = w->cfg;
+    w->ch = c->ch;
+    tp_info in;
+    if (tp_get_info(w->ch, &in) == 0) {
+        snprintf(w->t->tls_version, sizeof(w->t->tls_version), "%s", in.tls_version);
+        snprintf(w->t->tls_cipher, sizeof(w->t->tls_cipher), "%s", in.tls_cipher);
     }
-    return -1;
+    run_channel_info(stdout, w->ch);
+    fflush(stdout);
+    if (cons_json_start(w) < 0)
+        return cons_fail(w, NULL);
+    if (cfg->opts.high_water_mark > 0)
+        tp_set_high_water_mark(w->ch, (uint32_t)cfg->opts.high_water_mark);
+    if (cons_send_login(w) < 0)
+        return cons_fail(w, "sending the login request");
+    cons_print_msg_sizes(w);
+    return 0;
+}
+
+/* run_drv_ops.msg: one message off the channel: RWF, or a JSON frame. */
+static int on_msg(void *arg, run_drv_ch *c, const tp_msg *m)
+{
+    cons_worker *w = arg;
+    (void)c;
+    if (__builtin_expect(w->json, 0))
+        return cons_json_frame(w, m) < 0 ? RUN_DRV_FAILED : 0;
+    return cons_on_rwf(w, m->data, m->len) < 0 ? RUN_DRV_FAILED : 0;
+}
+
+/* run_drv_ops.tick: a clock offset request when one is due, then the tick's requests, posts
+ * and generic messages (the driver then runs the channel's pings). */
+static int on_tick(void *arg, const tick *t, int64_t now)
+{
+    cons_worker *w = arg;
+    (void)t;
+    if (clksync_due(&w->cs, now) && cons_send_clksync(w) < 0)
+        return cons_fail(w, "sending a clock offset request");
+    return cons_tick_sends(w);
+}
+
+/* run_drv_ops.idle: the ticks have nothing to send. */
+static bool on_idle(void *arg)
+{
+    return cons_idle(arg);
+}
+
+/* run_drv_ops.down: the channel is closing. Lost (a read, a flush or the pings failed), it fails
+ * the thread with the reason; closed at the end of the run (why NULL), nothing to say. */
+static void on_down(void *arg, run_drv_ch *c, const char *why)
+{
+    cons_worker *w = arg;
+    (void)c;
+    w->ch = NULL;
+    if (!why)
+        return;
+    err_set("%s", why);
+    err_push("connection to %s:%s", w->cfg->opts.host, w->cfg->opts.port);
+    cons_fail(w, NULL);
 }
 
 /* ---- the thread -------------------------------------------------------------------------- */
 
-static int worker_init(cons_worker *w, cons_thread *t)
+/* The fields the driver's set-up needs, and the driver: the bare mode's callbacks with the
+ * client's connection settings (run_conn_tp); in the Reactor modes only its failure path.
+ * Returns 0, or -1 with err_msg() set (no memory). */
+static int drv_init(cons_worker *w, cons_thread *t)
 {
-    memset(w, 0, sizeof(*w));
+    static const run_drv_ops bare = {.tick = on_tick,
+                                     .up = on_up,
+                                     .msg = on_msg,
+                                     .down = on_down,
+                                     .connecting = on_connecting,
+                                     .connect_failed = on_connect_failed,
+                                     .connect_final = on_connect_final,
+                                     .idle = on_idle};
     w->t = t;
     w->run = t->run;
     w->cfg = t->run->cfg;
+    w->watchlist = w->cfg->watchlist;
+    w->reactor = w->cfg->opts.reactor || w->watchlist;
+    if (!w->reactor) {
+        const run_link link = {.side = RUN_CLIENT, .protocol_type = TP_PROTOCOL_RWF};
+        run_conn_tp(&w->cfg->opts, &link, &w->conn);
+    }
+    const run_drv_cfg dc = {.tool = w,
+                            .ops = &bare, /* the Reactor modes run their own loop */
+                            .tick_rate = (uint32_t)w->cfg->opts.tick_rate,
+                            .tk = &w->tk,
+                            .lat = &t->lat,
+                            .fail = &t->fail,
+                            .connect = w->reactor ? NULL : &w->conn,
+                            .idle_wait_ns = CONS_IDLE_WAIT_NS};
+    return run_drv_init(&w->drv, &dc);
+}
+
+/* The rest of the worker (drv_init set its thread and configuration). Returns 0, or -1 with
+ * err_msg() set. */
+static int worker_init(cons_worker *w)
+{
+    cons_thread *t = w->t;
     w->nano = w->cfg->opts.nano_time;
     w->unit_ns = w->nano ? 1 : 1000;
     w->multi = t->run->thread_count > 1;
     w->dict = t->run->dict;
-    w->watchlist = w->cfg->watchlist;
-    w->reactor = w->cfg->opts.reactor || w->watchlist;
     clksync_start(&w->cs, w->reactor ? CLKSYNC_UNSUPPORTED : CLKSYNC_OFF, 0);
     if (w->dict)
         w->dict_have = CONS_HAVE_BOTH;
@@ -541,10 +552,9 @@ static int worker_init(cons_worker *w, cons_thread *t)
     return 0;
 }
 
+/* Frees what worker_init made (the driver closed the channel). */
 static void worker_free(cons_worker *w)
 {
-    tp_close(w->ch);
-    w->ch = NULL;
     cons_json_free(w);
     rwf_dict_free(w->own_dict);
     free(w->items);
@@ -552,88 +562,25 @@ static void worker_free(cons_worker *w)
     free(w->gen_ring);
 }
 
-/* The session: from the active channel until the run stops or the channel fails. */
-static void run_session(cons_worker *w)
-{
-    const cons_config *cfg = w->cfg;
-    run_channel_info(stdout, w->ch);
-    fflush(stdout);
-    if (cons_json_start(w) < 0) {
-        cons_fail(w, NULL);
-        return;
-    }
-    if (cfg->opts.high_water_mark > 0)
-        tp_set_high_water_mark(w->ch, (uint32_t)cfg->opts.high_water_mark);
-    if (cons_send_login(w) < 0) {
-        cons_fail(w, "sending the login request");
-        return;
-    }
-    cons_print_msg_sizes(w);
-    tick_tighten_slack();
-    int64_t now = clk_ns();
-    if (tick_init(&w->tk, (uint32_t)cfg->opts.tick_rate,
-                  now + CLK_NS_PER_SEC / cfg->opts.tick_rate) < 0) {
-        cons_fail(w, NULL);
-        return;
-    }
-    int more = tp_read_ready(w->ch); /* messages may still be buffered in the channel */
-    while (!sig_stop_requested()) {
-        now = clk_ns();
-        if (tick_poll(&w->tk, now)) {
-            if (on_tick(w, now) < 0)
-                return;
-            continue;
-        }
-        if (more) {
-            if ((more = read_all(w)) < 0)
-                return;
-            continue;
-        }
-        int64_t wait = tick_wait_ns(&w->tk, now);
-        if (wait < CONS_IDLE_WAIT_NS && cons_idle(w))
-            wait = CONS_IDLE_WAIT_NS;
-        struct timespec ts = clk_timespec(wait);
-        short ev = POLLIN;
-        if (tp_queued(w->ch))
-            ev |= POLLOUT;
-        struct pollfd p = {.fd = tp_fd(w->ch), .events = ev};
-        int rc = ppoll(&p, 1, &ts, NULL);
-        if (rc < 0) {
-            if (errno == EINTR)
-                continue;
-            err_set_errno(errno, "ppoll");
-            cons_fail(w, NULL);
-            return;
-        }
-        if (rc == 0)
-            continue;
-        if ((p.revents & (POLLIN | POLLERR | POLLHUP)) && (more = read_all(w)) < 0)
-            return;
-        latbuf_poll(&w->t->lat);
-        if ((p.revents & POLLOUT) && tp_flush(w->ch) < 0) {
-            cons_fail(w, "flushing");
-            return;
-        }
-    }
-}
-
 void *cons_thread_main(void *arg)
 {
     cons_thread *t = arg;
-    cons_worker *w = malloc(sizeof(*w));
-    if (!w) {
-        err_set("out of memory for the consumer thread");
+    cons_worker *w = calloc(1, sizeof(*w));
+    if (!w || drv_init(w, t) != 0) {
+        if (!w)
+            err_set("out of memory for the consumer thread");
         run_fail_stop(&t->fail, NULL);
-    } else if (worker_init(w, t) < 0 || cpu_bind(&t->cpu) < 0) {
+    } else if (worker_init(w) < 0 || cpu_bind(&t->cpu) < 0) {
         cons_fail(w, NULL);
     } else if (w->reactor) {
         cons_rx_run(w);
-    } else if (connect_channel(w) == 0) {
-        run_session(w);
+    } else {
+        run_drv_run(&w->drv); /* until the run stops or the thread fails */
     }
     if (w) {
         atomic_store_explicit(&t->decode_sum, w->decode_sum, memory_order_relaxed);
         t->clksync = w->cs;
+        run_drv_free(&w->drv);
         worker_free(w);
         free(w);
     }

@@ -1,12 +1,14 @@
 /*
- * The state of one consumer thread's session, private to the thread (thread.c runs it,
- * send.c writes its requests, posts and generic messages, admin.c handles the login,
- * directory and dictionary streams). Only the worker touches it.
+ * The state of one consumer thread's session, private to the thread (thread.c runs it on the
+ * session driver, cons_rx.c in the Reactor modes; send.c writes its requests, posts and generic
+ * messages, admin.c handles the login, directory and dictionary streams). Only the worker
+ * touches it.
  */
 #ifndef RWFPERF_CONS_WORKER_H
 #define RWFPERF_CONS_WORKER_H
 
 #include "cons.h"
+#include "run_drv.h"
 #include "rx.h"
 #include "run_json.h"
 #include "tick.h"
@@ -36,15 +38,17 @@ typedef struct cons_worker {
     cons_thread *t;
     const cons_run *run;
     const cons_config *cfg;
-    tp_channel *ch; /* the bare channel; NULL in the reactor modes */
+    run_drv drv;    /* the thread's loop: ticks, waiting, reading, failures (docs/driver.md) */
+    tp_opts conn;   /* bare mode: the client's connection settings (run_conn_tp) */
+    tp_channel *ch; /* the bare channel while it is up; NULL in the reactor modes */
 
     /* Reactor modes (-reactor, -watchlist): the thread's reactor and its channel. */
     bool reactor, watchlist;
     rx_reactor *rx;
     rx_chan *rch;
     bool rx_was_up; /* the Reactor's channel came up at least once */
-    tp_buf *tb; /* the buffer being written (bare) */
-    rx_buf *rb; /* the buffer being written (reactor) */
+    tp_buf *tb;     /* the buffer being written (bare) */
+    rx_buf *rb;     /* the buffer being written (reactor) */
 
     /* Tunnel stream (-tunnel): item traffic goes inside it while it is open. */
     bool tunnel_supported; /* the service lists capability 127 */
@@ -88,7 +92,7 @@ typedef struct cons_worker {
     uint32_t gen_n, gen_next;
 
     /* Time */
-    tick tk;
+    tick tk;               /* the driver's schedule (run_drv_cfg.tk) */
     bool nano;             /* stamps in ns (-nanoTime), else us */
     int64_t unit_ns;       /* ns per stamp unit: 1 or 1000 */
     int64_t image_end_ns;  /* this thread's images all in (0: not yet) */
@@ -114,8 +118,9 @@ struct cons_jmsg;
 
 /* ---- thread.c ---------------------------------------------------------------------------- */
 
-/* Records the worker's failure: err_msg() (with `what` as context when not NULL) becomes the
- * thread's error text, the failed flag is raised and the run is asked to stop. Returns -1. */
+/* Records the worker's failure through its driver (run_drv_fail): err_msg() (with `what` as
+ * context when not NULL) becomes the thread's error text, the thread is marked failed (its loop
+ * ends) and the run is asked to stop. Returns -1 (RUN_DRV_FAILED). */
 int cons_fail(cons_worker *w, const char *what);
 
 /* Handles one received item message (stream >= 5): counts, decodes, measures. Returns 0, or
