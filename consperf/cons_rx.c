@@ -6,8 +6,9 @@
  * channel: the layer sends the reactor's default login request (user name, ApplicationId "256",
  * ApplicationName "eta", Position; no Role), the directory request (filter 0x07; the watchlist
  * asks 0x3F), and with -reactor the dictionary requests when the files were not found. The
- * thread's tick loop is the bare mode's (requests, posts, generic messages), written through the
- * layer's buffers; in between it waits on the reactor and dispatches its events to ConsPerf's
+ * thread runs the session driver's loop (common/run/run_drv.h) over the reactor: on each tick
+ * the bare mode's sends (requests, posts, generic messages), written through the layer's
+ * buffers; in between the driver waits on the reactor and dispatches its events to ConsPerf's
  * handlers. Console lines are the original's: "Connected Channel <fd> active. ...", "Requested
  * service '<name>' not up. Waiting for service to be up..." when the channel is ready before the
  * service, the channel-down lines. As in the original, a connection lost before the service was
@@ -21,19 +22,13 @@
 #include "payload.h"
 #include "worker.h"
 
-#include "clk.h"
 #include "err.h"
 #include "run_chan.h"
 #include "run_drv.h"
 #include "run_host.h"
-#include "sig.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-
-/* Events handled per rx_dispatch call before the loop looks at its ticks again. */
-#define CONS_RX_DISPATCH 256
 
 static int on_channel(rx_chan *ch, rx_event ev, const char *text)
 {
@@ -182,53 +177,40 @@ static int open_channel(cons_worker *w)
     return w->wsb ? cons_wsb_open_standby(w, &co, &role) : 0;
 }
 
-/* Waits for the reactor until the next tick is due and dispatches what it has. Returns 0, or
- * -1 when a handler failed the thread. */
-static int wait_and_dispatch(cons_worker *w, int64_t now)
+/* run_drv_ops.tick: the tick's requests, posts and generic messages. */
+static int on_tick(void *arg, const tick *t, int64_t now)
 {
-    int64_t wait = tick_wait_ns(&w->tk, now);
-    if (wait < CONS_IDLE_WAIT_NS && cons_idle(w))
-        wait = CONS_IDLE_WAIT_NS;
-    if (rx_wait(w->rx, wait) < 0 && errno != EINTR)
-        return cons_fail(w, "waiting for the reactor");
-    int n;
-    do {
-        n = rx_dispatch(w->rx, CONS_RX_DISPATCH);
-    } while (n == CONS_RX_DISPATCH && clk_ns() < w->tk.next_ns && !sig_stop_requested());
-    if (n < 0) {
-        /* A handler already recorded its failure; anything else is the layer's. */
-        if (run_fail_status(&w->t->fail) == RUN_EXIT_OK)
-            cons_fail(w, "the reactor");
-        return -1;
-    }
-    latbuf_poll(&w->t->lat);
-    return 0;
+    (void)t;
+    (void)now;
+    return cons_tick_sends(arg);
 }
 
-void cons_rx_run(cons_worker *w)
+/* run_drv_ops.idle: the ticks have nothing to send. */
+static bool on_idle(void *arg)
 {
-    const cons_config *cfg = w->cfg;
-    if (open_channel(w) == 0) {
-        tick_tighten_slack();
-        int64_t now = clk_ns();
-        if (tick_init(&w->tk, (uint32_t)cfg->opts.tick_rate,
-                      now + CLK_NS_PER_SEC / cfg->opts.tick_rate) < 0)
-            cons_fail(w, NULL);
-        while (!sig_stop_requested()) {
-            now = clk_ns();
-            if (tick_poll(&w->tk, now)) {
-                latbuf_poll(&w->t->lat);
-                if (cons_tick_sends(w) < 0)
-                    break;
-                continue;
-            }
-            if (wait_and_dispatch(w, now) < 0)
-                break;
-        }
-    }
+    return cons_idle(arg);
+}
+
+/* run_drv_ops.end: before the reactor goes, the tunnel stream is closed and warm standby's
+ * figures are taken. */
+static void on_end(void *arg)
+{
+    cons_worker *w = arg;
     cons_tun_close(w);
     if (w->wsb)
         cons_wsb_end(w);
+}
+
+const run_drv_ops cons_rx_ops = {.tick = on_tick, .idle = on_idle, .end = on_end};
+
+void cons_rx_run(cons_worker *w)
+{
+    if (open_channel(w) == 0) {
+        run_drv_use_reactor(&w->drv, w->rx);
+        run_drv_run(&w->drv); /* until the run stops or the thread fails */
+    } else {
+        on_end(w);
+    }
     rx_destroy(w->rx);
     w->rx = NULL;
     w->rch = NULL;

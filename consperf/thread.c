@@ -7,8 +7,8 @@
  * The loop is the session driver's (common/run/run_drv.h, docs/driver.md): this file is the
  * table of callbacks of the bare mode (a connection attempt and its failure, the channel up, a
  * message, a tick, the channel down) and the item handling every mode shares; the Reactor
- * modes run their own loop (cons_rx.c), failing through the driver. The per-message path (on_msg,
- * cons_on_rwf, cons_on_item) allocates nothing, takes no lock and prints nothing.
+ * modes' table is in cons_rx.c. The per-message path (on_msg, cons_on_rwf, cons_on_item)
+ * allocates nothing, takes no lock and prints nothing.
  */
 #include "jdecode.h"
 #include "payload.h"
@@ -482,8 +482,8 @@ static void on_down(void *arg, run_drv_ch *c, const char *why)
 /* ---- the thread -------------------------------------------------------------------------- */
 
 /* The fields the driver's set-up needs, and the driver: the bare mode's callbacks with the
- * client's connection settings (run_conn_tp); in the Reactor modes only its failure path.
- * Returns 0, or -1 with err_msg() set (no memory). */
+ * client's connection settings (run_conn_tp), or the Reactor modes' (cons_rx.c), which give it
+ * their reactor later. Returns 0, or -1 with err_msg() set (no memory). */
 static int drv_init(cons_worker *w, cons_thread *t)
 {
     static const run_drv_ops bare = {.tick = on_tick,
@@ -504,7 +504,7 @@ static int drv_init(cons_worker *w, cons_thread *t)
         run_conn_tp(&w->cfg->opts, &link, &w->conn);
     }
     const run_drv_cfg dc = {.tool = w,
-                            .ops = &bare, /* the Reactor modes run their own loop */
+                            .ops = w->reactor ? &cons_rx_ops : &bare,
                             .tick_rate = (uint32_t)w->cfg->opts.tick_rate,
                             .tk = &w->tk,
                             .lat = &t->lat,

@@ -257,8 +257,12 @@ void cons_tun_sample(cons_worker *w);
 
 /* ---- cons_rx.c ---------------------------------------------------------------------------- */
 
-/* The session in the reactor modes: the reactor and its channel, then the tick loop, until the
- * run stops or the connection is lost after the service was found. Failures go to cons_fail(). */
+/* The driver's callbacks in the reactor modes (ticks, idleness, the end). */
+extern const run_drv_ops cons_rx_ops;
+
+/* The session in the reactor modes: the reactor and its channel, then the driver's loop over
+ * it, until the run stops or the connection is lost after the service was found. Failures go to
+ * cons_fail(). */
 void cons_rx_run(cons_worker *w);
 
 #endif
