@@ -227,13 +227,15 @@ static void fill(rd *r)
 /* Sends wire bytes [sent, upto) in pieces of piece bytes, filling after each. */
 static void send_upto(rd *r, size_t upto, size_t piece)
 {
+    /* idle counts the sends in a row that the socket took nothing of */
     for (unsigned idle = 0; !r->done && r->sent < upto; idle++) {
         CHECK(idle < 100000, "the reader takes no more bytes (%zu of %zu sent)", r->sent, upto);
         size_t n = upto - r->sent < piece ? upto - r->sent : piece;
         ssize_t w = send(r->peer, wire + r->sent, n, MSG_NOSIGNAL);
-        if (w > 0)
+        if (w > 0) {
             r->sent += (size_t)w;
-        else if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+            idle = 0;
+        } else if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
             r->done = 1;
         fill(r);
     }
