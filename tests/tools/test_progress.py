@@ -156,7 +156,7 @@ def cons_on_terminal(cwd, port):
     steady = [l for l in lines if l.startswith(b"ConsPerf") and b"steady state" in l
               and b"p99 -" not in l and b"images 100/100" in l
               and not l.endswith(b"| 0 upd/s")]
-    check(any(re.search(rb"\| [1-9][\d,]* upd/s \| p99 \d+ us \| images 100/100$", l)
+    check(any(re.search(rb"\| [1-9][\d,]* upd/s \| p99 (\d+ us|[\d.]+ ms) \| images 100/100$", l)
               for l in steady),
           "ConsPerf: in the steady state, a rate, the p99 so far and every image",
           repr(lines[-3:]))
@@ -244,7 +244,7 @@ def transportperf(cwd):
     srv_out, srv_err = srv.communicate(timeout=30)
     lines = draws(err, "TransportPerf")
     check(any(re.match(rb"^TransportPerf \d+ s \| \d+ s left \| sent [1-9][\d,]* msgs/s \| "
-                       rb"received [1-9][\d,]* msgs/s \| rtt p99 \d+ us$", l) for l in lines),
+                       rb"received [1-9][\d,]* msgs/s \| rtt p99 (\d+ us|[\d.]+ ms)$", l) for l in lines),
           f"TransportPerf client: rates and the round trip's p99 (status {rc})",
           repr(lines[-3:]) + repr(err[-300:]))
     check(no_progress(srv_out) and no_progress(srv_err),
