@@ -113,17 +113,7 @@ static void progress(tperf_app *R, const run_loop *loop, run_prog_rate *sent, ru
     char a[32];
     run_prog_text t;
     run_prog_start(&t, "TransportPerf", now - loop->start_ns);
-    if (loop->has_end)
-        run_prog_add(&t, "%lld s left",
-                     loop->end_ns > now
-                         ? (long long)((loop->end_ns - now + CLK_NS_PER_SEC - 1) / CLK_NS_PER_SEC)
-                         : 0LL);
-    if (loop->srv) {
-        int open = 0;
-        for (int i = 0; i < loop->n_to; i++)
-            open += atomic_load_explicit(&loop->to[i]->open, memory_order_relaxed);
-        run_prog_add(&t, "%d channel%s", open, open == 1 ? "" : "s");
-    }
+    run_loop_prog(loop, &t, now);
     run_prog_add(&t, "sent %s msgs/s",
                  run_prog_count(a, sizeof(a), (uint64_t)run_prog_rate_next(sent, s, now)));
     run_prog_add(&t, "received %s msgs/s",

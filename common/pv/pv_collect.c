@@ -117,17 +117,7 @@ static void progress(pv_collect *c, const run_loop *loop, run_prog_rate *r)
     char a[32], b[32];
     run_prog_text t;
     run_prog_start(&t, c->spec.tool, now - loop->start_ns);
-    if (loop->has_end)
-        run_prog_add(&t, "%lld s left",
-                     loop->end_ns > now
-                         ? (long long)((loop->end_ns - now + CLK_NS_PER_SEC - 1) / CLK_NS_PER_SEC)
-                         : 0LL);
-    if (loop->srv) {
-        int open = 0;
-        for (int i = 0; i < loop->n_to; i++)
-            open += atomic_load_explicit(&loop->to[i]->open, memory_order_relaxed);
-        run_prog_add(&t, "%d channel%s", open, open == 1 ? "" : "s");
-    }
+    run_loop_prog(loop, &t, now);
     run_prog_add(&t, "%s upd/s",
                  run_prog_count(a, sizeof(a), (uint64_t)run_prog_rate_next(r, updates, now)));
     run_prog_add(&t, "images sent %s", run_prog_count(a, sizeof(a), images));

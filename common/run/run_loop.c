@@ -1,6 +1,7 @@
 #include "run_loop.h"
 
 #include "clk.h"
+#include "run_prog.h"
 #include "sig.h"
 
 #include <errno.h>
@@ -68,4 +69,19 @@ int run_loop_next(run_loop *l)
         return RUN_LOOP_SECOND;
     l->since = 0;
     return RUN_LOOP_INTERVAL;
+}
+
+void run_loop_prog(const run_loop *l, struct run_prog_text *t, int64_t now)
+{
+    if (l->has_end)
+        run_prog_add(t, "%lld s left",
+                     l->end_ns > now
+                         ? (long long)((l->end_ns - now + CLK_NS_PER_SEC - 1) / CLK_NS_PER_SEC)
+                         : 0LL);
+    if (l->srv) {
+        int open = 0;
+        for (int i = 0; i < l->n_to; i++)
+            open += atomic_load_explicit(&l->to[i]->open, memory_order_relaxed);
+        run_prog_add(t, "%d channel%s", open, open == 1 ? "" : "s");
+    }
 }

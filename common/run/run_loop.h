@@ -58,4 +58,11 @@ void run_loop_serve(run_loop *l, tp_server *srv, run_handoff *const *to, int n,
  * waiting once the run time has passed, RUN_LOOP_STOP as soon as a stop is requested. */
 int run_loop_next(run_loop *l);
 
+struct run_prog_text;
+
+/* Adds what the loop knows to a progress line (run_prog.h), as of now (clk_ns()): the whole
+ * seconds of run time left, when the run has an end, and the channels open across the
+ * hand-overs, when the loop serves. */
+void run_loop_prog(const run_loop *l, struct run_prog_text *t, int64_t now);
+
 #endif
