@@ -45,9 +45,11 @@
  * exactly the bytes the writes took, in order, no record holding more than 16 KiB; a failed
  * write (TLS 1.2 at the limit) says why and nothing follows it on the wire.
  *
- * Speed: the key sets are made once per configuration and copied for each input, the reader's
- * channel and the sealer's socketpair are kept from one input to the next (the reader's
- * socketpair is new each time: its peer ends it).
+ * Speed: the key sets are made once per configuration and key-update generation and kept: the
+ * code under test gets a copy of the first, the peer uses them in place and follows a key
+ * update by taking the next generation's (no derivation); the reader's channel and the
+ * sealer's socketpair are kept from one input to the next (the reader's socketpair is new
+ * each time: its peer ends it).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -148,26 +150,96 @@ static tp_tls_gcm code_of(uint8_t cfg)
     }
 }
 
-/* Keys of the configuration in byte 0 (its bits 0-3), sealing (enc) or opening, with the code
- * under test or, for the peer, OpenSSL's, the next record's sequence number seq. Each set is
- * made once (tp_tls_keys_init_test: a cipher fetched and keyed, TLS 1.3 keys derived, which
- * cost more than most inputs); an input gets a copy with a cipher context of its own. */
-static void make_keys(tp_tls_keys *k, uint8_t cfg, int enc, int peer, uint64_t seq)
+/* The key sets of the configuration in byte 0 (its bits 0-3), sealing (enc) or opening, with
+ * the code under test or, for the peer, OpenSSL's: generation 0 from the fixed secret and
+ * each later one the key update of the one before (TLS 1.3). Each set is made once, when first
+ * needed (tp_tls_keys_init_test or tp_tls_keys_update on a copy: a cipher fetched and keyed,
+ * keys derived, which cost more than most inputs) and kept; past MAX_GEN generations there is
+ * none (NULL). */
+#define MAX_GEN 256
+static tp_tls_keys *key_set(uint8_t cfg, int enc, int peer, uint32_t gen)
 {
-    static tp_tls_keys made[2][2][16];
-    tp_tls_keys *t = &made[enc != 0][peer != 0][cfg & 15];
-    if (!t->cx) {
+    static tp_tls_keys *made[2][2][16][MAX_GEN];
+    if (gen >= MAX_GEN)
+        return NULL;
+    tp_tls_keys **t = &made[enc != 0][peer != 0][cfg & 15][gen];
+    if (*t)
+        return *t;
+    tp_tls_keys *k = malloc(sizeof(*k));
+    CHECK(k, "out of memory");
+    if (gen == 0) {
         int v13 = cfg & 1, big = cfg >> 1 & 1;
         size_t key_len = big ? 32 : 16;
         size_t slen = v13 ? (big ? 48 : 32) : key_len + 4;
         tp_tls_gcm gcm = peer ? TP_TLS_GCM_OPENSSL : code_of(cfg);
-        CHECK(tp_tls_keys_init_test(t, enc, v13, key_len, secret, slen, 0, gcm) == 0, "keys: %s",
+        CHECK(tp_tls_keys_init_test(k, enc, v13, key_len, secret, slen, 0, gcm) == 0, "keys: %s",
               err_msg());
+    } else {
+        const tp_tls_keys *prev = key_set(cfg, enc, peer, gen - 1);
+        *k = *prev;
+        k->cx = EVP_CIPHER_CTX_new();
+        CHECK(k->cx && EVP_CIPHER_CTX_copy(k->cx, prev->cx) == 1,
+              "keys: the cipher context not copied");
+        CHECK(tp_tls_keys_update(k) == 0, "keys: update %u: %s", gen, err_msg());
     }
+    return *t = k;
+}
+
+/* The keys of the code under test (peer 0) as a copy of their first set, with a cipher
+ * context of its own (the reader or sealer takes it over), the next record's sequence number
+ * seq. */
+static void make_keys(tp_tls_keys *k, uint8_t cfg, int enc, uint64_t seq)
+{
+    const tp_tls_keys *t = key_set(cfg, enc, 0, 0);
     *k = *t;
     k->cx = EVP_CIPHER_CTX_new();
     CHECK(k->cx && EVP_CIPHER_CTX_copy(k->cx, t->cx) == 1, "keys: the cipher context not copied");
     k->seq = seq;
+}
+
+/* The peer's keys (OpenSSL's AES-GCM), which it follows through key updates: the kept set of
+ * each generation, used in place (one input at a time uses them), and past MAX_GEN a set of its
+ * own, updated as it goes (freed by peer_keys_done). */
+typedef struct peer_keys {
+    tp_tls_keys *k; /* the keys in use */
+    tp_tls_keys own;
+    uint8_t cfg;
+    int enc;
+} peer_keys;
+
+static void peer_keys_init(peer_keys *p, uint8_t cfg, int enc, uint64_t seq)
+{
+    p->cfg = cfg;
+    p->enc = enc;
+    p->own.cx = NULL;
+    p->k = key_set(cfg, enc, 1, 0);
+    p->k->seq = seq;
+}
+
+/* The peer's key update: the next generation's set. 0 or TP_EFAIL. */
+static int peer_keys_update(peer_keys *p)
+{
+    uint32_t gen = p->k->generation + 1;
+    tp_tls_keys *next = key_set(p->cfg, p->enc, 1, gen);
+    if (next) {
+        next->seq = 0;
+        p->k = next;
+        return 0;
+    }
+    if (p->k != &p->own) {
+        p->own = *p->k;
+        p->own.cx = EVP_CIPHER_CTX_new();
+        CHECK(p->own.cx && EVP_CIPHER_CTX_copy(p->own.cx, p->k->cx) == 1,
+              "keys: the cipher context not copied");
+        p->k = &p->own;
+    }
+    return tp_tls_keys_update(p->k);
+}
+
+static void peer_keys_done(peer_keys *p)
+{
+    if (p->own.cx)
+        tp_tls_keys_clear(&p->own);
 }
 
 /* ---- the reader ------------------------------------------------------------------------- */
@@ -276,9 +348,10 @@ static void run_reader(uint8_t cfg, in *i)
     fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
     r.ch = ch;
     uint64_t seq = cfg & 0x10 ? UINT64_MAX - 4 : 0;
-    tp_tls_keys mine, peer;
-    make_keys(&mine, cfg, 0, 0, seq);
-    make_keys(&peer, cfg, 1, 1, seq);
+    tp_tls_keys mine;
+    peer_keys peer;
+    make_keys(&mine, cfg, 0, seq);
+    peer_keys_init(&peer, cfg, 1, seq);
     CHECK(tp_tls_rx_new_test(&mine, &r.rx) == 0, "reader: %s", err_msg());
     const int v13 = cfg & 1;
     while (i->left && !r.done) {
@@ -305,14 +378,14 @@ static void run_reader(uint8_t cfg, in *i)
             } else {
                 r.exact = 0; /* a control record may end the channel */
             }
-            r.pending += ts_tlsrec_seal(&peer, type, content, n, pad, at);
+            r.pending += ts_tlsrec_seal(peer.k, type, content, n, pad, at);
             break;
         }
         case 2: {
             uint8_t ku[5] = {24, 0, 0, 1, (uint8_t)(u8(i) & 1)};
-            r.pending += ts_tlsrec_seal(&peer, TP_TLS_CT_HANDSHAKE, ku, 5, 0, at);
+            r.pending += ts_tlsrec_seal(peer.k, TP_TLS_CT_HANDSHAKE, ku, 5, 0, at);
             if (v13)
-                CHECK(tp_tls_keys_update(&peer) == 0, "peer update");
+                CHECK(peer_keys_update(&peer) == 0, "peer update");
             else
                 r.exact = 0;
             break;
@@ -324,14 +397,14 @@ static void run_reader(uint8_t cfg, in *i)
             content[2] = (uint8_t)(n >> 8);
             content[3] = (uint8_t)n;
             bytes(i, content + 4, n);
-            r.pending += ts_tlsrec_seal(&peer, TP_TLS_CT_HANDSHAKE, content, 4 + n, 0, at);
+            r.pending += ts_tlsrec_seal(peer.k, TP_TLS_CT_HANDSHAKE, content, 4 + n, 0, at);
             if (!v13 && n)
                 r.exact = 0;
             break;
         }
         case 4: {
             uint8_t alert[2] = {u8(i), u8(i)};
-            r.pending += ts_tlsrec_seal(&peer, TP_TLS_CT_ALERT, alert, 2, 0, at);
+            r.pending += ts_tlsrec_seal(peer.k, TP_TLS_CT_ALERT, alert, 2, 0, at);
             r.exact = 0;
             break;
         }
@@ -373,7 +446,7 @@ static void run_reader(uint8_t cfg, in *i)
               r.nexpect);
     }
     tp_tls_rx_free(r.rx);
-    tp_tls_keys_clear(&peer);
+    peer_keys_done(&peer);
     close(sv[0]);
     close(sv[1]);
 }
@@ -383,8 +456,8 @@ static void run_reader(uint8_t cfg, in *i)
 typedef struct wr {
     tp_tls_tx *tx;
     int fd, peer;
-    tp_tls_keys k; /* the peer's */
-    size_t have;   /* wire bytes received, not yet opened */
+    peer_keys k; /* the peer's */
+    size_t have; /* wire bytes received, not yet opened */
     size_t nwritten, nread;
     int failed;
 } wr;
@@ -399,15 +472,15 @@ static void drain(wr *w)
     for (;;) {
         uint8_t type = 0, *c = NULL;
         size_t len = 0;
-        long r = ts_tlsrec_open(&w->k, wire + off, w->have - off, &type, &c, &len);
-        CHECK(r >= 0, "the peer cannot open record %llu of key %u", (unsigned long long)w->k.seq,
-              w->k.generation);
+        long r = ts_tlsrec_open(w->k.k, wire + off, w->have - off, &type, &c, &len);
+        CHECK(r >= 0, "the peer cannot open record %llu of key %u", (unsigned long long)w->k.k->seq,
+              w->k.k->generation);
         if (r == 0)
             break;
         CHECK(len <= 16384, "a record of %zu bytes of content", len);
         if (type == TP_TLS_CT_HANDSHAKE) {
-            CHECK(w->k.v13 && len == 5 && c[0] == 24 && c[4] == 0, "a handshake record");
-            CHECK(tp_tls_keys_update(&w->k) == 0, "peer update");
+            CHECK(w->k.k->v13 && len == 5 && c[0] == 24 && c[4] == 0, "a handshake record");
+            CHECK(peer_keys_update(&w->k) == 0, "peer update");
         } else if (type == TP_TLS_CT_DATA) {
             CHECK(w->nread + len <= w->nwritten && memcmp(c, expect + w->nread, len) == 0,
                   "the peer read bytes that were not written");
@@ -464,8 +537,8 @@ static void run_sealer(uint8_t cfg, in *i)
     w.peer = sv[1];
     uint64_t seq = cfg & 0x10 ? TP_TLS_GCM_RECORD_LIMIT - 4 : 0;
     tp_tls_keys k;
-    make_keys(&k, cfg, 1, 0, seq);
-    make_keys(&w.k, cfg, 0, 1, seq);
+    make_keys(&k, cfg, 1, seq);
+    peer_keys_init(&w.k, cfg, 0, seq);
     CHECK(tp_tls_tx_new_test(&k, &w.tx) == 0, "sealer: %s", err_msg());
     int closed = 0;
     while (i->left && !w.failed && !closed) {
@@ -516,7 +589,7 @@ static void run_sealer(uint8_t cfg, in *i)
         CHECK(w.have == before, "a record after the failed write");
     }
     tp_tls_tx_free(w.tx);
-    tp_tls_keys_clear(&w.k);
+    peer_keys_done(&w.k);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
