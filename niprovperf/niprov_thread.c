@@ -56,6 +56,7 @@ static int activate(niprov_thread *th)
         return -1;
     pv_out_init(&s->out, s->ch, (uint32_t)cfg->pv.max_pack_count, (uint32_t)cfg->pv.pack_buf_size,
                 cfg->pv.opts.direct_write ? TP_WRITE_DIRECT : 0);
+    pv_burst_set_hwm(s->ch, cfg->pv.opts.high_water_mark);
     s->active_ns = clk_ns();
     th->active = true;
 

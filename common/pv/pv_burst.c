@@ -166,6 +166,12 @@ int pv_burst_refreshes(pv_sess *s, const pv_feed *f, pv_stats *st)
     return rc < 0 ? rc : 0;
 }
 
+void pv_burst_set_hwm(tp_channel *ch, int opt_hwm)
+{
+    if (opt_hwm <= 0)
+        tp_set_high_water_mark(ch, PV_BURST_HWM);
+}
+
 int pv_burst_tick(pv_sess *s, const pv_feed *f, const pv_rates *r, pv_stats *st, const tick *t)
 {
     if (tick_deadline(t) < s->active_ns)

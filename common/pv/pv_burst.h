@@ -133,6 +133,19 @@ typedef struct pv_rates {
     const lra *gen_lat; /* of generic messages; NULL: no stamps */
 } pv_rates;
 
+/* The high-water mark of a provider's bare channel when -highWaterMark is not given: the
+ * transport sends once this many bytes are queued, so that a tick's burst up to this size
+ * leaves in the one send() at the end of the tick (pv_burst_tick) instead of one send() per
+ * default mark (6,000 bytes) filled, and a larger burst in sends of this size while it is
+ * written. Each send() on loopback also carries the receiver's TCP work and its wake-up,
+ * which made most of a provider's CPU at 100,000 updates/s (docs/performance.md#provperf-cpu).
+ * 64 KiB is the largest segment loopback TCP carries. */
+#define PV_BURST_HWM (64u * 1024u)
+
+/* Gives bare channel ch the high-water mark PV_BURST_HWM, unless -highWaterMark was given
+ * (opt_hwm > 0: the transport keeps it). */
+void pv_burst_set_hwm(tp_channel *ch, int opt_hwm);
+
 /*
  * Everything session s sends in the current tick of t: skipped when the channel became active
  * after the tick was due (a new channel does not inherit catch-up bursts); else the update
