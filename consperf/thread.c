@@ -6,9 +6,10 @@
  *
  * The loop is the session driver's (common/run/run_drv.h, docs/driver.md): this file is the
  * table of callbacks of the bare mode (a connection attempt and its failure, the channel up, a
- * message, a tick, the channel down) and the item handling every mode shares; the Reactor
- * modes' table is in cons_rx.c. The per-message path (on_msg, cons_on_rwf, cons_on_item)
- * allocates nothing, takes no lock and prints nothing.
+ * message, a tick, the channel down) and the item handling every mode shares: one item state
+ * machine (cons_item_msg) for a message read from RWF (cons_on_item) or from JSON
+ * (cons_on_jitem); the Reactor modes' table is in cons_rx.c. The per-message path (on_msg,
+ * cons_on_rwf, cons_on_item) allocates nothing, takes no lock and prints nothing.
  */
 #include "jdecode.h"
 #include "payload.h"
@@ -163,61 +164,143 @@ static void image_complete(cons_worker *w, cons_item *it, uint32_t index)
     }
 }
 
-int cons_on_item(cons_worker *w, const rwf_msg *m)
+/* An item message as the state machine sees it, whichever wire form it came in (docs/driver.md,
+ * section 4): its stream, class and domain, and the message it was made from, a decoded RWF
+ * header (cons_on_item) or a JSON message read in place (cons_on_jitem); exactly one of rwf and
+ * json is not NULL. The rest (the class's flags that matter, the state, the poster, the stamps)
+ * is read through the view_* functions below, where the machine needs it: after the payload is
+ * decoded, as the RWF path always read it, so that the view adds no work to an update. */
+typedef struct cons_item_view {
+    int32_t stream_id;
+    uint8_t msg_class;     /* RWF_MC_* */
+    uint8_t domain;        /* RWF_DMT_* */
+    const rwf_msg *rwf;    /* RWF: the header; the machine decodes its payload */
+    const cons_jmsg *json; /* JSON: the message, its stamps read with it */
+    int64_t t0;            /* JSON: when reading the message began (-measureDecode; else 0) */
+} cons_item_view;
+
+#define VIEW_INLINE static inline __attribute__((always_inline))
+
+/* Refresh: whether it completes the image (RefreshComplete). */
+VIEW_INLINE bool view_complete(const cons_item_view *v)
+{
+    return v->rwf ? (v->rwf->flags & RWF_RFMF_REFRESH_COMPLETE) != 0 : v->json->complete;
+}
+
+/* Status: whether it carries a state. */
+VIEW_INLINE bool view_has_state(const cons_item_view *v)
+{
+    return v->rwf ? (v->rwf->flags & RWF_STMF_HAS_STATE) != 0 : v->json->has_state;
+}
+
+/* Refresh (always) and Status (with view_has_state): the state. */
+VIEW_INLINE const rwf_state *view_state(const cons_item_view *v)
+{
+    return v->rwf ? &v->rwf->state : &v->json->state;
+}
+
+/* Update: whether it names its poster, and then its address and user id in *addr, *id. */
+VIEW_INLINE bool view_poster(const cons_item_view *v, uint32_t *addr, uint32_t *id)
+{
+    if (v->rwf) {
+        *addr = v->rwf->post_user_addr;
+        *id = v->rwf->post_user_id;
+        return (v->rwf->flags & RWF_UPMF_HAS_POST_USER_INFO) != 0;
+    }
+    *addr = v->json->post_user_addr;
+    *id = v->json->post_user_id;
+    return v->json->has_post_user;
+}
+
+/* The stamps of v for a message of item it: those read with it (JSON), or its RWF payload
+ * decoded now into *dec (its sum added to the thread's). Returns them, or NULL after
+ * item_fail() with `what` ("decoding an update"). */
+VIEW_INLINE const payload_stamps *item_stamps(cons_worker *w, const cons_item *it,
+                                              const cons_item_view *v, payload_stamps *dec,
+                                              const char *what)
+{
+    if (!v->rwf)
+        return &v->json->st;
+    if (__builtin_expect(payload_decode(w->dict, v->rwf, dec) < 0, 0)) {
+        item_fail(w, it, what);
+        return NULL;
+    }
+    w->decode_sum += dec->sum;
+    return dec;
+}
+
+/*
+ * The item state machine, one for both wire forms: finds the item of v's stream (a stream
+ * outside the thread's items or a domain other than the item's fails the thread), then by
+ * class: an update is counted (start-up or steady state), decoded and its latencies recorded;
+ * a refresh is counted and decoded, and while images are awaited a final state fails the
+ * thread and an Open/OK complete refresh completes the item's image; a status with a final
+ * state fails the thread; a generic message is counted, decoded and its latency recorded; any
+ * other class fails the thread. Returns 0, or -1 after cons_fail(). Allocates nothing, takes
+ * no lock; inlined into cons_on_item and cons_on_jitem, where the view's form is known, so
+ * that neither pays for it.
+ */
+VIEW_INLINE int cons_item_msg(cons_worker *w, const cons_item_view *v)
 {
     cons_thread *t = w->t;
-    uint32_t index = (uint32_t)m->stream_id - CONS_ITEM_STREAM_START;
-    if (m->stream_id < CONS_ITEM_STREAM_START || index >= w->item_count) {
+    /* A stream below the first item's wraps to an index of at least 2^31 - 5, past any
+     * thread's item count (at most the item list's length): one compare rejects both. */
+    uint32_t index = (uint32_t)v->stream_id - CONS_ITEM_STREAM_START;
+    if (index >= w->item_count) {
         err_set("Received message with unexpected Stream ID: %" PRId32 "  Class: %s(%u) "
                 "Domain: %u",
-                m->stream_id, rwf_msg_class_name(m->msg_class), m->msg_class, m->domain);
+                v->stream_id, rwf_msg_class_name(v->msg_class), v->msg_class, v->domain);
         return cons_fail(w, NULL);
     }
     cons_item *it = &w->items[index];
-    if (it->def->domain != m->domain) {
-        err_set("Received message with domain type %u vs. expected type %u", m->domain,
+    if (it->def->domain != v->domain) {
+        err_set("Received message with domain type %u vs. expected type %u", v->domain,
                 it->def->domain);
         return cons_fail(w, NULL);
     }
-    payload_stamps st;
-    switch (m->msg_class) {
+    if (v->json) /* the message was read whole, whatever its class */
+        w->decode_sum += v->json->st.sum;
+    payload_stamps dec;
+    const payload_stamps *st;
+    switch (v->msg_class) {
     case RWF_MC_UPDATE: {
         counter_inc(w->image_end_ns ? &t->c.steady_updates : &t->c.startup_updates);
         if (__builtin_expect(!atomic_load_explicit(&t->first_update_ns, memory_order_relaxed), 0))
             atomic_store_explicit(&t->first_update_ns, (uint64_t)clk_ns(), memory_order_relaxed);
-        int64_t t0 = w->cfg->measure_decode ? clk_ns() : 0;
-        if (__builtin_expect(payload_decode(w->dict, m, &st) < 0, 0))
-            return item_fail(w, it, "decoding an update");
-        w->decode_sum += st.sum;
-        if (st.t[0] | st.t[1])
-            update_latency(w, (m->flags & RWF_UPMF_HAS_POST_USER_INFO) != 0, m->post_user_addr,
-                           m->post_user_id, &st);
+        int64_t t0 = v->rwf ? (w->cfg->measure_decode ? clk_ns() : 0) : v->t0;
+        if (__builtin_expect(!(st = item_stamps(w, it, v, &dec, "decoding an update")), 0))
+            return -1;
+        if (st->t[0] | st->t[1]) {
+            uint32_t addr, id;
+            bool pui = view_poster(v, &addr, &id);
+            update_latency(w, pui, addr, id, st);
+        }
         if (t0)
             lat_record(&latbuf_cur(&t->lat)[CONS_LAT_DECODE], clk_ns() - t0);
         return 0;
     }
     case RWF_MC_REFRESH:
         counter_inc(&t->c.refreshes);
-        if (payload_decode(w->dict, m, &st) < 0)
-            return item_fail(w, it, "decoding a refresh");
-        w->decode_sum += st.sum;
+        if (!item_stamps(w, it, v, &dec, "decoding a refresh"))
+            return -1;
         if (w->image_end_ns || !w->waiting)
             return 0;
-        if (final_state(&m->state)) {
+        if (final_state(view_state(v))) {
             err_set("Received unexpected final state %s in refresh",
-                    rwf_stream_state_name(m->state.stream_state));
+                    rwf_stream_state_name(view_state(v)->stream_state));
             return item_fail(w, it, NULL);
         }
-        if ((m->flags & RWF_RFMF_REFRESH_COMPLETE) && m->state.data_state == RWF_DATA_OK &&
+        if (view_complete(v) && view_state(v)->data_state == RWF_DATA_OK &&
             it->state == CONS_ITEM_WAITING)
             image_complete(w, it, index);
         return 0;
     case RWF_MC_STATUS:
         counter_inc(&t->c.status_msgs);
-        if ((m->flags & RWF_STMF_HAS_STATE) && final_state(&m->state)) {
+        if (view_has_state(v) && final_state(view_state(v))) {
+            const rwf_state *s = view_state(v);
             err_set("Received unexpected final state %s (%.*s)",
-                    rwf_stream_state_name(m->state.stream_state), (int)m->state.text.len,
-                    m->state.text.data ? m->state.text.data : "");
+                    rwf_stream_state_name(s->stream_state), (int)s->text.len,
+                    s->text.data ? s->text.data : "");
             return item_fail(w, it, NULL);
         }
         return 0;
@@ -225,17 +308,33 @@ int cons_on_item(cons_worker *w, const rwf_msg *m)
         counter_inc(&t->c.genmsgs_recv);
         if (!atomic_load_explicit(&t->first_gen_recv_ns, memory_order_relaxed))
             atomic_store_explicit(&t->first_gen_recv_ns, (uint64_t)clk_ns(), memory_order_relaxed);
-        if (payload_decode(w->dict, m, &st) < 0)
-            return item_fail(w, it, "decoding a generic message");
-        w->decode_sum += st.sum;
-        if (st.t[2])
-            generic_latency(w, &st);
+        if (!(st = item_stamps(w, it, v, &dec, "decoding a generic message")))
+            return -1;
+        if (st->t[2])
+            generic_latency(w, st);
         return 0;
     default:
         err_set("Received unhandled msg class %s(%u) on stream ID %" PRId32 ".",
-                rwf_msg_class_name(m->msg_class), m->msg_class, m->stream_id);
+                rwf_msg_class_name(v->msg_class), v->msg_class, v->stream_id);
         return cons_fail(w, NULL);
     }
+}
+
+int cons_on_item(cons_worker *w, const rwf_msg *m)
+{
+    const cons_item_view v = {
+        .stream_id = m->stream_id, .msg_class = m->msg_class, .domain = m->domain, .rwf = m};
+    return cons_item_msg(w, &v);
+}
+
+int cons_on_jitem(cons_worker *w, const cons_jmsg *m, int64_t t0)
+{
+    const cons_item_view v = {.stream_id = m->stream_id,
+                              .msg_class = (uint8_t)m->kind,
+                              .domain = m->domain,
+                              .json = m,
+                              .t0 = t0};
+    return cons_item_msg(w, &v);
 }
 
 int cons_on_rwf(cons_worker *w, const uint8_t *data, uint32_t len)
@@ -257,69 +356,6 @@ int cons_on_rwf(cons_worker *w, const uint8_t *data, uint32_t len)
             cons_json_calc(w, rwf_buf_make(data, len)) < 0) /* inside the measured path */
             return cons_fail(w, NULL);
         return cons_on_item(w, &m);
-    }
-}
-
-/* The item part of cons_on_item for a message read natively from JSON. */
-int cons_on_jitem(cons_worker *w, const cons_jmsg *m, int64_t t0)
-{
-    cons_thread *t = w->t;
-    uint32_t index = (uint32_t)m->stream_id - CONS_ITEM_STREAM_START;
-    if (index >= w->item_count) {
-        err_set("Received message with unexpected Stream ID: %" PRId32 "  Class: %s(%d) "
-                "Domain: %u",
-                m->stream_id, rwf_msg_class_name((uint8_t)m->kind), m->kind, m->domain);
-        return cons_fail(w, NULL);
-    }
-    cons_item *it = &w->items[index];
-    if (it->def->domain != m->domain) {
-        err_set("Received message with domain type %u vs. expected type %u", m->domain,
-                it->def->domain);
-        return cons_fail(w, NULL);
-    }
-    w->decode_sum += m->st.sum;
-    switch (m->kind) {
-    case RWF_MC_UPDATE:
-        counter_inc(w->image_end_ns ? &t->c.steady_updates : &t->c.startup_updates);
-        if (__builtin_expect(!atomic_load_explicit(&t->first_update_ns, memory_order_relaxed), 0))
-            atomic_store_explicit(&t->first_update_ns, (uint64_t)clk_ns(), memory_order_relaxed);
-        if (m->st.t[0] | m->st.t[1])
-            update_latency(w, m->has_post_user, m->post_user_addr, m->post_user_id, &m->st);
-        if (t0)
-            lat_record(&latbuf_cur(&t->lat)[CONS_LAT_DECODE], clk_ns() - t0);
-        return 0;
-    case RWF_MC_REFRESH:
-        counter_inc(&t->c.refreshes);
-        if (w->image_end_ns || !w->waiting)
-            return 0;
-        if (final_state(&m->state)) {
-            err_set("Received unexpected final state %s in refresh",
-                    rwf_stream_state_name(m->state.stream_state));
-            return item_fail(w, it, NULL);
-        }
-        if (m->complete && m->state.data_state == RWF_DATA_OK && it->state == CONS_ITEM_WAITING)
-            image_complete(w, it, index);
-        return 0;
-    case RWF_MC_STATUS:
-        counter_inc(&t->c.status_msgs);
-        if (m->has_state && final_state(&m->state)) {
-            err_set("Received unexpected final state %s (%.*s)",
-                    rwf_stream_state_name(m->state.stream_state), (int)m->state.text.len,
-                    m->state.text.data ? (const char *)m->state.text.data : "");
-            return item_fail(w, it, NULL);
-        }
-        return 0;
-    case RWF_MC_GENERIC:
-        counter_inc(&t->c.genmsgs_recv);
-        if (!atomic_load_explicit(&t->first_gen_recv_ns, memory_order_relaxed))
-            atomic_store_explicit(&t->first_gen_recv_ns, (uint64_t)clk_ns(), memory_order_relaxed);
-        if (m->st.t[2])
-            generic_latency(w, &m->st);
-        return 0;
-    default:
-        err_set("Received unhandled msg class %s(%d) on stream ID %" PRId32 ".",
-                rwf_msg_class_name((uint8_t)m->kind), m->kind, m->stream_id);
-        return cons_fail(w, NULL);
     }
 }
 

@@ -123,15 +123,17 @@ struct cons_jmsg;
  * ends) and the run is asked to stop. Returns -1 (RUN_DRV_FAILED). */
 int cons_fail(cons_worker *w, const char *what);
 
-/* Handles one received item message (stream >= 5): counts, decodes, measures. Returns 0, or
- * -1 after cons_fail(). */
+/* Handles one received item message (stream >= 5) decoded from RWF: its view goes to the item
+ * state machine (thread.c), which counts, decodes the payload, measures and follows the image
+ * and the stream's state. Returns 0, or -1 after cons_fail(). */
 int cons_on_item(cons_worker *w, const rwf_msg *m);
 
 /* Handles one received RWF message (decoded here). Returns 0, or -1 after cons_fail(). */
 int cons_on_rwf(cons_worker *w, const uint8_t *data, uint32_t len);
 
-/* Handles an item message read natively from JSON; t0 is when its reading began (0 unless
- * -measureDecode). Returns 0, or -1 after cons_fail(). */
+/* Handles an item message read natively from JSON (its stamps read with it): the same item
+ * state machine as cons_on_item; t0 is when its reading began (0 unless -measureDecode).
+ * Returns 0, or -1 after cons_fail(). */
 int cons_on_jitem(cons_worker *w, const struct cons_jmsg *m, int64_t t0);
 
 /* ---- json.c ------------------------------------------------------------------------------ */
