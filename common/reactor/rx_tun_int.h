@@ -235,11 +235,21 @@ int tun_enc_refresh(const rx_tunnel *t, uint8_t *buf, uint32_t cap, uint32_t *le
 int tun_enc_status(int32_t stream, uint8_t domain, const rwf_state *st, const char *name,
                    uint16_t service, const rx_cos *cos, unsigned v, uint8_t *buf, uint32_t cap,
                    uint32_t *len);
-/* The DATA header for a payload of len bytes (fragment fields when frag). Returns its size. */
+/* Where members of a DATA header sit: its flags (below 0x80) take one byte, so the sequence
+ * number follows the container type, then the extended header's length and its opcode. */
+enum { TUN_AT_SEQ = RWF_MSG_AT_FLAGS + 2, TUN_AT_OPCODE = TUN_AT_SEQ + 5 };
+
+/* Writes at p (TUN_HDR_MAX bytes of room) the header of a DATA message of stream version v: a
+ * Generic message with an extended header and a sequence number (0, set at TUN_AT_SEQ when it
+ * is sent), MESSAGE_COMPLETE when complete, a payload of type MSG, or OPAQUE for a fragment
+ * (frag: version 2 adds the fragment fields total, frag_num, msg_id and ctype, the type of the
+ * whole message). The payload follows. Returns the header's size. */
 uint32_t tun_data_header(uint8_t *p, uint8_t domain, int32_t stream, unsigned v, bool frag,
                          bool complete, uint32_t total, uint32_t frag_num, uint16_t msg_id,
                          uint8_t ctype);
-/* An ACK message into p (room for TUN_HDR_MAX + 8 * nnak bytes). Returns its size. */
+/* Writes at p (room for TUN_HDR_MAX + 8 * nnak bytes) an ACK message: a Generic message with
+ * no payload whose extended header holds the ACK flags, seq, the nnak NAK ranges at nak (first,
+ * last pairs) and the receive window. Returns its size. */
 uint32_t tun_ack_msg(uint8_t *p, uint8_t domain, int32_t stream, uint16_t flags, uint32_t seq,
                      const uint32_t *nak, unsigned nnak, int32_t window);
 

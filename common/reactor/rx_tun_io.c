@@ -375,10 +375,10 @@ static int send_rec(rx_tunnel *t, tun_rec *r, bool again)
     }
     if (!(r->flags & TR_SENT)) {
         r->seq = t->last_out + 1;
-        rwf_wr32(r->data + 10, r->seq);
+        rwf_wr32(r->data + TUN_AT_SEQ, r->seq);
     }
     if (again)
-        r->data[15] = TUN_OP_RETRANS;
+        r->data[TUN_AT_OPCODE] = TUN_OP_RETRANS;
     int rc = tun_chan_write(t, r->data, r->len);
     if (rc != 0)
         return rc;

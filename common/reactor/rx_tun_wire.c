@@ -2,6 +2,13 @@
  * rx_tun_wire: the bytes of tunnel streams (docs/wire.md#tunnel-streams): the class of service
  * FilterList, the request, refresh and status on the tunnel stream, the DATA header and the ACK
  * message, and the reading of a received tunnel header.
+ *
+ * Every RWF member is written by the codec: the request, refresh and status by the message
+ * encoder, the DATA and ACK headers (one per message sent in the tunnel) in one pass by
+ * rwf_msg_put_fixed, the members every header starts with, followed by the Generic message's
+ * optional members in the encoder's order (sequence number, then the extended header with its
+ * one-byte length); the extended header's content is the tunnel's own. The bytes are those
+ * rwf_msg_encode writes for the same message (tests/reactor/test_rx_tun_wire.c).
  */
 #include "rx_tun_int.h"
 
@@ -284,39 +291,35 @@ uint32_t tun_data_header(uint8_t *p, uint8_t domain, int32_t stream, unsigned v,
                          bool complete, uint32_t total, uint32_t frag_num, uint16_t msg_id,
                          uint8_t ctype)
 {
-    uint8_t ext = (uint8_t)(1 + (v >= 2 ? 1 : 0) + (v >= 2 && frag ? 11 : 0));
-    uint32_t n = 15 + ext; /* through the extended header */
-    rwf_wr16(p, (uint16_t)(n - 2));
-    p[2] = RWF_MC_GENERIC;
-    p[3] = domain;
-    rwf_wr32(p + 4, (uint32_t)stream);
-    p[8] = (uint8_t)(RWF_GNMF_HAS_EXTENDED_HEADER | RWF_GNMF_HAS_SEQ_NUM |
-                     (complete ? RWF_GNMF_MESSAGE_COMPLETE : 0));
-    p[9] = (uint8_t)((frag ? RWF_DT_OPAQUE : RWF_DT_MSG) - RWF_DT_CONTAINER_MIN);
-    rwf_wr32(p + 10, 0); /* the sequence number, written when sent */
-    p[14] = ext;
-    p[15] = TUN_OP_DATA;
+    uint16_t flags = RWF_GNMF_HAS_EXTENDED_HEADER | RWF_GNMF_HAS_SEQ_NUM |
+                     (complete ? RWF_GNMF_MESSAGE_COMPLETE : 0);
+    uint8_t *q = rwf_msg_put_fixed(p + 2, RWF_MC_GENERIC, domain, stream, flags,
+                                   frag ? RWF_DT_OPAQUE : RWF_DT_MSG);
+    q = rwf_wr32(q, 0); /* the sequence number (TUN_AT_SEQ), written when sent */
+    uint8_t *ext_len = q++;
+    uint8_t *ext = q;
+    *q++ = TUN_OP_DATA;
     if (v >= 2) {
-        p[16] = frag ? TUN_DF_FRAGMENTED : 0;
+        *q++ = frag ? TUN_DF_FRAGMENTED : 0;
         if (frag) {
-            rwf_wr32(p + 17, total);
-            rwf_wr32(p + 21, frag_num);
-            rwf_wr16(p + 25, msg_id);
-            p[27] = (uint8_t)(ctype - RWF_DT_CONTAINER_MIN);
+            q = rwf_wr32(q, total);
+            q = rwf_wr32(q, frag_num);
+            q = rwf_wr16(q, msg_id);
+            *q++ = (uint8_t)(ctype - RWF_DT_CONTAINER_MIN);
         }
     }
+    *ext_len = (uint8_t)(q - ext);
+    uint32_t n = (uint32_t)(q - p);
+    rwf_wr16(p, (uint16_t)(n - 2));
     return n;
 }
 
 uint32_t tun_ack_msg(uint8_t *p, uint8_t domain, int32_t stream, uint16_t flags, uint32_t seq,
                      const uint32_t *nak, unsigned nnak, int32_t window)
 {
-    uint8_t *q = p + 2;
-    *q++ = RWF_MC_GENERIC;
-    *q++ = domain;
-    q = rwf_wr32(q, (uint32_t)stream);
-    *q++ = RWF_GNMF_HAS_EXTENDED_HEADER | RWF_GNMF_MESSAGE_COMPLETE;
-    *q++ = RWF_DT_NO_DATA - RWF_DT_CONTAINER_MIN;
+    uint8_t *q =
+        rwf_msg_put_fixed(p + 2, RWF_MC_GENERIC, domain, stream,
+                          RWF_GNMF_HAS_EXTENDED_HEADER | RWF_GNMF_MESSAGE_COMPLETE, RWF_DT_NO_DATA);
     uint8_t *ext_len = q++;
     uint8_t *ext = q;
     *q++ = TUN_OP_ACK;

@@ -299,8 +299,8 @@ static inline void tt_peer_data(tx_peer *p, int32_t stream, uint32_t seq, const 
 {
     static uint8_t buf[70000];
     uint32_t h = tun_data_header(buf, RWF_DMT_SYSTEM, stream, 2, false, true, 0, 0, 0, 0);
-    rwf_wr32(buf + 10, seq);
-    buf[15] = opcode;
+    rwf_wr32(buf + TUN_AT_SEQ, seq);
+    buf[TUN_AT_OPCODE] = opcode;
     memcpy(buf + h, msg, len);
     tx_peer_send_bytes(p, buf, h + len);
 }
