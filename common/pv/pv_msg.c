@@ -81,17 +81,7 @@ void pv_msg_set_stream(uint8_t *msg, int32_t sid)
 uint32_t pv_msg_refresh(uint8_t *at, uint32_t cap, const pv_item *it, const pv_key *k,
                         const pv_tmpl *t)
 {
-    /* The body is built first, in this thread's scratch area, then copied after the header
-     * by the message encoder. */
-    static _Thread_local uint8_t body[65536];
     rwf_pre_body b = body_of(t);
-    if (rwf_pre_max_size(&b, N_BLANKS) > sizeof(body)) {
-        err_set("refresh body of %u bytes exceeds %zu", rwf_pre_max_size(&b, N_BLANKS),
-                sizeof(body));
-        return 0;
-    }
-    uint32_t body_len = (uint32_t)(rwf_pre_put(body, &b, refresh_blanks, N_BLANKS) - body);
-
     rwf_msg m;
     rwf_msg_init(&m, RWF_MC_REFRESH, it->domain, it->stream_id, b.ctype);
     m.flags =
@@ -114,14 +104,22 @@ uint32_t pv_msg_refresh(uint8_t *at, uint32_t cap, const pv_item *it, const pv_k
     m.key.name = rwf_buf_make(k->name, k->name_len);
     m.key.attrib_type = k->attrib_type;
     m.key.attrib = rwf_buf_make(k->attrib, k->attrib_len);
-    m.payload = rwf_buf_make(body, body_len);
 
-    size_t len = 0;
-    if (rwf_msg_encode(&m, at, cap, &len) != RWF_OK) {
+    /* The header holds no payload length, so the encoder writes it alone (the payload left
+     * empty) and the payload follows it in place: one pass, nothing copied. */
+    size_t hlen = 0;
+    if (rwf_msg_encode(&m, at, cap, &hlen) != RWF_OK) {
         err_push("refresh of stream %d", it->stream_id);
         return 0;
     }
-    return (uint32_t)len;
+    uint32_t room = rwf_pre_max_size(&b, N_BLANKS);
+    if (cap - hlen < room) {
+        err_set("refresh of stream %d: %u bytes of room after its %zu-byte header, its payload "
+                "needs up to %u",
+                it->stream_id, cap - (uint32_t)hlen, hlen, room);
+        return 0;
+    }
+    return (uint32_t)(rwf_pre_put(at + hlen, &b, refresh_blanks, N_BLANKS) - at);
 }
 
 uint32_t pv_msg_status(uint8_t *at, uint32_t cap, int32_t sid, uint8_t domain, uint8_t stream_state,

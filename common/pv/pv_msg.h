@@ -20,7 +20,8 @@
  * Refreshes carry TIM_TRK_1, TIM_TRK_2 and TIM_TRK_3 blank, so that caches learn the fields.
  *
  * Refreshes and status messages go through the RWF message encoder (rwf_msg_encode: they carry
- * a message key and are sent once per item request), a refresh's payload written by rwf_pre_put.
+ * a message key and are sent once per item request); a refresh's payload is written by
+ * rwf_pre_put right after the header, in the output buffer.
  */
 #ifndef RWFPERF_PV_MSG_H
 #define RWFPERF_PV_MSG_H
@@ -66,7 +67,9 @@ void pv_msg_set_stream(uint8_t *msg, int32_t sid);
  * Encodes the refresh of item `it` (key k) with template t into at[0..cap): flags HAS_MSG_KEY,
  * REFRESH_COMPLETE, HAS_QOS, CLEAR_CACHE, plus SOLICITED and PRIVATE_STREAM as the item says;
  * state OPEN (NON_STREAMING for a snapshot) / OK / NONE; QoS realtime tick-by-tick; the key
- * as given. Returns the length, or 0 with err_msg() set when it does not fit.
+ * as given. at needs room for the header and rwf_pre_max_size of the payload with its three
+ * blank stamps (pv_msg_refresh_max_size is enough). Returns the length, or 0 with err_msg() set
+ * when it does not fit.
  */
 uint32_t pv_msg_refresh(uint8_t *at, uint32_t cap, const pv_item *it, const pv_key *k,
                         const pv_tmpl *t);
