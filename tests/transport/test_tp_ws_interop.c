@@ -9,7 +9,9 @@
  *   - original ConsPerf -connType websocket -> our server in both sub-protocols: it sends the
  *     captured login request, takes the captured refreshes, and requests its five items;
  *   - the same ProvPerf and ConsPerf pairings inside TLS (-connType encrypted
- *     -encryptedConnType websocket), with the certificate of the original's run folder. */
+ *     -encryptedConnType websocket), with the certificate of the original's run folder. Inside
+ *     TLS the original ConsPerf sometimes speaks RIPC instead of WebSocket; such a run is said
+ *     (NOTE) and the ConsPerf started again. */
 #include <sys/socket.h>
 
 #include "tp_origutil.h"
@@ -292,17 +294,35 @@ static void their_consperf(bool tls)
                  tp_server_port(srv),
                  tls ? "-connType encrypted -encryptedConnType websocket" : "-connType websocket",
                  json ? "rssl.json.v2" : "rssl.rwf", tls ? "-castore " : "", tls ? cert : "");
-        pid_t pid = spawn("ConsPerf", args, "cons.stdout");
-        tp_channel *ch = NULL;
-        uint64_t end = tu_now_ms() + 5000;
-        while (!ch && tu_now_ms() < end)
-            if (tp_accept(srv, &ch) == 0)
-                usleep(10000);
-        assert_non_null(ch);
-        if (tp_init_wait(ch, 5000) != TP_ACTIVE)
-            fail_msg("handshake with the original ConsPerf: %s", err_msg());
+        pid_t pid;
+        tp_channel *ch;
         tp_info info;
-        assert_int_equal(tp_get_info(ch, &info), 0);
+        for (int attempt = 1;; attempt++) {
+            pid = spawn("ConsPerf", args, "cons.stdout");
+            ch = NULL;
+            uint64_t end = tu_now_ms() + 5000;
+            while (!ch && tu_now_ms() < end)
+                if (tp_accept(srv, &ch) == 0)
+                    usleep(10000);
+            assert_non_null(ch);
+            if (tp_init_wait(ch, 5000) != TP_ACTIVE)
+                fail_msg("handshake with the original ConsPerf: %s", err_msg());
+            assert_int_equal(tp_get_info(ch, &info), 0);
+            /* Inside TLS the original ConsPerf, told -encryptedConnType websocket, now and then
+             * sends a RIPC ConnectReq straight after the TLS handshake instead of the HTTP
+             * upgrade (seen in about half the runs on a loaded machine). Our server then serves
+             * it as RIPC over TLS, which is what it asked for: the channel is up, with no
+             * sub-protocol. That run cannot show the WebSocket pairing, so it is said and
+             * started again, up to eight times. */
+            if (!tls || info.ws_protocol != TP_WS_PROTO_NONE || attempt == 8)
+                break;
+            assert_int_equal(info.encrypted_protocol, TP_CONN_SOCKET);
+            printf("NOTE: run %d: the original ConsPerf spoke RIPC inside TLS, not WebSocket "
+                   "(RIPC version %u, component \"%s\"); starting it again\n",
+                   attempt, (unsigned)info.ripc_version, info.component);
+            finish(pid, 0);
+            tp_close(ch);
+        }
         assert_int_equal(info.ws_protocol, json ? TP_WS_PROTO_JSON2 : TP_WS_PROTO_RWF);
         tp_msg m;
         assert_int_equal(tu_read(ch, &m, 5000), 1);
