@@ -266,6 +266,7 @@ static const run_drv_ops ops = {
     .tick = on_tick,
     .up = on_up,
     .msg = worker_on_read,
+    .msgs = worker_on_reads,
     .batch = worker_on_batch,
     .down = on_down,
     .connecting = on_connecting,

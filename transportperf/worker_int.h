@@ -12,6 +12,11 @@
  * RUN_DRV_CLOSE (err_msg() says why; a wrong message also marks the test failed). */
 int worker_on_read(void *w, run_drv_ch *c, const tp_msg *m);
 
+/* run_drv_ops.msgs: the messages m[0..n) read from channel c, what worker_on_read does for
+ * each, the usual one (the next number, no time stamp) checked in a few instructions. Returns
+ * as worker_on_read does, for the first message that fails (the rest are not looked at). */
+int worker_on_reads(void *w, run_drv_ch *c, const tp_msg *m, int n);
+
 /* run_drv_ops.batch: the counts of the read batch of c published. */
 void worker_on_batch(void *w, run_drv_ch *c);
 

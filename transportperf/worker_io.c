@@ -163,6 +163,47 @@ int worker_on_read(void *arg, run_drv_ch *c, const tp_msg *m)
     return 0;
 }
 
+int worker_on_reads(void *arg, run_drv_ch *c, const tp_msg *m, int n)
+{
+    tperf_worker *w = arg;
+    tperf_session *s = c->user;
+    if (w->cfg->reflect_msgs || s->json || s->mc || w->tracked || !s->recv_any) {
+        for (int i = 0; i < n; i++) {
+            int r = worker_on_read(arg, c, &m[i]);
+            if (r != 0)
+                return r;
+        }
+        return 0;
+    }
+    /* The usual message: the next number, no time stamp. Anything else (a gap, a stamped or
+     * short message) goes through worker_on_msg, which the loop then continues after. */
+    uint64_t seq = s->recv_seq, bytes = 0;
+    for (int i = 0; i < n; i++) {
+        const uint8_t *p = m[i].data;
+        const uint32_t len = m[i].len;
+        bytes += len;
+        if (__builtin_expect(
+                len >= TPERF_MSG_HEAD && tperf_msg_seq(p) == seq && tperf_msg_stamp(p) == 0, 1)) {
+            seq++;
+            continue;
+        }
+        s->recv_seq = seq;
+        if (worker_on_msg(w, s, p, len, 0) < 0) {
+            s->batch_n += (uint64_t)i + 1;
+            s->batch_bytes += bytes;
+            static const char why[] = "Message callback returned failure.";
+            err_set("thread %d: %s", w->index + 1, why);
+            run_drv_mark(&w->drv, RUN_EXIT_FAILED, NULL);
+            return err_set("%s", why), RUN_DRV_CLOSE;
+        }
+        seq = s->recv_seq;
+    }
+    s->recv_seq = seq;
+    s->batch_n += (uint64_t)n;
+    s->batch_bytes += bytes;
+    return 0;
+}
+
 void worker_on_batch(void *arg, run_drv_ch *c)
 {
     tperf_worker *w = arg;

@@ -307,9 +307,10 @@ static void try_connect(run_drv *d, int64_t now)
 
 /* ---- reading and waiting (bare) -------------------------------------------------------------- */
 
-/* Reads what c has: every complete message to ops->msg, until nothing complete is left (with
- * read_on: until a read finds nothing or `until` passes), back to the loop every read_batch
- * messages when a tick is due or a stop was requested (c->more then says to come back). */
+/* Reads what c has: every complete message to ops->msg (or in batches to ops->msgs), until
+ * nothing complete is left (with read_on: until a read finds nothing or `until` passes), back
+ * to the loop every read_batch messages when a tick is due or a stop was requested (c->more
+ * then says to come back). */
 static void read_ch(run_drv *d, run_drv_ch *c, int64_t until)
 {
     const run_drv_ops *ops = d->cfg.ops;
@@ -318,6 +319,42 @@ static void read_ch(run_drv *d, run_drv_ch *c, int64_t until)
     bool failed = false;
     char text[ERR_MSG_MAX];
     c->more = false;
+    if (ops->msgs) {
+        tp_msg ms[RUN_DRV_VEC];
+        unsigned since = 0; /* messages (or empty reads) since the tick was looked at */
+        for (;;) {
+            bool more;
+            int n = tp_read_batch(c->ch, ms, RUN_DRV_VEC, &more);
+            if (__builtin_expect(n < 0, 0)) {
+                snprintf(text, sizeof(text), "%s", err_msg());
+                why = text;
+                break;
+            }
+            if (n > 0) {
+                int r = ops->msgs(d->cfg.tool, c, ms, n);
+                if (__builtin_expect(r != 0, 0)) {
+                    if (r == RUN_DRV_CLOSE) {
+                        snprintf(text, sizeof(text), "%s", err_msg());
+                        why = text;
+                    } else {
+                        failed = true;
+                    }
+                    break;
+                }
+            }
+            if (!more && (!d->cfg.read_on || n == 0 || clk_ns() >= until))
+                break;
+            since += n > 0 ? (unsigned)n : 1u;
+            if (since >= batch) {
+                since = 0;
+                if ((d->ticking && clk_ns() >= d->cfg.tk->next_ns) || sig_stop_requested()) {
+                    c->more = true;
+                    break;
+                }
+            }
+        }
+        goto done;
+    }
     for (unsigned n = 1;; n++) {
         tp_msg m;
         int rc = tp_read(c->ch, &m);
@@ -346,6 +383,7 @@ static void read_ch(run_drv *d, run_drv_ch *c, int64_t until)
             break;
         }
     }
+done:
     if (ops->batch)
         ops->batch(d->cfg.tool, c);
     if (why && !failed)

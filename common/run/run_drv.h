@@ -15,7 +15,8 @@
  * again a second after a failure); every tick that is due runs (ops->tick, then the channels'
  * pings and handshake time limits); then the loop waits until the next tick for its channels
  * (ppoll on their descriptors) or its Reactor (rx_wait), reads what arrived (tp_read until
- * nothing complete is left, ops->msg for each message, back to the ticks every read_batch
+ * nothing complete is left, ops->msg for each message or ops->msgs for each batch of them,
+ * back to the ticks every read_batch
  * messages when one is due) or dispatches the Reactor's events, and flushes what is queued.
  *
  * The schedule of ticks starts when the first channel comes up (bare mode) and again when one
@@ -44,6 +45,9 @@
 #include <stdint.h>
 
 typedef struct run_drv run_drv;
+
+/* The most messages run_drv_ops.msgs is given at once. */
+#define RUN_DRV_VEC 64
 
 /* A channel the driver owns (bare mode). The tool hangs its session on it (user). */
 typedef struct run_drv_ch {
@@ -81,6 +85,11 @@ typedef struct run_drv_ops {
     /* Bare: one message arrived on c (valid until the next read of c). Returns 0,
      * RUN_DRV_CLOSE or RUN_DRV_FAILED. */
     int (*msg)(void *tool, run_drv_ch *c, const tp_msg *m);
+    /* Bare, in place of msg when set: the messages m[0..n) (1 <= n <= RUN_DRV_VEC) that arrived
+     * on c, in order, taken by one tp_read_batch() (views valid until the next read of c).
+     * Returns 0, RUN_DRV_CLOSE or RUN_DRV_FAILED as msg does; after anything but 0 no more of c
+     * is read in this pass. Saves a call and the read's bookkeeping per message. */
+    int (*msgs)(void *tool, run_drv_ch *c, const tp_msg *m, int n);
     /* Bare: a read batch of c ended (for counters published once per batch). */
     void (*batch)(void *tool, run_drv_ch *c);
     /* Bare: c is closing: why is the reason, NULL for an orderly close of ours (the end of the

@@ -3,8 +3,9 @@
  * socketpair and reads them; a client driver connects over loopback, retries while nothing
  * listens, fails when its channel is lost, and fails at once on a failure that cannot heal
  * (said by the tool's connect_final, or by the driver); ticks run; a stop request ends the loop
- * (also in the middle of a read batch); a failure reaches the slot with its text; a signal says
- * "interrupted"; the Reactor backend ticks and hands over its channels.
+ * (also in the middle of a read batch); ops->msgs takes the messages in batches; a failure reaches
+ * the slot with its text; a signal says "interrupted"; the Reactor backend ticks and hands over its
+ * channels.
  */
 #include "testsupport.h"
 
@@ -33,6 +34,8 @@ typedef struct fake {
     atomic_int fail_after_ticks; /* the tick callback fails the thread at this count */
     atomic_int stop_after_ticks; /* the tick callback asks a stop at this count */
     atomic_bool fail_on_loss;    /* down with a reason fails the thread */
+    atomic_int most_at_once;     /* the largest batch given to msgs */
+    atomic_int close_after_msgs; /* msgs closes the channel at this count (0: never) */
     char last_why[256];
     int result;
     tp_channel *adopted_ch;
@@ -69,6 +72,29 @@ static int f_msg(void *arg, run_drv_ch *c, const tp_msg *m)
     int n = atomic_fetch_add(&f->msgs, 1) + 1;
     if (n == atomic_load(&f->stop_after_msgs))
         sig_request_stop();
+    return 0;
+}
+
+/* The batch form: every message of the batch in order (send_msgs numbers them), the count of
+ * the largest batch kept; a stop or a close asked for at a count. */
+static int f_msgs(void *arg, run_drv_ch *c, const tp_msg *m, int n)
+{
+    fake *f = arg;
+    if (c->user != f || n < 1 || n > RUN_DRV_VEC)
+        atomic_fetch_add(&f->odd, 1);
+    if (n > atomic_load(&f->most_at_once))
+        atomic_store(&f->most_at_once, n);
+    for (int i = 0; i < n; i++) {
+        int had = atomic_fetch_add(&f->msgs, 1);
+        if (m[i].len != 8 || m[i].data[0] != (uint8_t)had)
+            atomic_fetch_add(&f->odd, 1);
+        if (had + 1 == atomic_load(&f->stop_after_msgs))
+            sig_request_stop();
+        if (had + 1 == atomic_load(&f->close_after_msgs)) {
+            err_set("message %d was the last", had + 1);
+            return RUN_DRV_CLOSE;
+        }
+    }
     return 0;
 }
 
@@ -132,6 +158,10 @@ static const run_drv_ops fake_ops = {.tick = f_tick,
                                      .connecting = f_connecting,
                                      .connect_failed = f_connect_failed,
                                      .adopt = f_adopt};
+
+/* The same tool taking its messages in batches. */
+static const run_drv_ops fake_vec_ops = {
+    .tick = f_tick, .up = f_up, .msg = f_msg, .msgs = f_msgs, .batch = f_batch, .down = f_down};
 
 /* The same tool saying a final failure itself. */
 static const run_drv_ops fake_final_ops = {.tick = f_tick,
@@ -283,6 +313,64 @@ static void test_stop_in_batch(void **state)
     /* the stop is seen at the batch's next look (every 4 messages) or at the loop's top */
     assert_true(atomic_load(&f->msgs) >= 2);
     assert_true(atomic_load(&f->msgs) <= 5);
+    tp_close(cli);
+    fake_free(f);
+    sig_reset();
+}
+
+/* ops->msgs: every message in order, several at once, none to ops->msg; a stop in the middle
+ * of a batch is seen at the batch's next look; RUN_DRV_CLOSE closes the channel with the
+ * tool's reason and nothing more is delivered. */
+static void test_server_vec(void **state)
+{
+    (void)state;
+    sig_reset();
+    fake *f = fake_new((run_drv_cfg){.tick_rate = 1000, .read_on = true}, true);
+    f->d.cfg.ops = &fake_vec_ops;
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, f_thread, f), 0);
+    tp_channel *cli = hand_pair(f);
+    assert_true(wait_for(&f->ups, 1, 5000));
+    send_msgs(cli, 1000);
+    assert_true(wait_for(&f->msgs, 1000, 5000));
+    assert_true(atomic_load(&f->most_at_once) > 1);
+    assert_true(atomic_load(&f->batches) >= 1);
+    sig_request_stop();
+    pthread_join(t, NULL);
+    assert_int_equal(f->result, RUN_DRV_STOPPED);
+    assert_int_equal(atomic_load(&f->msgs), 1000);
+    assert_int_equal(atomic_load(&f->downs_why), 0);
+    tp_close(cli);
+    fake_free(f);
+    sig_reset();
+
+    f = fake_new((run_drv_cfg){.tick_rate = 1000, .read_batch = 4}, true);
+    f->d.cfg.ops = &fake_vec_ops;
+    atomic_store(&f->stop_after_msgs, 2);
+    assert_int_equal(pthread_create(&t, NULL, f_thread, f), 0);
+    cli = hand_pair(f);
+    send_msgs(cli, 500);
+    pthread_join(t, NULL);
+    assert_int_equal(f->result, RUN_DRV_STOPPED);
+    /* the rest of that batch is delivered, then the stop is seen */
+    assert_true(atomic_load(&f->msgs) >= 2);
+    assert_true(atomic_load(&f->msgs) <= 2 + RUN_DRV_VEC);
+    tp_close(cli);
+    fake_free(f);
+    sig_reset();
+
+    f = fake_new((run_drv_cfg){.tick_rate = 1000}, true);
+    f->d.cfg.ops = &fake_vec_ops;
+    atomic_store(&f->close_after_msgs, 10);
+    assert_int_equal(pthread_create(&t, NULL, f_thread, f), 0);
+    cli = hand_pair(f);
+    send_msgs(cli, 100);
+    assert_true(wait_for(&f->downs_why, 1, 5000));
+    assert_int_equal(atomic_load(&f->msgs), 10);
+    assert_string_equal(f->last_why, "message 10 was the last");
+    sig_request_stop();
+    pthread_join(t, NULL);
+    assert_int_equal(f->result, RUN_DRV_STOPPED);
     tp_close(cli);
     fake_free(f);
     sig_reset();
@@ -470,10 +558,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_server),        cmocka_unit_test(test_server_loss),
-        cmocka_unit_test(test_stop_in_batch), cmocka_unit_test(test_failure),
-        cmocka_unit_test(test_interrupted),   cmocka_unit_test(test_client_retry),
-        cmocka_unit_test(test_reactor),       cmocka_unit_test(test_bad_rate),
-        cmocka_unit_test(test_client_final),
+        cmocka_unit_test(test_stop_in_batch), cmocka_unit_test(test_server_vec),
+        cmocka_unit_test(test_failure),       cmocka_unit_test(test_interrupted),
+        cmocka_unit_test(test_client_retry),  cmocka_unit_test(test_reactor),
+        cmocka_unit_test(test_bad_rate),      cmocka_unit_test(test_client_final),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
