@@ -398,6 +398,15 @@ int tp_get_buffer(tp_channel *ch, uint32_t size, bool packed, tp_buf **out);
  * Returns 0, or TP_EINVAL when b is not packed or b->len exceeds the room. */
 int tp_pack(tp_channel *ch, tp_buf *b);
 
+/* What k calls of tp_pack() do for k messages of size bytes each that the caller wrote one
+ * after the other from b->data, each size + 2 bytes after the previous one (the 2 bytes between
+ * them are the transport's): the k messages are closed and b->data and b->len are as after
+ * them. The layout is that of RIPC packing (plain, TLS and rssl.rwf channels, seqMCast
+ * datagrams); rssl.json.v2 channels pack otherwise and refuse it. Returns 0, or TP_EINVAL
+ * (nothing changed) when b is not a packed buffer of such a channel or the k messages exceed
+ * its room. */
+int tp_pack_run(tp_channel *ch, tp_buf *b, uint32_t size, uint32_t k);
+
 /* Queues the message in b (for a packed buffer: the messages packed so far plus b->len
  * bytes at b->data, if b->len > 0) as one frame, or as several fragments, compressing it if
  * the channel compresses and the message is large enough. When the queued bytes reach the

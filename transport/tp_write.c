@@ -475,6 +475,35 @@ int tp_pack(tp_channel *ch, tp_buf *b)
     return 0;
 }
 
+int tp_pack_run(tp_channel *ch, tp_buf *b, uint32_t size, uint32_t k)
+{
+    if (ch->ws_json || (ch->conn_type != TP_CONN_SOCKET && !ch->mc) || !own_buf(ch, b) ||
+        !b->busy || !b->pack_off) {
+        err_set("tp_pack_run: not an open packed buffer of this channel");
+        return TP_EINVAL;
+    }
+    const uint64_t stride = (uint64_t)size + 2;
+    if (k == 0)
+        return 0;
+    if (b->pack_off > b->pay_cap || stride * k - 2 > b->pay_cap - b->pack_off) {
+        err_set("%u packed messages of %u bytes exceed the %u bytes left in their buffer", k, size,
+                b->pack_off > b->pay_cap ? 0 : b->pay_cap - b->pack_off);
+        return TP_EINVAL;
+    }
+    uint8_t *p = b->pay + b->pack_off - 2;
+    for (uint32_t i = 0; i < k; i++, p += stride)
+        tp_put16(p, size);
+    b->pack_off += (uint32_t)(stride * k);
+    if (b->pack_off < b->pay_cap) {
+        b->data = b->pay + b->pack_off;
+        b->len = b->pay_cap - b->pack_off;
+    } else {
+        b->data = b->pay + b->pay_cap;
+        b->len = 0;
+    }
+    return 0;
+}
+
 /* The payload length of b as it will be sent (closing the last packed message). */
 static int final_len(tp_buf *b, uint32_t *plen)
 {

@@ -282,6 +282,44 @@ static int send_runs(tperf_worker *w, tperf_session *s, uint32_t size, uint64_t 
     return rc;
 }
 
+/* Sends messages k.. of a burst of n, packed -pack to a buffer: each buffer's messages written
+ * in place at their places in the packed frame (tp_pack_run closes all but the last, which
+ * tp_write closes), the one the latency position pick gives stamped as it is written. Advances
+ * *k over the messages written. Returns what the last tp_write() returned, or the failure of
+ * tp_get_buffer(), tp_pack_run() or tp_write() (the messages of that buffer did not go). */
+static int send_packed(tperf_worker *w, tperf_session *s, uint32_t size, uint64_t n, int64_t pick,
+                       uint64_t sched, uint64_t *k)
+{
+    const uint32_t pack = (uint32_t)w->cfg->pack;
+    int rc = 0;
+    while (*k < n) {
+        tp_buf *b;
+        rc = tp_get_buffer(s->ch, (uint32_t)w->pack_bytes, true, &b);
+        if (rc < 0)
+            return rc;
+        const uint32_t m = n - *k < pack ? (uint32_t)(n - *k) : pack;
+        uint8_t *p = b->data;
+        for (uint32_t i = 0; i < m; i++, p += size + 2) {
+            uint64_t stamp = lra_stamp(pick, *k + i) ? (uint64_t)clk_ns() : 0;
+            tperf_msg_fill(p, size, s->send_seq + i, stamp, sched);
+        }
+        rc = tp_pack_run(s->ch, b, size, m - 1);
+        if (rc == 0) {
+            b->len = size;
+            rc = tp_write(s->ch, b, w->write_flags);
+            if (rc < 0 && rc != TP_EFAIL)
+                tp_release(s->ch, b); /* refused: still ours */
+        } else {
+            tp_release(s->ch, b);
+        }
+        if (rc < 0)
+            return rc;
+        s->send_seq += m;
+        *k += m;
+    }
+    return rc;
+}
+
 /* Sends the current tick's burst on session i: tick_burst() messages, the one the latency
  * random array picks time-stamped, packed -pack at a time (the last buffer of a burst is
  * written even when not full, so no message waits for the next tick). Returns 0, or -1 when
@@ -311,6 +349,8 @@ int worker_send_burst(tperf_worker *w, tperf_session *s, const tick *t)
                     break;
             }
         }
+    } else if (!s->json) {
+        rc = send_packed(w, s, size, n, pick, sched, &k);
     } else {
         tp_buf *b = NULL;
         uint32_t in_buf = 0;

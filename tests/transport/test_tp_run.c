@@ -3,7 +3,7 @@
  * after the socket was found full, every message on an empty queue with TP_WRITE_DIRECT), so
  * that the send() calls and what is left queued are the same after every run; a run given
  * back writes nothing; a buffer written while a run is open follows the run; the channels
- * and sizes that take no runs say so. */
+ * and sizes that take no runs say so. tp_pack_run() packs as tp_pack() does. */
 #include "tp_rawpeer.h"
 
 /* Message number i of a series: size bytes, from its number. */
@@ -213,12 +213,72 @@ static void test_refused(void **state)
     done(&f);
 }
 
+/* tp_pack_run(): k messages written in place and closed at once make the bytes k tp_pack()
+ * calls make; the room is checked exactly; a buffer that is not packed is refused. */
+static void test_pack_run(void **state)
+{
+    (void)state;
+    static const uint32_t sizes[] = {1, 16, 76, 500};
+    for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+        const uint32_t size = sizes[si];
+        side a = {client_after_ack(14, 0), 0}, b = {client_after_ack(14, 0), 0};
+        uint64_t total = 0;
+        for (uint32_t per = 1; per <= 12; per++) {
+            const uint32_t room = per * (size + 2); /* as TransportPerf asks: more than needed */
+            tp_buf *ba, *bb;
+            assert_int_equal(tp_get_buffer(a.p.ch, room, true, &ba), 0);
+            assert_int_equal(tp_get_buffer(b.p.ch, room, true, &bb), 0);
+            for (uint32_t i = 0; i + 1 < per; i++) {
+                body(ba->data, size, a.next++);
+                ba->len = size;
+                assert_int_equal(tp_pack(a.p.ch, ba), 0);
+            }
+            const uint32_t left = ba->len; /* the room for the last one */
+            body(ba->data, size, a.next++);
+            ba->len = size;
+            uint8_t *q = bb->data;
+            for (uint32_t i = 0; i < per; i++, q += size + 2)
+                body(q, size, b.next++);
+            assert_int_equal(tp_pack_run(b.p.ch, bb, size, per - 1), 0);
+            assert_ptr_equal(bb->data, ba->data - (uintptr_t)ba->pay + (uintptr_t)bb->pay);
+            assert_int_equal(bb->len, left);
+            bb->len = size;
+            assert_true(tp_write(a.p.ch, ba, 0) >= 0);
+            assert_true(tp_write(b.p.ch, bb, 0) >= 0);
+            assert_int_equal(tp_flush(a.p.ch), 0);
+            assert_int_equal(tp_flush(b.p.ch), 0);
+            same_bytes(&a, &b, &total);
+        }
+        assert_true(total > 0);
+        done(&a.p);
+        done(&b.p);
+    }
+
+    peer p = client_after_ack(14, 0);
+    tp_buf *bf;
+    assert_int_equal(tp_get_buffer(p.ch, 100, true, &bf), 0);
+    const uint32_t cap = bf->len;
+    /* exactly the room: k messages of 8 bytes and their lengths, the last one's inside */
+    const uint32_t k = (cap + 2) / 10;
+    assert_int_equal(tp_pack_run(p.ch, bf, 8, k + 1), TP_EINVAL);
+    assert_int_equal(bf->len, cap); /* nothing changed */
+    assert_int_equal(tp_pack_run(p.ch, bf, 8, k), 0);
+    assert_int_equal(bf->len, cap >= 10 * k ? cap - 10 * k : 0); /* as after k tp_pack() */
+    assert_int_equal(tp_pack_run(p.ch, bf, 8, 0), 0);
+    assert_int_equal(tp_release(p.ch, bf), 0);
+    assert_int_equal(tp_get_buffer(p.ch, 100, false, &bf), 0);
+    assert_int_equal(tp_pack_run(p.ch, bf, 8, 1), TP_EINVAL); /* not packed */
+    assert_int_equal(tp_release(p.ch, bf), 0);
+    done(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_as_single_writes),
         cmocka_unit_test(test_give_back_and_buffers_inside),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_pack_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
