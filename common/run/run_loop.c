@@ -9,7 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The longest single wait: a stop request is seen within this. */
+/* The longest single wait when no stop request can wake the loop (sig_wake_fd() is -1: no
+ * sig_install()): a stop request is then seen within this. */
 #define STEP_NS (100 * 1000 * 1000)
 
 void run_loop_init(run_loop *l, int interval_s, int run_time_s)
@@ -31,26 +32,36 @@ void run_loop_serve(run_loop *l, tp_server *srv, run_handoff *const *to, int n,
     run_accept_all(srv, to, n, text);
 }
 
-/* Waits until deadline, accepting meanwhile; returns early when a stop is requested. */
+/* Waits until deadline, accepting meanwhile; returns early when a stop is requested. The wait
+ * is one ppoll() over the server and sig_wake_fd(), which a stop request makes readable, so the
+ * thread wakes once a second (and for each connection), not every STEP_NS. */
 static void wait_until(run_loop *l, int64_t deadline)
 {
+    const int wfd = sig_wake_fd();
     for (;;) {
         int64_t now = clk_ns();
         if (now >= deadline || sig_stop_requested())
             return;
-        int64_t left = deadline - now < STEP_NS ? deadline - now : STEP_NS;
-        if (!l->srv) {
+        int64_t left = deadline - now;
+        if (wfd < 0 && left > STEP_NS)
+            left = STEP_NS;
+        struct pollfd p[2];
+        nfds_t n = 0;
+        if (l->srv)
+            p[n++] = (struct pollfd){.fd = tp_server_fd(l->srv), .events = POLLIN};
+        if (wfd >= 0)
+            p[n++] = (struct pollfd){.fd = wfd, .events = POLLIN};
+        if (n == 0) {
             clk_sleep_until(now + left);
             continue;
         }
-        struct pollfd p = {.fd = tp_server_fd(l->srv), .events = POLLIN};
         struct timespec ts = clk_timespec(left);
-        int rc = ppoll(&p, 1, &ts, NULL);
-        if (rc > 0) {
+        int rc = ppoll(p, n, &ts, NULL);
+        if (rc > 0 && l->srv && p[0].revents) {
             run_accept_all(l->srv, l->to, l->n_to, l->text);
         } else if (rc < 0 && errno != EINTR) {
             printf("Error: poll on the server: %s\n", strerror(errno));
-            clk_sleep_until(now + left);
+            clk_sleep_until(now + (left < STEP_NS ? left : STEP_NS));
         }
     }
 }

@@ -5,11 +5,26 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 /* Lock-free atomics, so the handler may touch them (async-signal-safe). */
 static atomic_int stop_flag;
 static atomic_int caught;
+/* Readable once a stop was requested (sig_wake_fd); -1 before sig_install(). */
+static int wake_fd = -1;
+
+/* Makes wake_fd readable; async-signal-safe (one write). */
+static void wake(void)
+{
+    if (wake_fd >= 0) {
+        uint64_t one = 1;
+        ssize_t n = write(wake_fd, &one, sizeof(one));
+        (void)n; /* EAGAIN: the counter is already non-zero */
+    }
+}
 
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the stop flag must be lock-free for signal handlers");
 
@@ -27,11 +42,14 @@ static void on_signal(int signo)
     }
     int none = 0;
     atomic_compare_exchange_strong(&caught, &none, signo);
+    wake();
     errno = saved;
 }
 
 int sig_install(void)
 {
+    if (wake_fd < 0 && (wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0)
+        return err_set_errno(errno, "eventfd for the stop request");
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
@@ -59,6 +77,12 @@ bool sig_stop_requested(void)
 void sig_request_stop(void)
 {
     atomic_store(&stop_flag, 1);
+    wake();
+}
+
+int sig_wake_fd(void)
+{
+    return wake_fd;
 }
 
 int sig_caught(void)
@@ -70,6 +94,11 @@ void sig_reset(void)
 {
     atomic_store(&caught, 0);
     atomic_store(&stop_flag, 0);
+    if (wake_fd >= 0) {
+        uint64_t v;
+        ssize_t n = read(wake_fd, &v, sizeof(v));
+        (void)n; /* EAGAIN: nothing was requested */
+    }
 }
 
 int sig_thread_create(pthread_t *tid, void *(*fn)(void *), void *arg)

@@ -28,6 +28,11 @@ bool sig_stop_requested(void);
 /* Requests a stop from inside the program (a failed worker, the end of the run). */
 void sig_request_stop(void);
 
+/* A descriptor that becomes readable (POLLIN) when a stop is requested, by a signal or by
+ * sig_request_stop(), so that a thread waiting for long (the main thread's one-second loop)
+ * wakes at once; -1 before sig_install(). Only to wait on: sig_reset() empties it. */
+int sig_wake_fd(void);
+
 /* The signal that requested the stop (SIGINT, SIGTERM), or 0 when none did. */
 int sig_caught(void);
 
