@@ -38,9 +38,9 @@ static int on_up(niprov_thread *th, rx_chan *ch)
     if (!s->active_ns) {
         if (pv_items_init(&s->items, (uint32_t)th->share.count + 1) != 0)
             return -1;
-        pv_out_init_rx(&s->out, ch, (uint32_t)cfg->pv.max_pack_count,
-                       (uint32_t)cfg->pv.pack_buf_size,
-                       cfg->pv.opts.direct_write ? TP_WRITE_DIRECT : 0);
+        run_out_init_rx(&s->out, ch, (uint32_t)cfg->pv.max_pack_count,
+                        (uint32_t)cfg->pv.pack_buf_size,
+                        cfg->pv.opts.direct_write ? TP_WRITE_DIRECT : 0);
         s->active_ns = clk_ns();
     }
     th->active = true;
@@ -87,8 +87,8 @@ static int on_channel(rx_chan *ch, rx_event ev, const char *text)
             /* Never up, and the layer does not try again: a failure that cannot heal (a name
              * that does not resolve, a certificate or sub-protocol refused). */
             printf("Error: %s (trying again cannot succeed).\n", text ? text : "");
-            err_set("connection to %s:%s: %s", th->app->cfg.pv.opts.host,
-                    th->app->cfg.pv.opts.port, text ? text : "");
+            err_set("connection to %s:%s: %s", th->app->cfg.pv.opts.host, th->app->cfg.pv.opts.port,
+                    text ? text : "");
         } else {
             err_set("connection lost: %s", text ? text : "");
         }

@@ -54,15 +54,16 @@ static int activate(niprov_thread *th)
     fflush(stdout);
     if (pv_items_init(&s->items, (uint32_t)th->share.count + 1) != 0)
         return -1;
-    pv_out_init(&s->out, s->ch, (uint32_t)cfg->pv.max_pack_count, (uint32_t)cfg->pv.pack_buf_size,
-                cfg->pv.opts.direct_write ? TP_WRITE_DIRECT : 0);
+    run_out_init_tp(&s->out, s->ch, (uint32_t)cfg->pv.max_pack_count,
+                    (uint32_t)cfg->pv.pack_buf_size,
+                    cfg->pv.opts.direct_write ? TP_WRITE_DIRECT : 0);
     pv_burst_set_hwm(s->ch, cfg->pv.opts.high_water_mark);
     s->active_ns = clk_ns();
     th->active = true;
 
     rwf_login l;
     niprov_login(app, &l, "NIProvPerf");
-    if (pv_out_send(&s->out, 512 + l.user.len, enc_login, &l, false) < 0)
+    if (run_out_send(&s->out, 512 + l.user.len, enc_login, &l, false) < 0)
         return err_push("sending the login request");
     return 0;
 }
@@ -89,7 +90,7 @@ static int publish(niprov_thread *th)
     pv_sess *s = &th->sess;
     rwf_directory d;
     niprov_directory(app, &d);
-    int rc = pv_out_send(&s->out, 1024 + app->in.service.name.len, enc_directory, &d, false);
+    int rc = run_out_send(&s->out, 1024 + app->in.service.name.len, enc_directory, &d, false);
     if (rc < 0)
         return err_push("publishing the directory");
     return niprov_publish_items(th);
@@ -126,7 +127,7 @@ int niprov_publish_items(niprov_thread *th)
     if (s->items.refresh.count &&
         (rc = pv_burst_refreshes(s, &app->in.feed, &th->pv.stats)) == TP_EFAIL)
         return -1;
-    return pv_out_close(&s->out) < 0 ? -1 : 0;
+    return run_out_close(&s->out) < 0 ? -1 : 0;
 }
 
 /* One message from the ADH. Returns 0, or -1 when the test must end (err_msg() set). */

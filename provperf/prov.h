@@ -150,7 +150,7 @@ int prov_item_reject(prov_thread *th, pv_sess *s, int32_t sid, uint8_t domain, i
  * channel's output buffer: in a packed buffer of its own when packing and `packable` (rejects
  * and reflected posts, as the ETA provider sends them), else alone (admin replies). Returns as
  * prov_handle: an encoding failure or a lack of buffers is printed and the channel kept. */
-typedef pv_enc_fn prov_enc_fn;
+typedef run_out_enc_fn prov_enc_fn;
 int prov_send(pv_sess *s, uint32_t cap, prov_enc_fn enc, const void *arg, bool packable);
 
 #endif

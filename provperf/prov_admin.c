@@ -78,7 +78,7 @@ int prov_admin_login(prov_thread *th, pv_sess *s, const rwf_msg *m)
         /* Sent at once: time spent queued would widen the consumer's bound. */
         clksync_reply r = {&q, m->stream_id, t2};
         rc = prov_send(s, CLKSYNC_MSG_MAX, enc_clksync, &r, false);
-        if (rc >= 0 && pv_out_flush(&s->out) < 0)
+        if (rc >= 0 && run_out_flush(&s->out) < 0)
             return err_push("flushing a clock offset answer"), -1;
         return rc;
     }

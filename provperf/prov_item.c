@@ -18,7 +18,7 @@
 
 int prov_send(pv_sess *s, uint32_t cap, prov_enc_fn enc, const void *arg, bool packable)
 {
-    int rc = pv_out_send(&s->out, cap, enc, arg, packable);
+    int rc = run_out_send(&s->out, cap, enc, arg, packable);
     if (rc == TP_ENOBUFS) {
         printf("No output buffer for a reply: %s\n", err_msg());
         return 1; /* the channel is kept; what is queued goes out when it drains */

@@ -5,7 +5,7 @@
  * channels, the connections the main thread accepted and handed over; the worker runs their
  * handshakes, reads, writes and pings. The callbacks run the bare mode's handlers (login,
  * directory, dictionary, items, posts, generic messages), whose replies and the tick's bursts
- * go through the layer's buffers (pv_out over the reactor channel). On the wire the two modes
+ * go through the layer's buffers (run_out over the reactor channel). On the wire the two modes
  * are the same; the console says "Channel <fd> active. Channel Info:" when a channel is up,
  * "Approximate message sizes:" when it is ready, "Channel Closed." when it goes.
  */
@@ -52,9 +52,9 @@ static int on_up(prov_thread *th, pv_sess *s)
     run_tls_seen_add(&app->run.tls_seen, info->tls_version, info->tls_cipher);
     if (pv_items_init(&s->items, 1024) != 0)
         return -1;
-    pv_out_init_rx(&s->out, s->rx, (uint32_t)cfg->pv.max_pack_count,
-                   (uint32_t)cfg->pv.pack_buf_size,
-                   cfg->pv.opts.direct_write ? TP_WRITE_DIRECT : 0);
+    run_out_init_rx(&s->out, s->rx, (uint32_t)cfg->pv.max_pack_count,
+                    (uint32_t)cfg->pv.pack_buf_size,
+                    cfg->pv.opts.direct_write ? TP_WRITE_DIRECT : 0);
     s->active_ns = clk_ns();
     return 0;
 }

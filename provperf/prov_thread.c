@@ -109,12 +109,13 @@ static int activate(prov_thread *th, pv_sess *s)
     run_tls_seen_note(&app->run.tls_seen, s->ch);
     if (pv_items_init(&s->items, 1024) != 0)
         return -1;
-    pv_out_init(&s->out, s->ch, (uint32_t)cfg->pv.max_pack_count, (uint32_t)cfg->pv.pack_buf_size,
-                cfg->pv.opts.direct_write ? TP_WRITE_DIRECT : 0);
+    run_out_init_tp(&s->out, s->ch, (uint32_t)cfg->pv.max_pack_count,
+                    (uint32_t)cfg->pv.pack_buf_size,
+                    cfg->pv.opts.direct_write ? TP_WRITE_DIRECT : 0);
     pv_burst_set_hwm(s->ch, cfg->pv.opts.high_water_mark);
     s->json = run_json_channel(s->ch);
     if (s->json)
-        pv_out_json(&s->out, app->json->conv, th->json_out, PROV_JSON_RWF_MAX);
+        run_out_json(&s->out, app->json->conv, th->json_out, PROV_JSON_RWF_MAX);
     s->active_ns = clk_ns();
     return 0;
 }

@@ -40,9 +40,9 @@ static void to_channel(pv_sess *s)
 {
     const prov_config *cfg = &((prov_thread *)s->tool)->app->cfg;
     if (s->tun_open)
-        pv_out_init_rx(&s->out, s->rx, (uint32_t)cfg->pv.max_pack_count,
-                       (uint32_t)cfg->pv.pack_buf_size,
-                       cfg->pv.opts.direct_write ? TP_WRITE_DIRECT : 0);
+        run_out_init_rx(&s->out, s->rx, (uint32_t)cfg->pv.max_pack_count,
+                        (uint32_t)cfg->pv.pack_buf_size,
+                        cfg->pv.opts.direct_write ? TP_WRITE_DIRECT : 0);
     s->tun = NULL;
     s->tun_open = false;
     s->tun_auth_wait = false;
@@ -59,8 +59,8 @@ static int on_status(rx_tunnel *t, const rwf_state *st, const rwf_login *auth)
     pv_sess *s = rx_tunnel_user(t);
     switch (rx_tunnel_status_print(t, st, auth, s->tun_open)) {
     case RX_TUNNEL_OPENED:
-        pv_out_close(&s->out); /* what the channel's packing holds goes first */
-        pv_out_init_tunnel(&s->out, t, sample, s);
+        run_out_close(&s->out); /* what the channel's packing holds goes first */
+        run_out_init_tunnel(&s->out, t, true, sample, s);
         s->tun_open = true;
         s->tun_auth_wait = rx_tunnel_cos(t)->auth_type != RX_COS_AU_NOT_REQUIRED;
         break;

@@ -18,7 +18,7 @@ typedef enum { KIND_UPDATE, KIND_GENERIC } burst_kind;
 /* Sends a message on a JSON channel from its ready forms (forms: the PV_JSON_FORMS of its
  * template), stamped with the send time (read now) and sched when stamp. Returns 1 when sent,
  * 0 when the form needed is not built (the caller converts the message), or the error of
- * pv_out_json_form. */
+ * run_out_json_form. */
 static inline int send_form(pv_sess *s, const pv_feed *f, const rjs_tmpl *forms, int32_t sid,
                             uint64_t sched, bool stamp, bool more)
 {
@@ -27,7 +27,7 @@ static inline int send_form(pv_sess *s, const pv_feed *f, const rjs_tmpl *forms,
     if (!form->text)
         return 0;
     uint64_t vals[PV_JSON_VALS] = {(uint64_t)(int64_t)sid, now, sched};
-    int rc = pv_out_json_form(&s->out, form, vals, more);
+    int rc = run_out_json_form(&s->out, form, vals, more);
     return rc < 0 ? rc : 1;
 }
 
@@ -73,7 +73,7 @@ static inline int send_burst(pv_sess *s, const pv_feed *f, pv_stats *st, uint64_
             }
         }
         uint8_t *at;
-        rc = pv_out_begin(&s->out, d->max_size, &at);
+        rc = run_out_begin(&s->out, d->max_size, &at);
         if (rc < 0)
             break;
         uint32_t len;
@@ -93,7 +93,7 @@ static inline int send_burst(pv_sess *s, const pv_feed *f, pv_stats *st, uint64_
             len = kind == KIND_UPDATE ? pv_msg_update(at, it->stream_id, t, 0, 0)
                                       : pv_msg_generic(at, it->stream_id, t, 0, 0);
         }
-        rc = pv_out_end(&s->out, len, i + 1 < n);
+        rc = run_out_end(&s->out, len, i + 1 < n);
         if (rc < 0)
             break;
         sent++;
@@ -143,16 +143,16 @@ int pv_burst_refreshes(pv_sess *s, const pv_feed *f, pv_stats *st)
         const pv_tmpl *t = &f->dom[pv_dom_index(it->domain)].refresh;
         uint32_t cap = pv_msg_refresh_max_size(t, k->name_len, k->attrib_len);
         uint8_t *at;
-        rc = pv_out_begin(&s->out, cap, &at);
+        rc = run_out_begin(&s->out, cap, &at);
         if (rc < 0)
             break;
         uint32_t len = pv_msg_refresh(at, cap, it, k, t);
         if (!len) {
-            pv_out_cancel(&s->out);
+            run_out_cancel(&s->out);
             rc = TP_EFAIL;
             break;
         }
-        rc = pv_out_end(&s->out, len, i + 1 < n);
+        rc = run_out_end(&s->out, len, i + 1 < n);
         if (rc < 0)
             break;
         sent++;
@@ -193,13 +193,13 @@ int pv_burst_tick(pv_sess *s, const pv_feed *f, const pv_rates *r, pv_stats *st,
         rc = pv_burst_refreshes(s, f, st);
     if (rc == TP_EFAIL)
         return rc;
-    int q = pv_out_close(&s->out);
+    int q = run_out_close(&s->out);
     if (q == TP_ENOBUFS) { /* the open packed buffer was refused and dropped: keep the channel */
         rc = TP_ENOBUFS;
-        q = (int)pv_out_queued(&s->out);
+        q = (int)run_out_queued(&s->out);
     }
     if (q > 0)
-        q = pv_out_flush(&s->out);
+        q = run_out_flush(&s->out);
     if (q < 0)
         return TP_EFAIL;
     counter_add(&st->msgs_packed, s->out.packed_msgs - s->packed_seen);

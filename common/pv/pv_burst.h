@@ -24,7 +24,7 @@
 
 #include "pv_items.h"
 #include "pv_msg.h"
-#include "pv_out.h"
+#include "run_out.h"
 #include "pv_stats.h"
 #include "rjs_tmpl.h"
 #include "lra.h"
@@ -83,7 +83,7 @@ typedef struct pv_feed {
 typedef struct pv_sess {
     tp_channel *ch; /* the bare channel, or NULL (reactor modes) */
     rx_chan *rx;    /* the reactor channel, or NULL (bare mode) */
-    pv_out out;
+    run_out out;
     pv_items items;
     int64_t active_ns;     /* when the channel became active; bursts of earlier ticks skip it */
     int64_t pub_ns;        /* when its first update or generic burst went out; 0 = none yet */

@@ -130,7 +130,7 @@ static void bench_burst(const pv_feed *f, uint32_t max_pack, double secs)
     pv_sess s;
     memset(&s, 0, sizeof(s));
     s.ch = sch;
-    pv_out_init(&s.out, sch, max_pack, 6000, 0);
+    run_out_init_tp(&s.out, sch, max_pack, 6000, 0);
     pv_items_init(&s.items, 10000);
     char name[32];
     for (int i = 0; i < 10000; i++) {
@@ -151,9 +151,9 @@ static void bench_burst(const pv_feed *f, uint32_t max_pack, double secs)
     int64_t t0 = clk_ns(), end = t0 + (int64_t)(secs * 1e9);
     while (clk_ns() < end) {
         int rc = pv_burst_updates(&s, f, &st, 3400, 1700, clk_ns());
-        int q = pv_out_close(&s.out);
+        int q = run_out_close(&s.out);
         if (q > 0)
-            q = pv_out_flush(&s.out);
+            q = run_out_flush(&s.out);
         if (rc == TP_EFAIL || q < 0) {
             fprintf(stderr, "burst: %s\n", err_msg());
             break;
@@ -167,7 +167,7 @@ static void bench_burst(const pv_feed *f, uint32_t max_pack, double secs)
     int64_t t1 = clk_ns();
     sent = counter_total(&st.updates);
     dropped = counter_total(&st.out_of_bufs);
-    while (pv_out_flush(&s.out) > 0) {
+    while (run_out_flush(&s.out) > 0) {
         struct pollfd p = {.fd = tp_fd(sch), .events = POLLOUT};
         poll(&p, 1, 10);
     }

@@ -57,7 +57,7 @@ static void setup(fixture *x, uint32_t out_bufs)
     tu_connect(&x->p, &so, &co);
     memset(&x->s, 0, sizeof(x->s));
     x->s.ch = x->p.s;
-    pv_out_init(&x->s.out, x->p.s, 1, 0, 0);
+    run_out_init_tp(&x->s.out, x->p.s, 1, 0, 0);
     assert_int_equal(pv_items_init(&x->s.items, 8), 0);
     assert_int_equal(pv_stats_init(&x->st, 0), 0);
     make_feed(&x->f);
@@ -205,7 +205,7 @@ static void test_packed_burst(void **state)
     (void)state;
     fixture x;
     setup(&x, 50);
-    pv_out_init(&x.s.out, x.p.s, 10, 6000, 0);
+    run_out_init_tp(&x.s.out, x.p.s, 10, 6000, 0);
     add_items(&x, 5, PV_ITEM_STREAMING | PV_ITEM_SOLICITED);
     assert_int_equal(pv_burst_refreshes(&x.s, &x.f, &x.st), 0); /* one packed frame of 3 */
     assert_int_equal(pv_burst_refreshes(&x.s, &x.f, &x.st), 0); /* one of 2 */

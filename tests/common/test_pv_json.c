@@ -1,5 +1,5 @@
 /*
- * The provider's ready JSON forms (pv_content_json, rjs_tmpl, pv_out_json_form): every update
+ * The provider's ready JSON forms (pv_content_json, rjs_tmpl, run_out_json_form): every update
  * and generic message of data/MsgData.xml, in each form (without stamps, with the send time,
  * the scheduled time, both), rendered with a stream id and stamps, is byte for byte the
  * converter's JSON of the same RWF message (ENUM as numbers and as text), and converts back to
@@ -241,8 +241,8 @@ static void wire_setup(fixture *x, uint32_t max_pack, bool forms)
     memset(&x->s, 0, sizeof(x->s));
     memset(x->visits, 0, sizeof(x->visits));
     x->s.ch = x->p.s;
-    pv_out_init(&x->s.out, x->p.s, max_pack, 6000, 0);
-    pv_out_json(&x->s.out, conv, scratch, sizeof(scratch));
+    run_out_init_tp(&x->s.out, x->p.s, max_pack, 6000, 0);
+    run_out_json(&x->s.out, conv, scratch, sizeof(scratch));
     x->s.json = true;
     assert_int_equal(pv_items_init(&x->s.items, 8), 0);
     assert_int_equal(pv_stats_init(&x->st, 0), 0);
@@ -352,13 +352,13 @@ static void wire(uint32_t max_pack, bool forms)
     }
     /* 10 updates with the stamp on the 4th, then 7 with none, then 3 all stamped */
     assert_int_equal(pv_burst_updates(&x.s, &x.f, &x.st, 10, 3, 5000000000LL), 0);
-    assert_int_equal(pv_out_close(&x.s.out) >= 0, 1);
+    assert_int_equal(run_out_close(&x.s.out) >= 0, 1);
     check_updates(&x, 10, max_pack, 3);
     assert_int_equal(pv_burst_updates(&x.s, &x.f, &x.st, 7, LRA_NONE, 5000000000LL), 0);
-    assert_int_equal(pv_out_close(&x.s.out) >= 0, 1);
+    assert_int_equal(run_out_close(&x.s.out) >= 0, 1);
     check_updates(&x, 7, max_pack, 99);
     assert_int_equal(pv_burst_updates(&x.s, &x.f, &x.st, 3, LRA_ALL, 5000000000LL), 0);
-    assert_int_equal(pv_out_close(&x.s.out) >= 0, 1);
+    assert_int_equal(run_out_close(&x.s.out) >= 0, 1);
     check_updates(&x, 3, max_pack, STAMP_ALL);
     assert_int_equal(counter_total(&x.st.updates), 20);
     wire_teardown(&x);

@@ -1,5 +1,5 @@
 /*
- * pv_out: frames as the ETA provider makes them — one per message unpacked; with packing, a
+ * run_out: frames as the ETA provider makes them — one per message unpacked; with packing, a
  * buffer written at -maxPackCount messages, when the next message does not fit, and at the end
  * of a burst; a message larger than the packing buffer alone. The frames are counted from the
  * bytes the transport queued (3 header bytes per frame, 2 length bytes per packed message), and
@@ -8,7 +8,7 @@
 #include "testsupport.h"
 
 #include "../transport/tp_testutil.h"
-#include "pv_out.h"
+#include "run_out.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -20,13 +20,13 @@ static void fill(uint8_t *p, uint32_t len, uint32_t n)
 }
 
 /* Writes count messages of the given sizes as one burst. */
-static void burst(pv_out *o, const uint32_t *sizes, uint32_t count, uint32_t first)
+static void burst(run_out *o, const uint32_t *sizes, uint32_t count, uint32_t first)
 {
     for (uint32_t i = 0; i < count; i++) {
         uint8_t *at;
-        assert_int_equal(pv_out_begin(o, sizes[i], &at), 0);
+        assert_int_equal(run_out_begin(o, sizes[i], &at), 0);
         fill(at, sizes[i], first + i);
-        assert_true(pv_out_end(o, sizes[i], i + 1 < count) >= 0);
+        assert_true(run_out_end(o, sizes[i], i + 1 < count) >= 0);
     }
 }
 
@@ -72,8 +72,8 @@ static void test_unpacked(void **state)
     (void)state;
     tu_pair p;
     connect_pair(&p, 50);
-    pv_out o;
-    pv_out_init(&o, p.s, 1, 6000, 0);
+    run_out o;
+    run_out_init_tp(&o, p.s, 1, 6000, 0);
     uint32_t sizes[25];
     for (int i = 0; i < 25; i++)
         sizes[i] = 100;
@@ -91,8 +91,8 @@ static void test_packed(void **state)
     (void)state;
     tu_pair p;
     connect_pair(&p, 50);
-    pv_out o;
-    pv_out_init(&o, p.s, 10, 6000, 0);
+    run_out o;
+    run_out_init_tp(&o, p.s, 10, 6000, 0);
     uint32_t sizes[25];
     for (int i = 0; i < 25; i++)
         sizes[i] = 100;
@@ -106,7 +106,7 @@ static void test_packed(void **state)
     drain(p.s, p.c, sizes, 25, 0);
 
     /* A 500-byte buffer holds four 100-byte messages (102 bytes each with its length). */
-    pv_out_init(&o, p.s, 10, 500, 0);
+    run_out_init_tp(&o, p.s, 10, 500, 0);
     before = written(p.s);
     burst(&o, sizes, 9, 100);
     assert_int_equal(o.frames, 3); /* 4 + 4 + 1 */
@@ -115,7 +115,7 @@ static void test_packed(void **state)
 
     /* A message larger than the packing buffer goes alone, unpacked. */
     uint32_t mixed[5] = {100, 100, 700, 100, 100};
-    pv_out_init(&o, p.s, 10, 500, 0);
+    run_out_init_tp(&o, p.s, 10, 500, 0);
     before = written(p.s);
     burst(&o, mixed, 5, 200);
     assert_int_equal(o.frames, 3); /* [100 100] [700] [100 100] */
@@ -123,27 +123,27 @@ static void test_packed(void **state)
     assert_int_equal(written(p.s) - before, 3 + 2 * 102 + 3 + 700 + 3 + 2 * 102);
     drain(p.s, p.c, mixed, 5, 200);
 
-    /* A burst cut short leaves a buffer open: pv_out_close writes it. */
-    pv_out_init(&o, p.s, 10, 6000, 0);
+    /* A burst cut short leaves a buffer open: run_out_close writes it. */
+    run_out_init_tp(&o, p.s, 10, 6000, 0);
     for (int i = 0; i < 3; i++) {
         uint8_t *at;
-        assert_int_equal(pv_out_begin(&o, 100, &at), 0);
+        assert_int_equal(run_out_begin(&o, 100, &at), 0);
         fill(at, 100, 300 + (uint32_t)i);
-        assert_true(pv_out_end(&o, 100, true) >= 0);
+        assert_true(run_out_end(&o, 100, true) >= 0);
     }
     assert_int_equal(o.frames, 0);
-    assert_true(pv_out_close(&o) >= 0);
+    assert_true(run_out_close(&o) >= 0);
     assert_int_equal(o.frames, 1);
     drain(p.s, p.c, sizes, 3, 300);
 
     /* A cancelled message is not sent. */
     uint8_t *at;
-    assert_int_equal(pv_out_begin(&o, 100, &at), 0);
-    pv_out_cancel(&o);
-    assert_true(pv_out_close(&o) >= 0);
-    pv_out_init(&o, p.s, 1, 0, 0);
-    assert_int_equal(pv_out_begin(&o, 100, &at), 0);
-    pv_out_cancel(&o);
+    assert_int_equal(run_out_begin(&o, 100, &at), 0);
+    run_out_cancel(&o);
+    assert_true(run_out_close(&o) >= 0);
+    run_out_init_tp(&o, p.s, 1, 0, 0);
+    assert_int_equal(run_out_begin(&o, 100, &at), 0);
+    run_out_cancel(&o);
     burst(&o, sizes, 1, 400);
     drain(p.s, p.c, sizes, 1, 400);
     tu_close(&p);
@@ -156,16 +156,16 @@ static void test_out_of_buffers(void **state)
     (void)state;
     tu_pair p;
     connect_pair(&p, 4);
-    pv_out o;
-    pv_out_init(&o, p.s, 1, 0, 0);
+    run_out o;
+    run_out_init_tp(&o, p.s, 1, 0, 0);
     int rc = 0;
     uint32_t sent = 0;
     uint8_t *at;
     for (int i = 0; i < 1000000 && rc == 0; i++) {
-        rc = pv_out_begin(&o, 1000, &at);
+        rc = run_out_begin(&o, 1000, &at);
         if (rc == 0) {
             fill(at, 1000, sent);
-            assert_true(pv_out_end(&o, 1000, true) >= 0);
+            assert_true(run_out_end(&o, 1000, true) >= 0);
             sent++;
         }
     }
@@ -176,8 +176,8 @@ static void test_out_of_buffers(void **state)
         sizes[i] = 1000;
     drain(p.s, p.c, sizes, sent, 0);
     free(sizes);
-    assert_int_equal(pv_out_begin(&o, 1000, &at), 0);
-    pv_out_cancel(&o);
+    assert_int_equal(run_out_begin(&o, 1000, &at), 0);
+    run_out_cancel(&o);
     tu_close(&p);
 }
 
@@ -187,8 +187,8 @@ static void test_fragmented(void **state)
     (void)state;
     tu_pair p;
     connect_pair(&p, 50);
-    pv_out o;
-    pv_out_init(&o, p.s, 10, 6000, 0);
+    run_out o;
+    run_out_init_tp(&o, p.s, 10, 6000, 0);
     uint32_t sizes[1] = {50000};
     burst(&o, sizes, 1, 9);
     drain(p.s, p.c, sizes, 1, 9);
