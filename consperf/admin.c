@@ -20,34 +20,31 @@
 /* Room for any admin request: user names and positions are short. */
 #define CONS_ADMIN_ROOM 1024
 
-/* Starts an admin message: *e writes into an output buffer of the channel (never inside the
+/* Starts an admin message: *e writes into room of the channel's write path (never inside the
  * tunnel). Returns 0, or -1 (err_msg() set); after 0, admin_send ends it. */
 static int admin_begin(cons_worker *w, rwf_enc *e)
 {
     uint8_t *data;
-    uint32_t cap;
-    w->out_channel = true;
-    int rc = cons_out_get(w, CONS_ADMIN_ROOM, &data, &cap);
-    w->out_channel = false;
+    int rc = run_out_begin(&w->out, CONS_ADMIN_ROOM, &data);
+    if (rc == TP_ENOBUFS)
+        return err_set("no room to write an admin request");
     if (rc < 0)
         return err_push("no output buffer");
-    if (rc == 0)
-        return err_set("no room to write an admin request");
-    rwf_enc_init(e, data, cap);
+    rwf_enc_init(e, data, CONS_ADMIN_ROOM);
     return 0;
 }
 
 /* Ends the admin message admin_begin started: enc_rc is its encoding's status; when that is
- * not an error, the message is written, else the buffer is given back. Returns 0 or -1. */
+ * not an error, the message is written, else its room is given back. Returns 0 or -1. */
 static int admin_send(cons_worker *w, rwf_enc *e, int enc_rc)
 {
     size_t len;
     if (enc_rc < 0 || rwf_enc_finish(e, &len) != RWF_OK) {
-        cons_out_drop(w);
+        run_out_cancel(&w->out);
         return -1;
     }
-    int rc = cons_out_put(w, (uint32_t)len);
-    if (rc == 0)
+    int rc = run_out_end(&w->out, (uint32_t)len, false);
+    if (rc == TP_ENOBUFS)
         return err_set("no room to write an admin request");
     return rc < 0 ? -1 : 0;
 }
@@ -113,7 +110,7 @@ int cons_send_clksync(cons_worker *w)
     int rc = clksync_request(&w->cs, &e, CONS_LOGIN_STREAM, t1, clk_source_name(clk_current()));
     if (admin_send(w, &e, rc) < 0)
         return -1;
-    return cons_out_flush(w);
+    return run_out_flush(&w->out) < 0 ? -1 : 0;
 }
 
 /* A Generic message on the login stream: the answer to a clock offset request, read at t4. */

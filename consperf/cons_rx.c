@@ -173,6 +173,7 @@ static int open_channel(cons_worker *w)
     run_drv_rx_conn(&cfg->opts, &link, &co);
     if (rx_connect(w->rx, &co, &role, w, &w->rch) != 0)
         return cons_fail(w, "connecting");
+    cons_send_start(w);
     w->wsb_start = w->rch;
     return w->wsb ? cons_wsb_open_standby(w, &co, &role) : 0;
 }

@@ -23,12 +23,19 @@
 #define CONS_TUNNEL_STREAM 1000
 #define CONS_TUNNEL_CAPABILITY 127 /* the tunnel's domain: SYSTEM */
 
+/* run_out's after_write inside the tunnel: -tunnelStreamBuffersUsed's sample. */
+static void sample(void *arg)
+{
+    cons_tun_sample(arg);
+}
+
 static int on_status(rx_tunnel *t, const rwf_state *st, const rwf_login *auth)
 {
     cons_worker *w = rx_tunnel_user(t);
     switch (rx_tunnel_status_print(t, st, auth, w->tun_open)) {
     case RX_TUNNEL_OPENED:
         w->tun_open = true;
+        run_out_init_tunnel(&w->tout, t, false, sample, w);
         break;
     case RX_TUNNEL_CLOSED:
         w->tun = NULL;

@@ -68,6 +68,7 @@ static int promote(cons_worker *w, const char *text)
     rx_chan *old = w->rch;
     w->rch = w->sby;
     w->sby = old;
+    cons_send_start(w);
     w->sby_next = w->next_request; /* its watchlist keeps every request made to it */
     if (rx_wsb_set_role(w->rch, false) != 0 || rx_wsb_set_role(old, true) != 0)
         return cons_fail(w, "telling the servers their roles");

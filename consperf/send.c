@@ -18,119 +18,36 @@
 /* Room for a request: header, QoS, key with a name of up to 255 bytes. */
 #define CONS_REQUEST_ROOM(name_len) (40u + (uint32_t)(name_len))
 
-/* ---- the write path of either mode --------------------------------------------------------- */
+/* ---- the write path ---------------------------------------------------------------------- */
 
-int cons_out_get(cons_worker *w, uint32_t size, uint8_t **data, uint32_t *cap)
+void cons_send_start(cons_worker *w)
 {
-    int rc;
-    if (w->tun_open && !w->out_channel) {
-        rc = rx_tunnel_get_buffer(w->tun, size, false, &w->tbuf);
-        if (rc == TP_ENOBUFS)
-            return 0;
-        if (rc < 0)
-            return -1;
-        *data = w->tbuf->data;
-        *cap = w->tbuf->len;
-        return 1;
-    }
-    if (w->json) { /* encoded as RWF here, converted into the transport's buffer at put */
-        if (size > w->jout_cap)
-            return err_set("message of %u bytes exceeds the %u-byte conversion buffer", size,
-                           w->jout_cap);
-        *data = w->jout;
-        *cap = w->jout_cap;
-        return 1;
-    }
     if (w->rch) {
-        rc = rx_get_buffer(w->rch, size, false, &w->rb);
-        if (rc == TP_ENOBUFS)
-            return 0;
-        if (rc < 0)
-            return -1;
-        *data = w->rb->data;
-        *cap = w->rb->len;
-        return 1;
-    }
-    rc = tp_get_buffer(w->ch, size, false, &w->tb);
-    if (rc == TP_ENOBUFS)
-        return 0;
-    if (rc < 0)
-        return -1;
-    *data = w->tb->data;
-    *cap = w->tb->len;
-    return 1;
-}
-
-int cons_out_put(cons_worker *w, uint32_t len)
-{
-    int rc;
-    if (w->tbuf) {
-        w->tbuf->len = len;
-        rc = rx_tunnel_submit(w->tun, w->tbuf);
-        w->tbuf = NULL;
-        cons_tun_sample(w);
-        return rc == TP_ENOBUFS ? 0 : rc < 0 ? -1 : 1;
-    }
-    if (w->json) {
-        rc = run_json_write(&w->jin, w->ch, w->jout, len, 0);
-        return rc == TP_ENOBUFS ? 0 : rc < 0 ? -1 : 1;
-    }
-    if (w->rch) {
-        w->rb->len = len;
-        rc = rx_submit(w->rch, w->rb, 0);
-        w->rb = NULL;
-        return rc == TP_ENOBUFS ? 0 : rc < 0 ? -1 : 1; /* the layer gave the buffer back */
-    }
-    w->tb->len = len;
-    rc = tp_write(w->ch, w->tb, 0);
-    if (rc == TP_ENOBUFS) {
-        tp_release(w->ch, w->tb);
-        rc = 0;
-    } else {
-        rc = rc < 0 ? -1 : 1;
-    }
-    w->tb = NULL;
-    return rc;
-}
-
-void cons_out_drop(cons_worker *w)
-{
-    if (w->tbuf) {
-        rx_tunnel_release(w->tun, w->tbuf);
-        w->tbuf = NULL;
+        run_out_init_rx(&w->out, w->rch, 1, 0, 0);
         return;
     }
-    if (w->rch && w->rb)
-        rx_release(w->rch, w->rb);
-    else if (w->ch && w->tb)
-        tp_release(w->ch, w->tb);
-    w->rb = NULL;
-    w->tb = NULL;
+    run_out_init_tp(&w->out, w->ch, 1, 0, 0);
+    if (w->json) /* encoded as RWF into the scratch, converted into the transport's buffer */
+        run_out_json(&w->out, w->run->json->conv, w->jout, w->jout_cap);
 }
 
-int cons_out_flush(cons_worker *w)
-{
-    if (w->rch)
-        return rx_flush(w->rch);
-    return tp_queued(w->ch) && tp_flush(w->ch) < 0 ? -1 : 0;
-}
-
-/* Encodes m into a new buffer of room bytes and writes it. Returns 1 when written, 0 when
- * the output buffers are exhausted (nothing written), -1 on failure. */
-static int write_msg(cons_worker *w, const rwf_msg *m, uint32_t room)
+/* Encodes m into room bytes of o and writes it. Returns 1 when written, 0 when the output
+ * buffers are exhausted (nothing written: back-pressure; with the watchlist, a stream waiting
+ * for its service), -1 on failure (err_msg() set). */
+static int write_msg(run_out *o, const rwf_msg *m, uint32_t room)
 {
     uint8_t *data;
-    uint32_t cap;
-    int rc = cons_out_get(w, room, &data, &cap);
-    if (rc <= 0)
-        return rc;
+    int rc = run_out_begin(o, room, &data);
+    if (rc < 0)
+        return rc == TP_ENOBUFS ? 0 : -1;
     size_t len;
-    if (rwf_msg_encode(m, data, cap, &len) != RWF_OK) {
-        cons_out_drop(w);
+    if (rwf_msg_encode(m, data, room, &len) != RWF_OK) {
+        run_out_cancel(o);
         return err_push("encoding a %s on stream %d", rwf_msg_class_name(m->msg_class),
                         (int)m->stream_id);
     }
-    return cons_out_put(w, (uint32_t)len);
+    rc = run_out_end(o, (uint32_t)len, false);
+    return rc >= 0 ? 1 : rc == TP_ENOBUFS ? 0 : -1;
 }
 
 int cons_send_requests(cons_worker *w, uint64_t n)
@@ -151,7 +68,7 @@ int cons_send_requests(cons_worker *w, uint64_t n)
         m.key.flags = RWF_MKF_HAS_SERVICE_ID | RWF_MKF_HAS_NAME;
         m.key.service_id = w->service_id;
         m.key.name = rwf_buf_make(it->def->name, it->def->name_len);
-        int rc = write_msg(w, &m, CONS_REQUEST_ROOM(it->def->name_len));
+        int rc = write_msg(cons_item_out(w), &m, CONS_REQUEST_ROOM(it->def->name_len));
         if (rc <= 0)
             return rc;
         it->state = CONS_ITEM_WAITING;
@@ -234,21 +151,23 @@ static int write_item_msg(cons_worker *w, const rwf_msg *h, const rwf_msg *inner
                           const msgdata_msg *m, int kind, int16_t stamp_fid, uint64_t stamp,
                           int16_t sched_fid, uint64_t sched)
 {
+    run_out *o = cons_item_out(w);
+    uint32_t room = message_room(m);
     uint8_t *data;
-    uint32_t cap;
-    int rc = cons_out_get(w, message_room(m), &data, &cap);
-    if (rc <= 0)
-        return rc;
+    int rc = run_out_begin(o, room, &data);
+    if (rc < 0)
+        return rc == TP_ENOBUFS ? 0 : -1;
     rwf_enc e;
-    rwf_enc_init(&e, data, cap);
+    rwf_enc_init(&e, data, room);
     encode_item_msg(&e, h, inner, m, kind, stamp_fid, stamp, sched_fid, sched);
     size_t len;
     if (rwf_enc_finish(&e, &len) != RWF_OK) {
-        cons_out_drop(w);
+        run_out_cancel(o);
         return err_push("encoding a %s on stream %d", rwf_msg_class_name(h->msg_class),
                         (int)h->stream_id);
     }
-    return cons_out_put(w, (uint32_t)len);
+    rc = run_out_end(o, (uint32_t)len, false);
+    return rc >= 0 ? 1 : rc == TP_ENOBUFS ? 0 : -1;
 }
 
 /* Native JSON mode sends no posts or generic messages: the ETA ConsPerf says so once each, in

@@ -394,7 +394,7 @@ int cons_tick_sends(cons_worker *w)
             }
         }
     }
-    if (cons_out_flush(w) < 0)
+    if (run_out_flush(&w->out) < 0)
         return cons_fail(w, "flushing");
     atomic_store_explicit(&t->decode_sum, w->decode_sum, memory_order_relaxed);
     return 0;
@@ -466,6 +466,7 @@ static int on_up(void *arg, run_drv_ch *c)
     fflush(stdout);
     if (cons_json_start(w) < 0)
         return cons_fail(w, NULL);
+    cons_send_start(w);
     if (cfg->opts.high_water_mark > 0)
         tp_set_high_water_mark(w->ch, (uint32_t)cfg->opts.high_water_mark);
     if (cons_send_login(w) < 0)

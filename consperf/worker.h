@@ -9,6 +9,7 @@
 
 #include "cons.h"
 #include "run_drv.h"
+#include "run_out.h"
 #include "rx.h"
 #include "run_json.h"
 #include "tick.h"
@@ -47,15 +48,14 @@ typedef struct cons_worker {
     rx_reactor *rx;
     rx_chan *rch;
     bool rx_was_up; /* the Reactor's channel came up at least once */
-    tp_buf *tb;     /* the buffer being written (bare) */
-    rx_buf *rb;     /* the buffer being written (reactor) */
+    run_out out;    /* the channel's write path (ch or rch; JSON on a rssl.json.v2 channel) */
 
     /* Tunnel stream (-tunnel): item traffic goes inside it while it is open. */
     bool tunnel_supported; /* the service lists capability 127 */
     struct rx_tunnel *tun; /* opened (NULL: none, or it closed) */
     bool tun_open;         /* open: requests, posts, generic messages go inside */
-    struct rx_tbuf *tbuf;  /* the tunnel buffer being written */
-    bool out_channel;      /* admin messages: on the channel even with a tunnel */
+    run_out tout;          /* the tunnel's write path while it is open (admin messages stay on
+                            * the channel's) */
 
     /* Warm standby (cons_wsb.c): rch is the active server's channel, sby the other one. */
     int wsb;                  /* CONS_WSB_* in force (NONE: one channel) */
@@ -152,21 +152,15 @@ int cons_json_calc(cons_worker *w, rwf_buf rwf);
 
 /* ---- send.c ------------------------------------------------------------------------------ */
 
-/* The write path of either mode. cons_out_get: room for a message of at most size bytes in
- * *data, *cap bytes (on a rssl.json.v2 channel the scratch the RWF message is converted from).
- * Returns 1, 0 when the output buffers are exhausted (back-pressure), or -1 (err_msg() set).
- * Every 1 is followed by cons_out_put or cons_out_drop. */
-int cons_out_get(cons_worker *w, uint32_t size, uint8_t **data, uint32_t *cap);
+/* Sets up w->out, the write path of the channel in use (w->ch bare, rssl.json.v2 when w->json;
+ * else w->rch): called when the bare channel came up, and whenever w->rch is set. */
+void cons_send_start(cons_worker *w);
 
-/* Sends the message of len bytes written at *data. Returns 1 when queued, 0 when it could not be
- * (out of buffers, or with the watchlist its stream waits for its service: dropped), -1. */
-int cons_out_put(cons_worker *w, uint32_t len);
-
-/* Gives back the buffer without sending it. */
-void cons_out_drop(cons_worker *w);
-
-/* Sends what is queued (bare: one send(); reactor: hands it to the worker). Returns 0 or -1. */
-int cons_out_flush(cons_worker *w);
+/* The write path of item messages: the tunnel's while it is open, else the channel's. */
+static inline run_out *cons_item_out(cons_worker *w)
+{
+    return w->tun_open ? &w->tout : &w->out;
+}
 
 /* Requests up to n more items in list order; stops early, without error, when the output
  * buffers run out. Returns 0 or -1 (err_msg() set). */

@@ -28,37 +28,6 @@ bool run_json_channel(tp_channel *ch)
     return ch && tp_ws_protocol(ch) == TP_WS_PROTO_JSON2;
 }
 
-int run_json_write(run_json *j, tp_channel *ch, const uint8_t *rwf, uint32_t len, unsigned flags)
-{
-    size_t room = rjs_json_size_hint(len);
-    for (int attempt = 0; attempt < 3; attempt++, room *= 4) {
-        if (room > (1u << 26))
-            break;
-        tp_buf *b;
-        int rc = tp_get_buffer(ch, (uint32_t)room, false, &b);
-        if (rc < 0)
-            return rc;
-        size_t jl = 0;
-        rc = rjs_msg_to_json(j->conv, rwf_buf_make(rwf, len), (char *)b->data, b->len, &jl);
-        if (rc == RWF_E_NOSPACE) {
-            tp_release(ch, b);
-            continue;
-        }
-        if (rc != RWF_OK) {
-            tp_release(ch, b);
-            err_push("converting a message to JSON");
-            return TP_EINVAL;
-        }
-        b->len = (uint32_t)jl;
-        rc = tp_write(ch, b, flags);
-        if (rc == TP_ENOBUFS || rc == TP_EINVAL)
-            tp_release(ch, b);
-        return rc;
-    }
-    err_set("the JSON form of a %u-byte message needs more than %zu bytes", len, room);
-    return TP_EINVAL;
-}
-
 int run_json_pong(tp_channel *ch)
 {
     static const char pong[] = RJS_PONG_OBJ;

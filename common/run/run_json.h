@@ -1,10 +1,10 @@
 /*
- * run_json: what a tool does on a rssl.json.v2 WebSocket channel, once for all tools: its RWF
- * messages go out as JSON (converted straight into the transport's buffer: the transport adds
- * the array brackets), and the messages of a received text frame come in as RWF, one by one,
- * with the JSON pings among them answered by pongs. The converter (codec/json) is shared
- * read-only; each thread has its own run_json (its scratch), so nothing is locked and, once
- * made, nothing is allocated.
+ * run_json: what a tool reads on a rssl.json.v2 WebSocket channel, once for all tools: the
+ * messages of a received text frame come in as RWF, one by one, with the JSON pings among them
+ * answered by pongs. (What a tool writes goes out as JSON through its write path, run_out.h,
+ * which converts each RWF message straight into the transport's buffer.) The converter (codec/json)
+ * is shared read-only; each thread has its own run_json (its scratch), so nothing is locked and,
+ * once made, nothing is allocated.
  */
 #ifndef RWFPERF_RUN_JSON_H
 #define RWFPERF_RUN_JSON_H
@@ -31,14 +31,8 @@ void run_json_free(run_json *j);
 /* The channel speaks rssl.json.v2 (an active WebSocket channel whose sub-protocol is JSON). */
 bool run_json_channel(tp_channel *ch);
 
-/*
- * Writes the encoded RWF message rwf[0..len) on ch as one JSON message. Returns what
- * tp_write() returns (>= 0: bytes queued), TP_ENOBUFS when no buffer is free (nothing written),
- * TP_EINVAL when the message has no JSON form (err_msg() says why), TP_EFAIL.
- */
-int run_json_write(run_json *j, tp_channel *ch, const uint8_t *rwf, uint32_t len, unsigned flags);
-
-/* Writes a JSON Pong. Returns as run_json_write(). */
+/* Writes a JSON Pong on ch. Returns what tp_write() returns (>= 0: bytes queued), TP_ENOBUFS
+ * when no buffer is free (nothing written), TP_EINVAL, TP_EFAIL. */
 int run_json_pong(tp_channel *ch);
 
 /* The messages of one received text frame. */
