@@ -171,6 +171,34 @@ static inline uint8_t *rwf_msg_put_short(uint8_t *p, uint8_t msg_class, uint8_t 
     return q;
 }
 
+/* Largest pair of headers rwf_msg_put_post_update writes. */
+#define RWF_MSG_POST_UPDATE_MAX 40
+
+/*
+ * Writes, in one pass and with no checks, the headers of a Post on stream_id that carries an
+ * Update, the form a consumer posts in (docs/wire.md#posts): the Post with flags post_flags,
+ * none of which may announce an optional member (RWF_PSMF_POST_COMPLETE, RWF_PSMF_ACK), and its
+ * post user info (user_addr, user_id); then the Update on stream 0 with its post user info alone
+ * (RWF_UPMF_HAS_POST_USER_INFO) and update type 0. p has RWF_MSG_POST_UPDATE_MAX bytes of room;
+ * returns the end, where the Update's payload (of container_type) follows. The bytes are those
+ * rwf_enc_msg_begin writes for the two messages (rwf_msg_init, then those members set).
+ */
+static inline uint8_t *rwf_msg_put_post_update(uint8_t *p, uint8_t domain, int32_t stream_id,
+                                               uint16_t post_flags, uint32_t user_addr,
+                                               uint32_t user_id, uint8_t container_type)
+{
+    uint8_t *q = rwf_msg_put_fixed(p + 2, RWF_MC_POST, domain, stream_id, post_flags, RWF_DT_MSG);
+    q = rwf_wr32(rwf_wr32(q, user_addr), user_id);
+    rwf_wr16(p, (uint16_t)(q - (p + 2)));
+    p = q;
+    q = rwf_msg_put_fixed(p + 2, RWF_MC_UPDATE, domain, 0, RWF_UPMF_HAS_POST_USER_INFO,
+                          container_type);
+    *q++ = 0; /* update type */
+    q = rwf_wr32(rwf_wr32(q, user_addr), user_id);
+    rwf_wr16(p, (uint16_t)(q - (p + 2)));
+    return q;
+}
+
 /* Changes the stream id of an encoded message in place (msg: at least 8 bytes). */
 static inline void rwf_msg_set_stream(uint8_t *msg, int32_t stream_id)
 {

@@ -13,6 +13,7 @@
 #include "rx_tunnel.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Room for a request: header, QoS, key with a name of up to 255 bytes. */
@@ -93,22 +94,19 @@ static const msgdata_msg *next_template(const cons_worker *w, const cons_item *i
     return m;
 }
 
-/* The payload of a post's update or of a generic message: the template's entries, then the
- * send stamp and the scheduled stamp (MarketPrice). A MarketByOrder payload carries the send
- * stamp only, in its summary data. */
-static int encode_payload(rwf_enc *e, const msgdata_msg *m, int kind, int16_t stamp_fid,
-                          uint64_t stamp, int16_t sched_fid, uint64_t sched)
+/* The codec's view of template m: its entries in a FieldList (MarketPrice) or in a Map of
+ * FieldLists keyed by ORDER_ID (MarketByOrder, with its set definitions). */
+static inline rwf_pre_body body_of(const msgdata_msg *m)
 {
-    if (m->domain != RWF_DMT_MARKET_PRICE)
-        return msgdata_encode(e, m, kind, stamp ? &stamp : NULL);
-    rwf_enc_fl_begin_std(e);
-    rwf_enc_fl_append(e, rwf_buf_make(m->entries, m->entries_len), m->count);
-    if (stamp) {
-        rwf_enc_fl_uint(e, stamp_fid, stamp);
-        if (sched)
-            rwf_enc_fl_uint(e, sched_fid, sched);
-    }
-    return rwf_enc_fl_end(e);
+    bool map = m->domain != RWF_DMT_MARKET_PRICE;
+    return (rwf_pre_body){.ctype = map ? RWF_DT_MAP : RWF_DT_FIELD_LIST,
+                          .key_type = RWF_DT_RMTES_STRING,
+                          .count = m->count,
+                          .key_fid = RWF_FID_ORDER_ID,
+                          .entries = m->entries,
+                          .entries_len = m->entries_len,
+                          .set_defs = m->set_defs,
+                          .set_defs_len = m->set_defs_len};
 }
 
 /* Room for a post or generic message of template m: headers, post user info, two stamps. */
@@ -130,43 +128,43 @@ static void stamps(const cons_worker *w, bool latency, int64_t sched_ns, uint64_
     *sched = w->nano ? (uint64_t)sched_ns : (uint64_t)sched_ns / 1000;
 }
 
-/* Encodes the message of header h (for a post, h is the Post and inner the Update it
- * carries) with its payload from template m. Returns the encoder's sticky status. */
-static int encode_item_msg(rwf_enc *e, const rwf_msg *h, const rwf_msg *inner, const msgdata_msg *m,
-                           int kind, int16_t stamp_fid, uint64_t stamp, int16_t sched_fid,
-                           uint64_t sched)
+/* Writes at `at` a post (a Post carrying an Update with the run's post user info) when post,
+ * else a generic message, on stream sid, of template m: its payload is the template's entries
+ * and, when stamp is not 0, the send stamp (stamp_fid) and, MarketPrice only, the scheduled
+ * stamp (sched_fid) when sched is not 0; a MarketByOrder payload carries the send stamp alone,
+ * in its summary data (docs/wire.md#posts). Written by the codec's one-pass writers; at has
+ * message_room(m) bytes. Returns the message's length. */
+static uint32_t put_item_msg(const cons_worker *w, uint8_t *at, bool post, int32_t sid,
+                             const msgdata_msg *m, int16_t stamp_fid, uint64_t stamp,
+                             int16_t sched_fid, uint64_t sched)
 {
-    rwf_enc_msg_begin(e, h);
-    if (inner)
-        rwf_enc_msg_begin(e, inner);
-    encode_payload(e, m, kind, stamp_fid, stamp, sched_fid, sched);
-    if (inner)
-        rwf_enc_msg_end(e);
-    return rwf_enc_msg_end(e);
+    rwf_pre_body b = body_of(m);
+    uint8_t *p =
+        post ? rwf_msg_put_post_update(at, m->domain, sid, RWF_PSMF_POST_COMPLETE,
+                                       w->run->post_user_addr, w->run->post_user_id, b.ctype)
+             : rwf_msg_put_short(at, RWF_MC_GENERIC, m->domain, sid, b.ctype);
+    bool both = stamp && sched && b.ctype == RWF_DT_FIELD_LIST;
+    uint8_t *mark;
+    p = rwf_pre_put_begin(p, &b, (stamp != 0) + both, &mark);
+    if (stamp)
+        p = rwf_pre_put_uint(p, stamp_fid, stamp);
+    if (both)
+        p = rwf_pre_put_uint(p, sched_fid, sched);
+    return (uint32_t)(rwf_pre_put_end(p, &b, mark) - at);
 }
 
-/* Encodes that message into a new buffer and writes it. Returns 1 written, 0 out of buffers,
- * -1 failed. */
-static int write_item_msg(cons_worker *w, const rwf_msg *h, const rwf_msg *inner,
-                          const msgdata_msg *m, int kind, int16_t stamp_fid, uint64_t stamp,
-                          int16_t sched_fid, uint64_t sched)
+/* Writes that message into the item write path. Returns 1 written, 0 out of buffers, -1
+ * failed. */
+static int write_item_msg(cons_worker *w, bool post, int32_t sid, const msgdata_msg *m,
+                          int16_t stamp_fid, uint64_t stamp, int16_t sched_fid, uint64_t sched)
 {
     run_out *o = cons_item_out(w);
-    uint32_t room = message_room(m);
     uint8_t *data;
-    int rc = run_out_begin(o, room, &data);
+    int rc = run_out_begin(o, message_room(m), &data);
     if (rc < 0)
         return rc == TP_ENOBUFS ? 0 : -1;
-    rwf_enc e;
-    rwf_enc_init(&e, data, room);
-    encode_item_msg(&e, h, inner, m, kind, stamp_fid, stamp, sched_fid, sched);
-    size_t len;
-    if (rwf_enc_finish(&e, &len) != RWF_OK) {
-        run_out_cancel(o);
-        return err_push("encoding a %s on stream %d", rwf_msg_class_name(h->msg_class),
-                        (int)h->stream_id);
-    }
-    rc = run_out_end(o, (uint32_t)len, false);
+    uint32_t len = put_item_msg(w, data, post, sid, m, stamp_fid, stamp, sched_fid, sched);
+    rc = run_out_end(o, len, false);
     return rc >= 0 ? 1 : rc == TP_ENOBUFS ? 0 : -1;
 }
 
@@ -185,30 +183,6 @@ static bool native_refuses(cons_worker *w, bool *told, const char *what)
     return true;
 }
 
-static uint8_t payload_type(const msgdata_msg *m)
-{
-    return m->domain == RWF_DMT_MARKET_PRICE ? RWF_DT_FIELD_LIST : RWF_DT_MAP;
-}
-
-/* The Post of a post message and the Update it carries. */
-static void post_headers(const cons_worker *w, const cons_item *it, int32_t stream,
-                         const msgdata_msg *m, rwf_msg *post, rwf_msg *upd)
-{
-    rwf_msg_init(post, RWF_MC_POST, it->def->domain, stream, RWF_DT_MSG);
-    post->flags = RWF_PSMF_POST_COMPLETE;
-    post->post_user_addr = w->run->post_user_addr;
-    post->post_user_id = w->run->post_user_id;
-    rwf_msg_init(upd, RWF_MC_UPDATE, it->def->domain, 0, payload_type(m));
-    upd->flags = RWF_UPMF_HAS_POST_USER_INFO;
-    upd->post_user_addr = post->post_user_addr;
-    upd->post_user_id = post->post_user_id;
-}
-
-static void generic_header(const cons_item *it, int32_t stream, const msgdata_msg *m, rwf_msg *g)
-{
-    rwf_msg_init(g, RWF_MC_GENERIC, it->def->domain, stream, payload_type(m));
-}
-
 int cons_send_posts(cons_worker *w, uint64_t n, int64_t latency_pos, int64_t sched_ns)
 {
     cons_thread *t = w->t;
@@ -221,10 +195,8 @@ int cons_send_posts(cons_worker *w, uint64_t n, int64_t latency_pos, int64_t sch
         const msgdata_msg *m = next_template(w, it, MSGDATA_POST, &it->post_msg);
         uint64_t stamp, sched;
         stamps(w, lra_stamp(latency_pos, i), sched_ns, &stamp, &sched);
-        rwf_msg post, upd;
-        post_headers(w, it, (int32_t)(CONS_ITEM_STREAM_START + index), m, &post, &upd);
-        int rc = write_item_msg(w, &post, &upd, m, MSGDATA_POST, RWF_FID_TIM_TRK_2, stamp,
-                                RWF_FID_TIM_TRK_3, sched);
+        int rc = write_item_msg(w, true, (int32_t)(CONS_ITEM_STREAM_START + index), m,
+                                RWF_FID_TIM_TRK_2, stamp, RWF_FID_TIM_TRK_3, sched);
         if (rc < 0)
             return -1;
         if (rc == 0) {
@@ -249,12 +221,10 @@ int cons_send_generics(cons_worker *w, uint64_t n, int64_t latency_pos, int64_t 
         bool latency = lra_stamp(latency_pos, i);
         uint64_t stamp, sched;
         stamps(w, latency, sched_ns, &stamp, &sched);
-        rwf_msg g;
-        generic_header(it, (int32_t)(CONS_ITEM_STREAM_START + index), m, &g);
         /* TIM_TRK_3 is what every tool reads in generic messages; TIM_TRK_1, which the ETA
          * tools ignore there, carries the scheduled time. */
-        int rc = write_item_msg(w, &g, NULL, m, MSGDATA_GENERIC, RWF_FID_TIM_TRK_3, stamp,
-                                RWF_FID_TIM_TRK_1, sched);
+        int rc = write_item_msg(w, false, (int32_t)(CONS_ITEM_STREAM_START + index), m,
+                                RWF_FID_TIM_TRK_3, stamp, RWF_FID_TIM_TRK_1, sched);
         if (rc < 0)
             return -1;
         if (rc == 0) {
@@ -286,23 +256,15 @@ static void print_sizes(cons_worker *w, int kind, const char *what)
         const msgdata_msg *v = kind == MSGDATA_POST ? l->posts : l->generics;
         uint32_t n = kind == MSGDATA_POST ? l->post_count : l->generic_count;
         for (uint32_t i = 0; i < n; i++) {
-            uint8_t buf[8192];
-            rwf_enc e;
-            rwf_enc_init(&e, buf, sizeof(buf));
-            cons_item it = {.def = &(item_def){.domain = domains[d].domain}};
-            rwf_msg h, inner;
-            if (kind == MSGDATA_POST) {
-                post_headers(w, &it, CONS_ITEM_STREAM_START, &v[i], &h, &inner);
-                encode_item_msg(&e, &h, &inner, &v[i], kind, 0, 0, 0, 0);
-            } else {
-                generic_header(&it, CONS_ITEM_STREAM_START, &v[i], &h);
-                encode_item_msg(&e, &h, NULL, &v[i], kind, 0, 0, 0, 0);
-            }
-            size_t len = 0;
-            rwf_enc_finish(&e, &len);
+            uint8_t *buf = malloc(message_room(&v[i]));
+            if (!buf)
+                break;
+            uint32_t len = put_item_msg(w, buf, kind == MSGDATA_POST, CONS_ITEM_STREAM_START, &v[i],
+                                        0, 0, 0, 0);
+            free(buf);
             printf("  %s %s %u: \n"
                    "         estimated length: %u bytes\n"
-                   "    approx encoded length: %zu bytes\n",
+                   "    approx encoded length: %u bytes\n",
                    domains[d].name, what, i + 1, msgdata_estimated_len(&v[i], kind, 0), len);
         }
     }

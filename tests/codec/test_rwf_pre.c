@@ -1,9 +1,10 @@
 /*
- * The one-pass writers of a provider's messages (rwf_msg_put_short, rwf_pre_put) against the
- * rwf_enc iterator: Updates and Generic messages with a FieldList of pre-encoded entries and
- * zero, one or two UINT fields added, blank fields (a refresh's payload), and a Map of
- * pre-encoded entries with set definitions and the added fields in its summary data. For each,
- * both encoders write the same bytes, and the writers stay inside rwf_pre_max_size.
+ * The one-pass writers of the tools' hot messages (rwf_msg_put_short, rwf_msg_put_post_update,
+ * rwf_pre_put) against the rwf_enc iterator: Updates and Generic messages with a FieldList of
+ * pre-encoded entries and zero, one or two UINT fields added, blank fields (a refresh's
+ * payload), a Map of pre-encoded entries with set definitions and the added fields in its
+ * summary data, and a consumer's Post carrying an Update of either. For each, both encoders
+ * write the same bytes, and the writers stay inside their maximum sizes.
  */
 #include "testsupport.h"
 
@@ -139,6 +140,76 @@ static void test_map(void **state)
     }
 }
 
+/* A consumer's post: a Post (POST_COMPLETE, post user info) carrying an Update with post user
+ * info, whose payload is a FieldList of `fields` with n stamps or the Map of map_entries with
+ * them in its summary data, by the iterator and by rwf_msg_put_post_update and rwf_pre_put. */
+static void same_post(bool map, const rwf_pre_field *f, unsigned n)
+{
+    uint8_t ctype = map ? RWF_DT_MAP : RWF_DT_FIELD_LIST;
+    uint8_t domain = map ? RWF_DMT_MARKET_BY_ORDER : RWF_DMT_MARKET_PRICE;
+    rwf_msg post, upd;
+    rwf_msg_init(&post, RWF_MC_POST, domain, 70000, RWF_DT_MSG);
+    post.flags = RWF_PSMF_POST_COMPLETE;
+    post.post_user_addr = 0x7F000001;
+    post.post_user_id = 4242;
+    rwf_msg_init(&upd, RWF_MC_UPDATE, domain, 0, ctype);
+    upd.flags = RWF_UPMF_HAS_POST_USER_INFO;
+    upd.post_user_addr = post.post_user_addr;
+    upd.post_user_id = post.post_user_id;
+    rwf_enc e;
+    rwf_enc_init(&e, want, sizeof(want));
+    rwf_enc_msg_begin(&e, &post);
+    rwf_enc_msg_begin(&e, &upd);
+    rwf_pre_body b = {.ctype = ctype, .count = 2, .entries = fields, .entries_len = sizeof(fields)};
+    if (map) {
+        rwf_map_hdr h = {.flags = RWF_MPF_HAS_KEY_FIELD_ID | (n ? RWF_MPF_HAS_SUMMARY_DATA : 0),
+                         .key_type = RWF_DT_RMTES_STRING,
+                         .ctype = RWF_DT_FIELD_LIST,
+                         .key_fid = RWF_FID_ORDER_ID};
+        rwf_enc_map_begin(&e, &h);
+        if (n) {
+            rwf_enc_fl_begin_std(&e);
+            for (unsigned i = 0; i < n; i++)
+                rwf_enc_fl_uint(&e, f[i].fid, f[i].value);
+            rwf_enc_fl_end(&e);
+        }
+        rwf_enc_append(&e, rwf_buf_make(map_entries, sizeof(map_entries)), 2);
+        rwf_enc_map_end(&e);
+        b = (rwf_pre_body){.ctype = RWF_DT_MAP,
+                           .key_type = RWF_DT_RMTES_STRING,
+                           .count = 2,
+                           .key_fid = RWF_FID_ORDER_ID,
+                           .entries = map_entries,
+                           .entries_len = sizeof(map_entries)};
+    } else {
+        rwf_enc_fl_begin_std(&e);
+        rwf_enc_fl_append(&e, rwf_buf_make(fields, sizeof(fields)), 2);
+        for (unsigned i = 0; i < n; i++)
+            rwf_enc_fl_uint(&e, f[i].fid, f[i].value);
+        rwf_enc_fl_end(&e);
+    }
+    rwf_enc_msg_end(&e);
+    rwf_enc_msg_end(&e);
+    size_t len = finish(&e);
+
+    uint8_t *p = rwf_msg_put_post_update(got, domain, 70000, RWF_PSMF_POST_COMPLETE,
+                                         post.post_user_addr, post.post_user_id, ctype);
+    assert_true((size_t)(p - got) <= RWF_MSG_POST_UPDATE_MAX);
+    uint8_t *end = rwf_pre_put(p, &b, f, n);
+    assert_int_equal(end - got, len);
+    assert_memory_equal(got, want, len);
+}
+
+static void test_post_update(void **state)
+{
+    (void)state;
+    rwf_pre_field f[2] = {{.fid = 3903, .value = 1767225600123456ull}, {.fid = 3904, .value = 7}};
+    for (unsigned n = 0; n <= 2; n++) {
+        same_post(false, f, n);
+        same_post(true, f, n);
+    }
+}
+
 /* rwf_msg_set_stream changes the stream id and nothing else. */
 static void test_set_stream(void **state)
 {
@@ -159,6 +230,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_field_list),
         cmocka_unit_test(test_map),
+        cmocka_unit_test(test_post_update),
         cmocka_unit_test(test_set_stream),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
