@@ -448,6 +448,19 @@ get_slow(tp_channel *ch, uint32_t size, bool packed, tp_buf **out)
     return 0;
 }
 
+/* Points b's room at what is left after its last packed message: data at the next message's
+ * payload and len at the bytes left (len 0, data at the end, when the buffer is full). */
+static void pack_next(tp_buf *b)
+{
+    if (b->pack_off < b->pay_cap) {
+        b->data = b->pay + b->pack_off;
+        b->len = b->pay_cap - b->pack_off;
+    } else {
+        b->data = b->pay + b->pay_cap;
+        b->len = 0;
+    }
+}
+
 int tp_pack(tp_channel *ch, tp_buf *b)
 {
     if (ch->ws_json && own_buf(ch, b))
@@ -465,13 +478,7 @@ int tp_pack(tp_channel *ch, tp_buf *b)
     }
     tp_put16(b->pay + b->pack_off - 2, b->len);
     b->pack_off += b->len + 2;
-    if (b->pack_off < b->pay_cap) {
-        b->data = b->pay + b->pack_off;
-        b->len = b->pay_cap - b->pack_off;
-    } else {
-        b->data = b->pay + b->pay_cap;
-        b->len = 0;
-    }
+    pack_next(b);
     return 0;
 }
 
@@ -494,13 +501,7 @@ int tp_pack_run(tp_channel *ch, tp_buf *b, uint32_t size, uint32_t k)
     for (uint32_t i = 0; i < k; i++, p += stride)
         tp_put16(p, size);
     b->pack_off += (uint32_t)(stride * k);
-    if (b->pack_off < b->pay_cap) {
-        b->data = b->pay + b->pack_off;
-        b->len = b->pay_cap - b->pack_off;
-    } else {
-        b->data = b->pay + b->pay_cap;
-        b->len = 0;
-    }
+    pack_next(b);
     return 0;
 }
 

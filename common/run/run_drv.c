@@ -307,6 +307,18 @@ static void try_connect(run_drv *d, int64_t now)
 
 /* ---- reading and waiting (bare) -------------------------------------------------------------- */
 
+/* A message callback's non-zero result r: RUN_DRV_CLOSE closes the channel with the reason the
+ * tool set (copied into text, which *why then names); anything else fails the run (*failed). */
+static void msg_refused(int r, char *text, size_t n, const char **why, bool *failed)
+{
+    if (r == RUN_DRV_CLOSE) {
+        snprintf(text, n, "%s", err_msg());
+        *why = text;
+    } else {
+        *failed = true;
+    }
+}
+
 /* Reads what c has: every complete message to ops->msg (or in batches to ops->msgs), until
  * nothing complete is left (with read_on: until a read finds nothing or `until` passes), back
  * to the loop every read_batch messages when a tick is due or a stop was requested (c->more
@@ -333,12 +345,7 @@ static void read_ch(run_drv *d, run_drv_ch *c, int64_t until)
             if (n > 0) {
                 int r = ops->msgs(d->cfg.tool, c, ms, n);
                 if (__builtin_expect(r != 0, 0)) {
-                    if (r == RUN_DRV_CLOSE) {
-                        snprintf(text, sizeof(text), "%s", err_msg());
-                        why = text;
-                    } else {
-                        failed = true;
-                    }
+                    msg_refused(r, text, sizeof(text), &why, &failed);
                     break;
                 }
             }
@@ -366,12 +373,7 @@ static void read_ch(run_drv *d, run_drv_ch *c, int64_t until)
         if (rc & TP_READ_MSG) {
             int r = ops->msg(d->cfg.tool, c, &m);
             if (__builtin_expect(r != 0, 0)) {
-                if (r == RUN_DRV_CLOSE) {
-                    snprintf(text, sizeof(text), "%s", err_msg());
-                    why = text;
-                } else {
-                    failed = true;
-                }
+                msg_refused(r, text, sizeof(text), &why, &failed);
                 break;
             }
         }
