@@ -1,0 +1,276 @@
+#!/usr/bin/env bash
+# Compares two builds, A and B, mode by mode: the highest update rate each holds and the CPU
+# per update both spend at one common rate. Runs taken in turn (A, B, A, B ... per mode, rate
+# and round), so that whatever else loads the machine falls on both alike.
+#
+#   scripts/bench_ab.sh A_BIN B_BIN [mode ...]
+#
+# A_BIN, B_BIN: folders holding ConsPerf, ProvPerf and TransportPerf (a build's bin/; another
+# checkout's build works, e.g. an older commit's). Modes (default: all, in this order):
+#   bare       ProvPerf -> ConsPerf on a bare channel           scripts/bench.sh
+#   reactor    both tools -reactor                              scripts/bench.sh MODES=reactor
+#   watchlist  ProvPerf -reactor, ConsPerf -watchlist           scripts/bench.sh MODES=watchlist
+#   tls        bare over TLS                                    scripts/bench.sh ENCRYPTED=1
+#   ws-rwf     the consumer over WebSocket, rssl.rwf            scripts/bench.sh WS=rssl.rwf
+#   ws-json    the consumer over WebSocket, rssl.json.v2        scripts/bench.sh WS=rssl.json.v2
+#   tunnel     the watchlist mode with ConsPerf -tunnel: items and updates inside one tunnel
+#              stream                                           scripts/bench.sh CONS_ARGS=-tunnel
+#   socket     TransportPerf, socket, unpacked                  scripts/bench_transport.sh
+#   shmem      TransportPerf, shared memory                     scripts/bench_transport.sh
+# Warm standby is not compared: scripts/bench.sh starts one provider, and warm standby needs
+# two (a starting and a standby server).
+#
+# Each mode climbs its ladder of rates (unpacked, 10,000 items); a rate is held by a build when
+# more than half of its rounds held it (scripts/bench.sh: steady state received >= 99% of the
+# offered rate; scripts/bench_transport.sh: loss-free), and a build stops climbing at its second
+# rate in a row not held, except that every build runs the mode's common rate. CPU per update
+# is each tool's CPU time (all threads) per update received (ConsPerf; TransportPerf's client)
+# or sent (ProvPerf; TransportPerf's server), in ns, the median over the rounds at the common
+# rate, held or not (a "*" marks a figure of a rate not held).
+#
+# Ladders and common rates (near each mode's figures in docs/performance.md):
+#   bare      1M 2M 3M 4M 5M, common 3M     tls       1M 2M 3M 3.375M 4M, common 3M
+#   reactor   1M 2M 3M 4M,    common 2M     ws-rwf    1M 2M 3M 4M,        common 2M
+#   watchlist 1M 2M 3M 4M,    common 2M     ws-json   0.4M 0.7M 1M 1.4M,  common 1M
+#   tunnel    20k 50k 100k 200k, common 50k
+#   socket    4M 6M 8M 9M 10M, common 6M    shmem     2M 4M 6M 8M,        common 4M
+# About 20 minutes on an idle 2-core machine with the defaults (fewer rates when a build stops
+# climbing early).
+#
+# Environment:
+#   STEADY (6)        steady-state seconds per ConsPerf run; TransportPerf's server sends as long
+#   ROUNDS (1)        runs per rate and build
+#   QUICK=1           a smoke run: STEADY=2, one low rate per mode (its common rate)
+#   RATES_<mode>      the ladder of a mode, space-separated upd/s or msgs/s ('-' in the mode's
+#                     name written '_': RATES_ws_json="400000 1000000")
+#   CPU_RATE_<mode>   its common rate (run by both builds even off the ladder)
+#   ITEMS (10000)     items requested
+#   OUT (build/bench_ab)  working folder, emptied of a previous comparison's runs first
+# The machine's CPU binding, latency rate and so on are scripts/bench.sh's defaults; the
+# TransportPerf series run with QUIET=0 (no wait for an idle machine) unless QUIET is set.
+#
+# Outputs: a line per run as it ends (mode, rate, build, round, received, held, CPU per update
+# of each tool, 1-minute load average when it ended), the table (mode; highest rate held A / B;
+# common rate; ConsPerf (client) and ProvPerf (server) ns per update A / B there; the range of
+# the load averages of the mode's runs), and `uptime` before and after. In OUT: runs.csv (a
+# row per run), table.txt (the table), and runs/<mode>/... with each run's own folder
+# (scripts/bench.sh's bench.csv and run files, scripts/bench_transport.sh's output).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+all_modes=(bare reactor watchlist tls ws-rwf ws-json tunnel socket shmem)
+
+die() { echo "bench_ab: $*" >&2; exit 2; }
+
+[ $# -ge 2 ] || die "usage: $0 A_BIN B_BIN [mode ...] (modes: ${all_modes[*]})"
+declare -A bin
+for b in A B; do
+    d=$1
+    shift
+    [ -d "$d" ] || die "$b: $d is not a folder"
+    d=$(cd "$d" && pwd)
+    for t in ConsPerf ProvPerf TransportPerf; do
+        [ -x "$d/$t" ] || die "$b: no executable $d/$t"
+    done
+    bin[$b]=$d
+done
+modes=("$@")
+[ ${#modes[@]} -gt 0 ] || modes=("${all_modes[@]}")
+for m in "${modes[@]}"; do
+    case " ${all_modes[*]} " in *" $m "*) ;; *) die "unknown mode '$m' (modes: ${all_modes[*]})" ;; esac
+done
+
+quick=${QUICK:-0}
+steady=${STEADY:-6}
+[ "$quick" = 1 ] && steady=${STEADY:-2}
+rounds=${ROUNDS:-1}
+items=${ITEMS:-10000}
+out=${OUT:-$top/build/bench_ab}
+for v in steady rounds items; do
+    [[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "${v^^}=${!v}: a positive whole number is wanted"
+done
+
+declare -A ladder=(
+    [bare]="1000000 2000000 3000000 4000000 5000000"
+    [reactor]="1000000 2000000 3000000 4000000"
+    [watchlist]="1000000 2000000 3000000 4000000"
+    [tls]="1000000 2000000 3000000 3375000 4000000"
+    [ws-rwf]="1000000 2000000 3000000 4000000"
+    [ws-json]="400000 700000 1000000 1400000"
+    [tunnel]="20000 50000 100000 200000"
+    [socket]="4000000 6000000 8000000 9000000 10000000"
+    [shmem]="2000000 4000000 6000000 8000000"
+)
+declare -A common=([bare]=3000000 [reactor]=2000000 [watchlist]=2000000 [tls]=3000000
+    [ws-rwf]=2000000 [ws-json]=1000000 [tunnel]=50000 [socket]=6000000 [shmem]=4000000)
+declare -A quick_rate=([bare]=100000 [reactor]=100000 [watchlist]=100000 [tls]=100000
+    [ws-rwf]=100000 [ws-json]=100000 [tunnel]=20000 [socket]=500000 [shmem]=500000)
+for m in "${modes[@]}"; do
+    [ "$quick" = 1 ] && ladder[$m]=${quick_rate[$m]} common[$m]=${quick_rate[$m]}
+    v=RATES_${m//-/_}
+    [ -n "${!v:-}" ] && ladder[$m]=${!v}
+    v=CPU_RATE_${m//-/_}
+    [ -n "${!v:-}" ] && common[$m]=${!v}
+    for r in ${ladder[$m]} ${common[$m]}; do
+        [[ $r =~ ^[1-9][0-9]*$ ]] || die "$m: rate '$r' is not a positive whole number"
+    done
+    # the ladder in ascending order, with the common rate in it
+    # shellcheck disable=SC2086
+    ladder[$m]=$(printf '%s\n' ${ladder[$m]} "${common[$m]}" | sort -nu | tr '\n' ' ')
+done
+
+mkdir -p "$out"
+rm -rf "$out/runs" "$out/runs.csv" "$out/table.txt"
+mkdir -p "$out/runs"
+echo "mode, rate, build, round, received, held, cons_ns_per_update, prov_ns_per_update, load1, run" \
+    >"$out/runs.csv"
+echo "A: ${bin[A]}"
+echo "B: ${bin[B]}"
+echo "before: $(uptime)"
+printf '%-9s %9s %-5s %5s %10s %-4s %8s %8s %6s\n' mode rate build round received held \
+    'cons ns' 'prov ns' load
+
+# median of the numbers on stdin ("-" when none)
+median() {
+    grep -E '^[0-9.]+$' | sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"
+        else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.0f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# record MODE RATE BUILD ROUND RECEIVED HELD CONS_NS PROV_NS LOAD DIR: prints and keeps one run.
+record() {
+    printf '%-9s %9s %-5s %5s %10s %-4s %8s %8s %6s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7" \
+        "$8" "$9"
+    local line="" v
+    for v in "$@"; do line+="${line:+, }${v:--}"; done
+    echo "$line" >>"$out/runs.csv"
+}
+
+# bench_one MODE RATE BUILD ROUND: one scripts/bench.sh run of the ProvPerf -> ConsPerf modes.
+bench_one() {
+    local m=$1 rate=$2 b=$3 r=$4 dir env=() row
+    dir=$out/runs/$m/${rate}_${b}_$r
+    mkdir -p "$dir"
+    case $m in
+    bare) env=(MODES=bare) ;;
+    reactor) env=(MODES=reactor) ;;
+    watchlist) env=(MODES=watchlist) ;;
+    tls) env=(MODES=bare ENCRYPTED=1) ;;
+    ws-rwf) env=(MODES=bare WS=rssl.rwf) ;;
+    ws-json) env=(MODES=bare WS=rssl.json.v2) ;;
+    tunnel) env=(MODES=watchlist CONS_ARGS=-tunnel) ;;
+    esac
+    env ENCRYPTED=0 WS= CONS_ARGS= PROV_ARGS= ORIG_BIN= "${env[@]}" PACK=0 STEADY="$steady" \
+        ITEMS="$items" PROV_BIN="${bin[$b]}/ProvPerf" CONS_BIN="${bin[$b]}/ConsPerf" \
+        RUN_DIR="$dir" "$top/scripts/bench.sh" "$rate" >"$dir/bench.log" 2>&1 || true
+    # bench.csv: mode, pair, pack, offered, received, p50, p99, p99.9, sched p99, cons %,
+    # cons MB, cons ns, prov %, prov MB, prov ns, held, load1, run
+    row=$(sed -n 2p "$dir/bench.csv" 2>/dev/null || true)
+    if [ -z "$row" ]; then
+        record "$m" "$rate" "$b" "$r" - no - - "$(cut -d' ' -f1 /proc/loadavg)" "$dir"
+        return
+    fi
+    IFS=',' read -r -a f <<<"${row// /}"
+    record "$m" "$rate" "$b" "$r" "${f[4]}" "${f[15]}" "${f[11]}" "${f[14]}" "${f[16]}" "$dir"
+}
+
+# transport_rate MODE RATE ROUNDS: scripts/bench_transport.sh over A (its "ours") and B (its
+# "orig") at one rate, the two taking turns per round; records each build's median.
+transport_rate() {
+    local m=$1 rate=$2 dir v kind=$1
+    dir=$out/runs/$m/$rate
+    mkdir -p "$dir"
+    v=${kind^^}_RATES
+    env QUIET="${QUIET:-0}" SECS="$steady" ROUNDS="$rounds" REPEAT=1 BIN="${bin[A]}" \
+        ORIG_BIN="${bin[B]}" OUT="$dir" "$v=$rate" "$top/scripts/bench_transport.sh" "$kind" \
+        >"$dir/bench_transport.log" 2>&1 || true
+    # rows: series pair rate sent received srvCPU% cliCPU% held(n/rounds) load note
+    local p b line
+    for p in ours orig; do
+        b=A
+        [ $p = orig ] && b=B
+        line=$(awk -v k="$kind" -v p="$p" -v r="$rate" '$1 == k && $2 == p && $3 == r' \
+            "$dir/bench_transport.log" | head -1)
+        if [ -z "$line" ]; then
+            record "$m" "$rate" "$b" all - no - - "$(cut -d' ' -f1 /proc/loadavg)" "$dir"
+            continue
+        fi
+        read -r _ _ _ _ recv scpu ccpu held load _ <<<"$line"
+        record "$m" "$rate" "$b" "all" "$recv" "$([ "${held%%(*}" = yes ] && echo yes || echo no)" \
+            "$(awk -v c="$ccpu" -v r="$rate" 'BEGIN { if (c ~ /^[0-9.]+$/) printf "%.0f", c * 1e7 / r; else print "-" }')" \
+            "$(awk -v c="$scpu" -v r="$rate" 'BEGIN { if (c ~ /^[0-9.]+$/) printf "%.0f", c * 1e7 / r; else print "-" }')" \
+            "$load" "$dir"
+    done
+}
+
+# The runs of one mode, rate and build from runs.csv: prints "held cons_ns prov_ns"
+# (held: yes when more than half of the rounds held it; ns: medians, "-" when none). A
+# TransportPerf row already holds its rounds' medians and verdict.
+summary() {
+    local rows n nok
+    rows=$(awk -F', ' -v m="$1" -v r="$2" -v b="$3" '$1 == m && $2 == r && $3 == b' "$out/runs.csv")
+    n=$(echo "$rows" | grep -c . || true)
+    nok=$(echo "$rows" | awk -F', ' '$6 == "yes"' | grep -c . || true)
+    printf '%s %s %s\n' "$([ "$n" -gt 0 ] && [ $((nok * 2)) -gt "$n" ] && echo yes || echo no)" \
+        "$(echo "$rows" | awk -F', ' '{ print $7 }' | median)" \
+        "$(echo "$rows" | awk -F', ' '{ print $8 }' | median)"
+}
+
+declare -A best
+for m in "${modes[@]}"; do
+    declare -A fails=([A]=0 [B]=0) climbing=([A]=1 [B]=1)
+    best[$m.A]=none best[$m.B]=none
+    for rate in ${ladder[$m]}; do
+        live=()
+        for b in A B; do
+            [ "${climbing[$b]}" = 1 ] || [ "$rate" = "${common[$m]}" ] && live+=("$b")
+        done
+        [ ${#live[@]} -gt 0 ] || continue
+        case $m in
+        socket | shmem)
+            transport_rate "$m" "$rate" ;;
+        *)
+            for r in $(seq "$rounds"); do
+                for b in "${live[@]}"; do bench_one "$m" "$rate" "$b" "$r"; done
+            done ;;
+        esac
+        for b in "${live[@]}"; do
+            read -r held _ _ <<<"$(summary "$m" "$rate" "$b")"
+            if [ "$held" = yes ]; then
+                best[$m.$b]=$rate
+                fails[$b]=0
+            elif [ "${climbing[$b]}" = 1 ]; then
+                fails[$b]=$((fails[$b] + 1))
+                [ "${fails[$b]}" -ge 2 ] && climbing[$b]=0
+            fi
+        done
+    done
+    unset fails climbing
+done
+echo "after: $(uptime)"
+
+# The table.
+fmt() { # NS HELD: the figure, "*" when its rate was not held
+    [ "$1" = - ] && { echo -; return; }
+    [ "$2" = yes ] && echo "$1" || echo "$1*"
+}
+{
+    echo
+    echo "A: ${bin[A]}"
+    echo "B: ${bin[B]}"
+    echo "Highest rate held, and CPU per update (ns) at the common rate, A / B (ConsPerf and"
+    echo "ProvPerf; TransportPerf's client and server); * = that rate not held; load = 1-minute"
+    echo "load average at the end of the mode's runs, lowest-highest:"
+    printf '%-9s %19s %9s %15s %15s %11s\n' mode 'held A / B' 'at' 'cons ns A / B' \
+        'prov ns A / B' load
+    for m in "${modes[@]}"; do
+        c=${common[$m]}
+        read -r ha ca pa <<<"$(summary "$m" "$c" A)"
+        read -r hb cb pb <<<"$(summary "$m" "$c" B)"
+        load=$(awk -F', ' -v m="$m" '$1 == m && $9 ~ /^[0-9.]+$/ { print $9 }' "$out/runs.csv" |
+            sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) printf "%s-%s", lo, hi
+                                                                   else print "-" }')
+        printf '%-9s %19s %9s %15s %15s %11s\n' "$m" "${best[$m.A]} / ${best[$m.B]}" "$c" \
+            "$(fmt "$ca" "$ha") / $(fmt "$cb" "$hb")" "$(fmt "$pa" "$ha") / $(fmt "$pb" "$hb")" \
+            "$load"
+    done
+} | tee "$out/table.txt"
+echo "runs: $out/runs.csv"
