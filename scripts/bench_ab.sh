@@ -32,25 +32,28 @@
 #   bare      1M 2M 3M 4M 5M, common 3M     tls       1M 2M 3M 3.375M 4M, common 3M
 #   reactor   1M 2M 3M 4M,    common 2M     ws-rwf    1M 2M 3M 4M,        common 2M
 #   watchlist 1M 2M 3M 4M,    common 2M     ws-json   0.4M 0.7M 1M 1.4M,  common 1M
-#   tunnel    20k 50k 100k 200k, common 50k
-#   socket    4M 6M 8M 9M 10M, common 6M    shmem     2M 4M 6M 8M,        common 4M
+#   tunnel    50k 100k 200k 300k 400k, common 100k
+#   socket    4M 6M 8M 9M 10M, common 6M    shmem     1M 2M 4M 6M 8M,     common 4M
 # About 20 minutes on an idle 2-core machine with the defaults (fewer rates when a build stops
 # climbing early).
 #
 # Environment:
 #   STEADY (6)        steady-state seconds per ConsPerf run; TransportPerf's server sends as long
 #   ROUNDS (1)        runs per rate and build
-#   QUICK=1           a smoke run: STEADY=2, one low rate per mode (its common rate)
+#   QUICK=1           a smoke run of a minute or two: STEADY=2, one low rate per mode, also
+#                     its common rate (100,000 upd/s; tunnel 20,000; TransportPerf 500,000 msgs/s)
 #   RATES_<mode>      the ladder of a mode, space-separated upd/s or msgs/s ('-' in the mode's
 #                     name written '_': RATES_ws_json="400000 1000000")
 #   CPU_RATE_<mode>   its common rate (run by both builds even off the ladder)
 #   ITEMS (10000)     items requested
 #   OUT (build/bench_ab)  working folder, emptied of a previous comparison's runs first
-# The machine's CPU binding, latency rate and so on are scripts/bench.sh's defaults; the
-# TransportPerf series run with QUIET=0 (no wait for an idle machine) unless QUIET is set.
+#   PROV_CPU, CONS_CPU, PROV_WORKER, CONS_WORKER, LAT_RATE   passed to scripts/bench.sh (its
+#                     other knobs are set per mode: MODES, PACK=0, ENCRYPTED, WS, CONS_ARGS)
+#   QUIET (0)         passed to scripts/bench_transport.sh: by default no wait for an idle machine
 #
 # Outputs: a line per run as it ends (mode, rate, build, round, received, held, CPU per update
-# of each tool, 1-minute load average when it ended), the table (mode; highest rate held A / B;
+# of each tool, 1-minute load average when it ended; for TransportPerf, the median of the
+# rounds and the load when the rate started), the table (mode; highest rate held A / B;
 # common rate; ConsPerf (client) and ProvPerf (server) ns per update A / B there; the range of
 # the load averages of the mode's runs), and `uptime` before and after. In OUT: runs.csv (a
 # row per run), table.txt (the table), and runs/<mode>/... with each run's own folder
@@ -96,12 +99,12 @@ declare -A ladder=(
     [tls]="1000000 2000000 3000000 3375000 4000000"
     [ws-rwf]="1000000 2000000 3000000 4000000"
     [ws-json]="400000 700000 1000000 1400000"
-    [tunnel]="20000 50000 100000 200000"
+    [tunnel]="50000 100000 200000 300000 400000"
     [socket]="4000000 6000000 8000000 9000000 10000000"
-    [shmem]="2000000 4000000 6000000 8000000"
+    [shmem]="1000000 2000000 4000000 6000000 8000000"
 )
 declare -A common=([bare]=3000000 [reactor]=2000000 [watchlist]=2000000 [tls]=3000000
-    [ws-rwf]=2000000 [ws-json]=1000000 [tunnel]=50000 [socket]=6000000 [shmem]=4000000)
+    [ws-rwf]=2000000 [ws-json]=1000000 [tunnel]=100000 [socket]=6000000 [shmem]=4000000)
 declare -A quick_rate=([bare]=100000 [reactor]=100000 [watchlist]=100000 [tls]=100000
     [ws-rwf]=100000 [ws-json]=100000 [tunnel]=20000 [socket]=500000 [shmem]=500000)
 for m in "${modes[@]}"; do
