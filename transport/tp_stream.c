@@ -14,8 +14,10 @@ long tp_stream_lower_read(tp_stream *s, uint8_t *buf, size_t n)
         return s->lower->ops->read(s->lower, buf, n);
     for (;;) {
         ssize_t r = recv(s->ch->fd, buf, n, 0);
-        if (r > 0)
+        if (r > 0) {
+            s->want = 0; /* a wait an earlier call asked for is over */
             return (long)r;
+        }
         if (r == 0) {
             err_set("connection closed by peer");
             return TP_IO_EOF;
@@ -39,8 +41,10 @@ long tp_stream_lower_write(tp_stream *s, const uint8_t *buf, size_t n)
         return s->lower->ops->write(s->lower, buf, n);
     for (;;) {
         ssize_t r = send(s->ch->fd, buf, n, MSG_NOSIGNAL);
-        if (r >= 0)
+        if (r >= 0) {
+            s->want = 0; /* a wait an earlier call asked for is over */
             return (long)r;
+        }
         if (errno == EAGAIN || errno == EWOULDBLOCK) {
             s->want = POLLOUT;
             return 0;

@@ -85,6 +85,52 @@ static void both_ways(tu_pair *p, bool json)
     }
 }
 
+/* An active channel with nothing queued waits for input only: a write the socket once refused
+ * (the peer not reading) leaves no wish to write behind once its bytes are out, or the
+ * caller's poll would return at once forever. Fills w's socket until tp_write queues, drains
+ * it from r, and checks both channels' events with nothing left to send. */
+static void idle_events(tp_channel *w, tp_channel *r)
+{
+    uint8_t msg[4000];
+    memset(msg, 'x', sizeof(msg));
+    int queued = 0;
+    for (int n = 0; n < 100000 && !queued; n++) {
+        tp_buf *b;
+        if (tp_get_buffer(w, sizeof(msg), false, &b) != 0)
+            break;
+        memcpy(b->data, msg, sizeof(msg));
+        b->len = sizeof(msg);
+        int rc = tp_write(w, b, 0);
+        assert_true(rc >= 0 || rc == TP_ECALLAGAIN);
+        queued = tp_queued(w) > 0 && tp_flush(w) > 0;
+    }
+    assert_true(queued);
+    uint64_t end = tu_now_ms() + 20000;
+    while (tp_queued(w) > 0) {
+        assert_true(tu_now_ms() < end);
+        assert_true(tp_flush(w) >= 0);
+        tp_msg m;
+        int rc;
+        do
+            rc = tp_read(r, &m);
+        while (rc > 0 && (rc & (TP_READ_MSG | TP_READ_MORE)));
+        assert_true(rc >= 0);
+    }
+    for (;;) { /* what is still in the socket */
+        tp_msg m;
+        int rc = tp_read(r, &m);
+        assert_true(rc >= 0);
+        if (!(rc & (TP_READ_MSG | TP_READ_MORE))) {
+            struct pollfd f = {.fd = tp_fd(r), .events = POLLIN};
+            if (poll(&f, 1, 50) == 0)
+                break;
+        }
+    }
+    assert_int_equal(tp_queued(w), 0);
+    assert_int_equal(tp_events(w), POLLIN);
+    assert_int_equal(tp_events(r), POLLIN);
+}
+
 static void check_info(tu_pair *p, tp_ws_proto want)
 {
     tp_info i;
@@ -109,7 +155,11 @@ static void test_rwf(void **st)
     tu_pair p;
     tu_connect(&p, &so, &co);
     check_info(&p, TP_WS_PROTO_RWF);
+    assert_int_equal(tp_events(p.s), POLLIN);
+    assert_int_equal(tp_events(p.c), POLLIN);
     both_ways(&p, false);
+    idle_events(p.s, p.c);
+    idle_events(p.c, p.s);
     tu_close(&p);
 }
 
@@ -140,7 +190,11 @@ static void test_json(void **st)
     tu_pair p;
     tu_connect(&p, &so, &co);
     check_info(&p, TP_WS_PROTO_JSON2);
+    assert_int_equal(tp_events(p.s), POLLIN);
+    assert_int_equal(tp_events(p.c), POLLIN);
     both_ways(&p, true);
+    idle_events(p.s, p.c);
+    idle_events(p.c, p.s);
     tu_close(&p);
 }
 
@@ -388,6 +442,8 @@ static void test_tls(void **st)
         assert_int_equal(tp_get_info(p.s, &i), 0);
         assert_int_equal(i.encrypted_protocol, TP_CONN_WEBSOCKET);
         both_ways(&p, json);
+        idle_events(p.s, p.c);
+        idle_events(p.c, p.s);
         /* a TLS RIPC client on the same server */
         if (json) {
             tp_opts ro;
