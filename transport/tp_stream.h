@@ -75,7 +75,7 @@ struct tp_stream {
     const tp_stream_ops *ops;
     tp_stream *lower; /* the stream below; NULL: the socket */
     tp_channel *ch;   /* the owner (its fd, options, host and port for error texts) */
-    short want;       /* poll events the last 0 return of an op waits for (0 again once one succeeds) */
+    short want;       /* poll events the last 0 return of an op waits for (0 once one succeeds) */
     uint8_t done;     /* handshake complete */
 };
 
