@@ -8,8 +8,13 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#endif
 #include <stdio.h>
 #include <string.h>
+
+static inline void scan_to(cons_jscan *s, const char *at);
 
 void cons_jreader_init(cons_jreader *r, const char *text, size_t len)
 {
@@ -18,6 +23,8 @@ void cons_jreader_init(cons_jreader *r, const char *text, size_t len)
     r->lx.end = text + len;
     rjs_ws(&r->lx);
     r->array = r->lx.p < r->lx.end && *r->lx.p == '[';
+    r->sc.end = r->lx.end;
+    scan_to(&r->sc, text);
 }
 
 /* An integer value (no fraction or exponent) into *v. */
@@ -179,120 +186,260 @@ static inline const char *number_end(const char *p, const char *end)
     return p;
 }
 
-/* The end of the string whose contents start at p (after its '"'), past the closing quote, or
- * NULL when it holds an escape or a control byte or is not terminated. */
-static inline const char *plain_string_end(const char *p, const char *end)
+/* ---- the scan ---------------------------------------------------------------------------- */
+
+#define BLK 64 /* bytes of a block */
+
+typedef struct blk_bits {
+    uint64_t stop, digit;
+} blk_bits;
+
+/* The bits of the 64 bytes at p: stop, those that end a plain string ('"', '\\', control
+ * bytes); digit, the digits. */
+static inline blk_bits bits_of(const char *p)
 {
-    p = rjs_plain_run(p, end);
-    return p < end && *p == '"' ? p + 1 : NULL;
+    uint64_t s = 0, d = 0;
+#ifdef __SSE2__
+    const __m128i qq = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), c = _mm_set1_epi8(0x1F),
+                  zero = _mm_set1_epi8('0'), nine = _mm_set1_epi8(9);
+    for (int i = 0; i < BLK / 16; i++) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
+        __m128i st = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(a, qq), _mm_cmpeq_epi8(a, bs)),
+                                  _mm_cmpeq_epi8(_mm_max_epu8(a, c), c));
+        __m128i t = _mm_sub_epi8(a, zero);
+        __m128i dg = _mm_cmpeq_epi8(_mm_min_epu8(t, nine), t);
+        s |= (uint64_t)(uint32_t)_mm_movemask_epi8(st) << (16 * i);
+        d |= (uint64_t)(uint32_t)_mm_movemask_epi8(dg) << (16 * i);
+    }
+#else
+    for (int i = 0; i < BLK; i++) {
+        uint8_t b = (uint8_t)p[i];
+        s |= (uint64_t)(b == '"' || b == '\\' || b < 0x20) << i;
+        d |= (uint64_t)((unsigned)(b - '0') < 10) << i;
+    }
+#endif
+    return (blk_bits){s, d};
 }
 
-#ifdef __SSE2__
-/* The quotes (*q) and the bytes a plain string may not hold (*sp: backslash, control bytes)
- * among p[0..32), one bit per byte. */
-static inline void masks32(const char *p, uint64_t *q, uint64_t *sp)
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define HAVE_AVX2_BITS 1
+/* bits_of with AVX2, 32 bytes at a time (the CPU must have it: __builtin_cpu_supports). */
+__attribute__((target("avx2"))) static blk_bits bits_of_avx2(const char *p)
 {
-    const __m128i qq = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), c = _mm_set1_epi8(0x1F);
-    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
-    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
-    *q = (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a, qq)) |
-         (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(b, qq)) << 16;
-    __m128i sa = _mm_or_si128(_mm_cmpeq_epi8(a, bs), _mm_cmpeq_epi8(_mm_max_epu8(a, c), c));
-    __m128i sb = _mm_or_si128(_mm_cmpeq_epi8(b, bs), _mm_cmpeq_epi8(_mm_max_epu8(b, c), c));
-    *sp = (uint64_t)(uint32_t)_mm_movemask_epi8(sa) | (uint64_t)(uint32_t)_mm_movemask_epi8(sb)
-                                                          << 16;
+    const __m256i qq = _mm256_set1_epi8('"'), bs = _mm256_set1_epi8('\\'),
+                  c = _mm256_set1_epi8(0x1F), zero = _mm256_set1_epi8('0'),
+                  nine = _mm256_set1_epi8(9);
+    __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p);
+    __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
+    __m256i sa =
+        _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(a, qq), _mm256_cmpeq_epi8(a, bs)),
+                        _mm256_cmpeq_epi8(_mm256_max_epu8(a, c), c));
+    __m256i sb =
+        _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(b, qq), _mm256_cmpeq_epi8(b, bs)),
+                        _mm256_cmpeq_epi8(_mm256_max_epu8(b, c), c));
+    __m256i ta = _mm256_sub_epi8(a, zero), tb = _mm256_sub_epi8(b, zero);
+    __m256i da = _mm256_cmpeq_epi8(_mm256_min_epu8(ta, nine), ta);
+    __m256i db = _mm256_cmpeq_epi8(_mm256_min_epu8(tb, nine), tb);
+    return (blk_bits){(uint64_t)(uint32_t)_mm256_movemask_epi8(sa) |
+                          (uint64_t)(uint32_t)_mm256_movemask_epi8(sb) << 32,
+                      (uint64_t)(uint32_t)_mm256_movemask_epi8(da) |
+                          (uint64_t)(uint32_t)_mm256_movemask_epi8(db) << 32};
 }
 #endif
 
-/* The fast reading of a "Fields" object at p ('{'), what read_fields does for the usual text:
- * keys without escapes, values that are numbers, strings without escapes, or null, no syntax
- * error. Returns the end of the object and updates *st and *blank; NULL when the object holds
- * anything else (then *st and *blank may have changed: the caller reads it again from the
- * start with read_fields, which says what is wrong). Walks the text once, nothing else. */
-static const char *fast_fields(const char *p, const char *end, payload_stamps *st, bool *blank)
+/* The bits of the block at[0..64) of a frame that ends at end (at <= end), by the widest form
+ * the CPU has. The bytes past the end count as control bytes, so that every search ends by the
+ * end. */
+__attribute__((noinline)) static blk_bits block_bits(const char *at, const char *end)
 {
+    char tail[BLK];
+    if (end - at < BLK) {
+        if (at == end)
+            return (blk_bits){~0ull, 0};
+        memset(tail, 0, sizeof(tail));
+        memcpy(tail, at, (size_t)(end - at));
+        at = tail;
+    }
+#ifdef HAVE_AVX2_BITS
+    if (__builtin_cpu_supports("avx2"))
+        return bits_of_avx2(at);
+#endif
+    return bits_of(at);
+}
+
+/* Moves the scan to the block at[0..64) (at <= end). */
+static inline void scan_to(cons_jscan *s, const char *at)
+{
+    blk_bits b = block_bits(at, s->end);
+    s->blk = at;
+    s->stop = b.stop;
+    s->digit = b.digit;
+}
+
+/* The first byte at or after p (p <= end) that ends a plain string (digits: that is not a
+ * digit), from the blocks' bits; end at the latest. */
+static inline __attribute__((always_inline)) const char *scan_next(cons_jscan *s, const char *p,
+                                                                   bool digits)
+{
+    size_t rel = (size_t)(p - s->blk);
+    if (__builtin_expect(rel >= BLK, 0)) {
+        scan_to(s, p);
+        rel = 0;
+    }
+    for (;;) {
+        uint64_t m = (digits ? ~s->digit : s->stop) >> rel;
+        if (m)
+            return s->blk + rel + (unsigned)__builtin_ctzll(m);
+        scan_to(s, s->blk + BLK);
+        rel = 0;
+    }
+}
+
+/* The closing quote of the string whose contents start at p, or NULL when a backslash or a
+ * control byte comes first or the frame ends (the full reader then reads it). */
+static inline __attribute__((always_inline)) const char *str_close(cons_jscan *s, const char *p)
+{
+    const char *q = scan_next(s, p, false);
+    return q < s->end && *q == '"' ? q : NULL;
+}
+
+/* The end of the JSON number at v (v < end), its grammar checked, or NULL when there is none:
+ * an integer or a decimal fraction (the usual forms) from the blocks' digits, anything else
+ * ('-', an exponent) by number_end. */
+static inline __attribute__((always_inline)) const char *num_close(cons_jscan *s, const char *v)
+{
+    const char *end = s->end;
+    if (!is_digit(*v))
+        return number_end(v, end);
+    const char *e = scan_next(s, v, true);
+    if (*v == '0' && e != v + 1)
+        return NULL; /* a leading zero */
+    if (e < end && *e == '.') {
+        const char *f = scan_next(s, e + 1, true);
+        if (f == e + 1)
+            return NULL;
+        e = f;
+    }
+    if (e < end && (*e == 'e' || *e == 'E'))
+        return number_end(v, end);
+    return e;
+}
+
+/* 1 when c may be white space (a byte up to ' ': white space, or a control byte, which the
+ * caller's skip_ws then refuses to skip): one comparison on the usual text, which has none. */
+static inline bool maybe_ws(char c)
+{
+    return (uint8_t)c <= ' ';
+}
+
+/* Past the byte c at p, white space before it allowed, and past the white space after it; NULL
+ * when another byte comes. */
+static inline const char *past(const char *p, const char *end, char c)
+{
+    if (p >= end || *p != c) {
+        p = skip_ws(p, end);
+        if (p >= end || *p != c)
+            return NULL;
+    }
+    p++;
+    return p < end && maybe_ws(*p) ? skip_ws(p, end) : p;
+}
+
+/* After a member's value (p): 1 with *pp at the next member's key, 0 with *pp past the '}' that
+ * ends the object, -1 when something else comes. */
+static inline int member_next(const char **pp, const char *end)
+{
+    const char *p = *pp;
+    if (p < end && *p == ',') {
+        p++;
+    } else {
+        p = skip_ws(p, end);
+        if (p < end && *p == '}') {
+            *pp = p + 1;
+            return 0;
+        }
+        if (p >= end || *p != ',')
+            return -1;
+        p++;
+    }
+    *pp = p < end && maybe_ws(*p) ? skip_ws(p, end) : p;
+    return 1;
+}
+
+/* The scan of a "Fields" object at p ('{'), what read_fields does for the usual text: keys
+ * without escapes, values that are numbers, strings without escapes, or null, no syntax error.
+ * Returns the end of the object and updates *st and *blank; NULL when the object holds anything
+ * else (then *st and *blank may have changed: the caller reads it again from the start with
+ * the full reader, which says what is wrong). The scan's place is held in locals, in registers
+ * (*sp is updated at the end). */
+static const char *scan_fields(cons_jscan *sp, const char *p, payload_stamps *st, bool *blank)
+{
+    cons_jscan s = *sp;
+    const char *end = s.end, *ret = NULL;
+    size_t sum = st->sum;
+    bool b = *blank;
     p = skip_ws(p + 1, end);
-    if (p < end && *p == '}')
-        return p + 1;
+    if (p < end && *p == '}') {
+        ret = p + 1;
+        goto out;
+    }
     for (;;) {
         if (p >= end || *p != '"')
-            return NULL;
-        const char *key = p + 1, *v = NULL, *ve = NULL;
-#ifdef __SSE2__
-        /* The usual field, "KEY":"VALUE" or "KEY":number, from the quotes of 32 bytes at once:
-         * the key's end, and a string value's end when it lies there too. */
-        if (end - p >= 32) {
-            uint64_t q, sp;
-            masks32(p, &q, &sp);
-            uint64_t kq = q & ~1ull;
-            if (kq) {
-                unsigned kc = (unsigned)__builtin_ctzll(kq);
-                if (sp & ((1ull << kc) - 1))
-                    return NULL; /* an escape or a control byte in the key */
-                v = p + kc + 1;
-                if (kc + 2 < 32 && v[0] == ':' && v[1] == '"' && (q >> (kc + 3))) {
-                    unsigned n = (unsigned)__builtin_ctzll(q >> (kc + 3));
-                    if ((sp >> (kc + 3)) & ((1ull << n) - 1))
-                        return NULL; /* ... or in the value */
-                    ve = v + 2 + n + 1;
-                }
-            }
-        }
-#endif
-        if (!v && !(v = plain_string_end(key, end)))
-            return NULL;
-        size_t klen = (size_t)(v - 1 - key);
-        if (ve) {
-            st->sum += (size_t)(ve - v - 3);
-            p = ve;
-            goto next;
-        }
-        v = skip_ws(v, end);
-        if (v >= end || *v != ':')
-            return NULL;
-        v = skip_ws(v + 1, end);
-        if (v >= end)
-            return NULL;
+            goto out;
+        const char *key = p + 1, *ke = str_close(&s, key), *v;
+        if (!ke)
+            goto out;
+        if (end - ke > 2 && ke[1] == ':' && !maybe_ws(ke[2])) /* the usual "KEY":VALUE */
+            v = ke + 2;
+        else if (!(v = past(ke + 1, end, ':')) || v >= end)
+            goto out;
         if (*v == '"') {
-            if (!(p = plain_string_end(v + 1, end)))
-                return NULL;
-            st->sum += (size_t)(p - v - 2);
+            if (!(p = str_close(&s, v + 1)))
+                goto out;
+            sum += (size_t)(p - v - 1);
+            p++;
         } else if (*v == 'n') {
             if (end - v < 4 || memcmp(v, "null", 4) != 0)
-                return NULL;
+                goto out;
             p = v + 4;
-            *blank = true;
+            b = true;
         } else {
-            if (!(p = number_end(v, end)))
-                return NULL;
-            st->sum += (size_t)(p - v);
-            if (klen == 9 && memcmp(key, "TIM_TRK_", 8) == 0 && (unsigned)(key[8] - '1') < 3 &&
-                !*blank) {
+            if (!(p = num_close(&s, v)))
+                goto out;
+            sum += (size_t)(p - v);
+            if (ke - key == 9 && memcmp(key, "TIM_TRK_", 8) == 0 && (unsigned)(key[8] - '1') < 3 &&
+                !b) {
                 uint64_t x = 0;
                 for (const char *d = v; d < p && is_digit(*d); d++)
                     x = x * 10 + (uint64_t)(*d - '0');
                 st->t[key[8] - '1'] = x;
             }
         }
-    next:
-        p = skip_ws(p, end);
-        if (p >= end)
-            return NULL;
-        if (*p == '}')
-            return p + 1;
-        if (*p != ',')
-            return NULL;
-        p = skip_ws(p + 1, end);
+        if (end - p > 1 && p[0] == ',' && p[1] == '"') { /* the usual ,"KEY" next */
+            p++;
+            continue;
+        }
+        int rc = member_next(&p, end);
+        if (rc <= 0) {
+            ret = rc == 0 ? p : NULL;
+            break;
+        }
     }
+out:
+    *sp = s;
+    st->sum = sum;
+    *blank = b;
+    return ret;
 }
 
 /* The members of a "Fields" object: numbers and strings are values, null a blank; stamps are
  * taken while no blank was seen. */
-static int read_fields(rjs_lex *lx, cons_jmsg *m, bool *blank)
+static int read_fields(cons_jreader *r, cons_jmsg *m, bool *blank)
 {
+    rjs_lex *lx = &r->lx;
     payload_stamps st = m->st;
     bool b = *blank;
-    const char *e = fast_fields(lx->p, lx->end, &st, &b);
+    const char *e = r->full ? NULL : scan_fields(&r->sc, lx->p, &st, &b);
     if (e) {
         m->st = st;
         *blank = b;
@@ -342,8 +489,9 @@ static int read_fields(rjs_lex *lx, cons_jmsg *m, bool *blank)
 }
 
 /* A MarketByOrder "Map": the stamps are in its "Summary" "Fields". */
-static int read_map(rjs_lex *lx, cons_jmsg *m, bool *blank)
+static int read_map(cons_jreader *r, cons_jmsg *m, bool *blank)
 {
+    rjs_lex *lx = &r->lx;
     rjs_str k;
     int rc = rjs_obj_begin(lx);
     while (rc > 0) {
@@ -356,7 +504,7 @@ static int read_map(rjs_lex *lx, cons_jmsg *m, bool *blank)
                 if (rjs_obj_key(lx, &k2) < 0)
                     return -1;
                 if (RJS_STR_IS(&k2, "Fields") && rjs_kind(lx) == RJS_V_OBJ) {
-                    if (read_fields(lx, m, blank) < 0)
+                    if (read_fields(r, m, blank) < 0)
                         return -1;
                 } else if (rjs_skip(lx) < 0) {
                     return -1;
@@ -395,8 +543,9 @@ static int read_type(rjs_lex *lx, cons_jmsg *m)
 }
 
 /* One member of a message object. */
-static int read_member(rjs_lex *lx, const rjs_str *k, cons_jmsg *m, bool *blank)
+static int read_member(cons_jreader *r, const rjs_str *k, cons_jmsg *m, bool *blank)
 {
+    rjs_lex *lx = &r->lx;
     int64_t v;
     int d;
     if (RJS_STR_IS(k, "ID")) {
@@ -419,9 +568,9 @@ static int read_member(rjs_lex *lx, const rjs_str *k, cons_jmsg *m, bool *blank)
         m->complete = kind == RJS_V_TRUE;
         return rjs_literal(lx, kind);
     } else if (RJS_STR_IS(k, "Fields") && rjs_kind(lx) == RJS_V_OBJ) {
-        return read_fields(lx, m, blank);
+        return read_fields(r, m, blank);
     } else if (RJS_STR_IS(k, "Map") && rjs_kind(lx) == RJS_V_OBJ) {
-        return read_map(lx, m, blank);
+        return read_map(r, m, blank);
     } else if (RJS_STR_IS(k, "PostUserInfo") && rjs_kind(lx) == RJS_V_OBJ) {
         return read_post_user(lx, m);
     } else {
@@ -433,16 +582,17 @@ static int read_member(rjs_lex *lx, const rjs_str *k, cons_jmsg *m, bool *blank)
 /* 1 when the key k[0..n) is the literal lit. */
 #define KEY_IS(k, n, lit) ((n) == sizeof(lit) - 1 && memcmp((k), (lit), sizeof(lit) - 1) == 0)
 
-/* The fast reading of the value of member k[0..n) at v (after the ':' and white space) of a
+/* The scan of the value of member k[0..n) at v (v < end, after the ':' and white space) of a
  * message: "ID" (an integer of at most 18 digits), "Type" (a message class), "Domain" (a
- * name), "Fields" (fast_fields), and the members read_member skips whose value is a string
+ * name), "Fields" (scan_fields), and the members read_member skips whose value is a string
  * without escapes, a number or a literal. Returns the end of the value, or NULL for anything
  * else (the members read_member reads otherwise, pings, errors, unusual text). */
-static const char *fast_member(const char *k, size_t n, const char *v, const char *end,
-                               cons_jmsg *m, bool *blank)
+static inline const char *scan_member(cons_jscan *s, const char *k, size_t n, const char *v,
+                                      cons_jmsg *m, bool *blank)
 {
+    const char *end = s->end;
     if (KEY_IS(k, n, "Fields"))
-        return *v == '{' ? fast_fields(v, end, &m->st, blank) : NULL;
+        return *v == '{' ? scan_fields(s, v, &m->st, blank) : NULL;
     if (KEY_IS(k, n, "ID")) {
         const char *d = v + (*v == '-'), *e = d;
         uint64_t x = 0;
@@ -456,60 +606,64 @@ static const char *fast_member(const char *k, size_t n, const char *v, const cha
     }
     bool type = KEY_IS(k, n, "Type"), domain = !type && KEY_IS(k, n, "Domain");
     if (type || domain) {
-        const char *e = *v == '"' ? plain_string_end(v + 1, end) : NULL;
-        int x =
-            e ? rjs_value(type ? &rjs_msg_classes : &rjs_domains, v + 1, (size_t)(e - v - 2)) : -1;
+        const char *e = *v == '"' ? str_close(s, v + 1) : NULL;
+        if (!e)
+            return NULL;
+        size_t len = (size_t)(e - v - 1);
+        int x = type && KEY_IS(v + 1, len, "Update")
+                    ? RWF_MC_UPDATE
+                    : rjs_value(type ? &rjs_msg_classes : &rjs_domains, v + 1, len);
         if (x < 0)
-            return NULL; /* pings, errors, unknown names: the full path */
+            return NULL; /* pings, errors, unknown names: the full reader */
         if (type)
             m->kind = x;
         else
             m->domain = (uint8_t)x;
-        return e;
+        return e + 1;
     }
     if (KEY_IS(k, n, "State") || KEY_IS(k, n, "Complete") || KEY_IS(k, n, "Map") ||
         KEY_IS(k, n, "PostUserInfo"))
         return NULL;
-    if (*v == '"')
-        return plain_string_end(v + 1, end);
+    if (*v == '"') {
+        const char *e = str_close(s, v + 1);
+        return e ? e + 1 : NULL;
+    }
     if (*v == 't' || *v == 'f' || *v == 'n') {
         const char *lit = *v == 't' ? "true" : *v == 'f' ? "false" : "null";
         size_t ln = strlen(lit);
         return (size_t)(end - v) >= ln && memcmp(v, lit, ln) == 0 ? v + ln : NULL;
     }
-    return number_end(v, end);
+    return num_close(s, v);
 }
 
-/* The fast reading of a message object at p ('{'): its members by fast_member. Returns the
- * end of the object, or NULL when the full path must read it (*m may have changed). */
-static const char *fast_object(const char *p, const char *end, cons_jmsg *m)
+/* The scan of a message object at p ('{'): its members by scan_member. Returns the end of the
+ * object, or NULL when the full reader must read it (*m may have changed). */
+static const char *scan_object(cons_jscan *sp, const char *p, cons_jmsg *m)
 {
+    cons_jscan s = *sp;
+    const char *end = s.end, *ret = NULL;
     bool blank = false;
     p = skip_ws(p + 1, end);
-    if (p < end && *p == '}')
-        return p + 1;
+    if (p < end && *p == '}') {
+        ret = p + 1;
+        goto out;
+    }
     for (;;) {
         if (p >= end || *p != '"')
-            return NULL;
-        const char *key = p + 1, *v = plain_string_end(key, end);
-        if (!v)
-            return NULL;
-        size_t klen = (size_t)(v - 1 - key);
-        v = skip_ws(v, end);
-        if (v >= end || *v != ':')
-            return NULL;
-        v = skip_ws(v + 1, end);
-        if (v >= end || !(p = fast_member(key, klen, v, end, m, &blank)))
-            return NULL;
-        p = skip_ws(p, end);
-        if (p >= end)
-            return NULL;
-        if (*p == '}')
-            return p + 1;
-        if (*p != ',')
-            return NULL;
-        p = skip_ws(p + 1, end);
+            goto out;
+        const char *key = p + 1, *ke = str_close(&s, key), *v;
+        if (!ke || !(v = past(ke + 1, end, ':')) || v >= end ||
+            !(p = scan_member(&s, key, (size_t)(ke - key), v, m, &blank)))
+            goto out;
+        int rc = member_next(&p, end);
+        if (rc <= 0) {
+            ret = rc == 0 ? p : NULL;
+            break;
+        }
     }
+out:
+    *sp = s;
+    return ret;
 }
 
 /* A message's defaults: a MarketPrice request, complete. */
@@ -525,14 +679,15 @@ static int read_object(cons_jreader *r, cons_jmsg *m)
 {
     rjs_lex *lx = &r->lx;
     msg_defaults(m);
-    int kind = rjs_kind(lx);
+    int kind = !r->full && lx->p < lx->end && *lx->p == '{' ? RJS_V_OBJ : rjs_kind(lx);
     if (kind != RJS_V_OBJ)
         return rjs_lex_err(lx, lx->p, "the message is %s, not an object", rjs_kind_name(kind));
     m->text = lx->p;
-    const char *e = fast_object(lx->p, lx->end, m);
+    const char *e = r->full ? NULL : scan_object(&r->sc, lx->p, m);
     if (e) {
         lx->p = e;
         m->text_len = (size_t)(e - m->text);
+        r->scanned++;
         return 0;
     }
     msg_defaults(m); /* the full path reads it again */
@@ -541,7 +696,7 @@ static int read_object(cons_jreader *r, cons_jmsg *m)
     rjs_str k;
     int rc = rjs_obj_begin(lx);
     while (rc > 0) {
-        if (rjs_obj_key(lx, &k) < 0 || read_member(lx, &k, m, &blank) < 0)
+        if (rjs_obj_key(lx, &k) < 0 || read_member(r, &k, m, &blank) < 0)
             return -1;
         rc = rjs_obj_next(lx);
     }
@@ -556,11 +711,19 @@ int cons_jreader_next(cons_jreader *r, cons_jmsg *m)
     if (r->done)
         return 0;
     rjs_lex *lx = &r->lx;
+    const char *p = lx->p;
     int rc = 1;
-    if (r->array)
-        rc = r->index == 0 ? rjs_arr_begin(lx) : rjs_arr_next(lx);
-    else if (r->index > 0)
+    if (r->array) {
+        /* "[{" and ",{" (the next message), "]": what rjs_arr_begin and rjs_arr_next do */
+        if (!r->full && lx->end - p > 1 && p[0] == (r->index == 0 ? '[' : ',') && p[1] == '{')
+            lx->p = p + 1;
+        else if (!r->full && r->index > 0 && p < lx->end && p[0] == ']')
+            lx->p = p + 1, rc = 0;
+        else
+            rc = r->index == 0 ? rjs_arr_begin(lx) : rjs_arr_next(lx);
+    } else if (r->index > 0) {
         rc = 0;
+    }
     if (rc == 0) {
         r->done = true;
         rjs_ws(lx);

@@ -26,10 +26,62 @@ static uint64_t num_after(const char *s, size_t n, const char *key)
 
 typedef struct totals {
     unsigned frames, msgs, refreshes, updates, generics, stamped[3], login, source, post_users;
+    unsigned scanned; /* messages the scan read alone */
 } totals;
+
+/* 1 when two messages read from the same frame say the same. */
+static bool same_msg(const cons_jmsg *a, const cons_jmsg *b)
+{
+    return a->kind == b->kind && a->stream_id == b->stream_id && a->domain == b->domain &&
+           a->has_state == b->has_state && a->state.stream_state == b->state.stream_state &&
+           a->state.data_state == b->state.data_state && a->state.code == b->state.code &&
+           a->state.text.data == b->state.text.data && a->state.text.len == b->state.text.len &&
+           a->complete == b->complete && a->has_post_user == b->has_post_user &&
+           a->post_user_addr == b->post_user_addr && a->post_user_id == b->post_user_id &&
+           memcmp(a->st.t, b->st.t, sizeof(a->st.t)) == 0 && a->st.sum == b->st.sum &&
+           a->text == b->text && a->text_len == b->text_len;
+}
+
+/* Reads text[0..len) with the scan and with the full reader alone, and fails unless both give
+ * the same messages and the same end (the end of the frame, or the same error text). Adds the
+ * messages the scan read alone to *scanned. Returns the number of messages. */
+static unsigned same_frame_n(const char *text, size_t len, unsigned *scanned)
+{
+    cons_jreader a, b;
+    cons_jreader_init(&a, text, len);
+    cons_jreader_init(&b, text, len);
+    b.full = true;
+    unsigned n = 0;
+    for (;; n++) {
+        cons_jmsg ma, mb;
+        memset(&ma, 0, sizeof(ma));
+        memset(&mb, 0, sizeof(mb));
+        int ra = cons_jreader_next(&a, &ma);
+        char ea[ERR_MSG_MAX];
+        snprintf(ea, sizeof(ea), "%s", ra < 0 ? err_msg() : "");
+        int rb = cons_jreader_next(&b, &mb);
+        if (ra != rb || (ra < 0 && strcmp(ea, err_msg()) != 0) || (ra > 0 && !same_msg(&ma, &mb)))
+            fail_msg("message %u of '%.*s': scan %d '%s', full reader %d '%s'", n + 1,
+                     (int)(len > 300 ? 300 : len), text, ra, ea, rb, rb < 0 ? err_msg() : "");
+        if (ra <= 0)
+            break;
+    }
+    assert_int_equal(b.scanned, 0);
+    if (scanned)
+        *scanned += a.scanned;
+    return n;
+}
+
+static void same_frame(const char *text, size_t len, unsigned *scanned)
+{
+    (void)same_frame_n(text, len, scanned);
+}
+
+static void same_frame(const char *text, size_t len, unsigned *scanned);
 
 static void check_frame(const char *text, size_t len, totals *t)
 {
+    same_frame(text, len, &t->scanned);
     cons_jreader r;
     cons_jreader_init(&r, text, len);
     cons_jmsg m;
@@ -118,6 +170,7 @@ static void test_captures(void **st)
     assert_int_equal(t.refreshes, 7);
     assert_int_equal(t.updates, 275);
     assert_true(t.stamped[0] > 40);
+    assert_true(t.scanned >= t.updates); /* every update read by the scan alone */
     memset(&t, 0, sizeof(t));
     check_dump("ws_json/ws_json_pack.s2c.txt", &t);
     assert_true(t.msgs > t.frames); /* packed arrays */
@@ -134,6 +187,7 @@ static void test_captures(void **st)
 
 static void one(const char *text, cons_jmsg *m, int want)
 {
+    same_frame(text, strlen(text), NULL);
     cons_jreader r;
     cons_jreader_init(&r, text, strlen(text));
     int rc = cons_jreader_next(&r, m);
@@ -263,6 +317,105 @@ static void test_fields_paths(void **st)
     }
 }
 
+/* The scan against the full reader on the text of updates and of messages made to reach every
+ * rule: strings with escapes, UTF-8 of 2 to 4 bytes, numbers at the limits (18 and 19 digits
+ * of "ID", a stamp above 2^64, a leading zero, '-', fractions, exponents), blank fields, empty
+ * keys and strings, nested objects, keys and strings longer than a block, a packed array. Each
+ * text is read as it is, after 0 to 63 spaces (so that its bytes fall at every place of the
+ * blocks), in an array after another message, and with every byte replaced by each of the
+ * bytes that matter to the grammar, deleted, or followed by a space or a digit: both readers
+ * must give the same messages and the same errors, and the texts as they are are read by the
+ * scan alone where nothing needs the full reader. */
+static void test_scan_vs_full(void **st)
+{
+    (void)st;
+    static const char *const texts[] = {
+        "{\"ID\":88,\"Type\":\"Update\",\"UpdateType\":\"Unspecified\",\"Fields\":{\"BID\":2948."
+        "560000,"
+        "\"ASK\":2949.610000,\"BIDSIZE\":1,\"ASKSIZE\":1,\"BID_COND_N\":\"R\",\"ASK_COND_N\":\"R\","
+        "\"BID_NET_CH\":14.340000,\"GV1_TEXT\":\" \",\"LIMIT_INDQ\":0,\"NUM_BIDS\":32701,"
+        "\"PRC_QL_CD\":0,\"PRC_QL3\":0,\"SEQNUM_QT\":39100331,\"RETAIL_INT\":1,\"STOCK_TYPE\":\" "
+        "\","
+        "\"NBBO_IND\":4,\"QUOTIM_MS\":57132001,\"QUOTIM\":\"15:52:12.000000001\","
+        "\"TIMACT\":\"15:52:00.000001\",\"QTE_ORIGIN\":\" \",\"GV1_FLAG\":\" \","
+        "\"BID_HIGH_1\":2948.560001,\"ORDRECV_MS\":\"15:52:12.001\",\"TIM_TRK_1\":1764691200123456}"
+        "}",
+        "{\"ID\":5,\"Type\":\"Update\",\"Fields\":{\"TIM_TRK_2\":7,\"A\":\"caf\xc3\xa9 "
+        "\xe2\x82\xac "
+        "\xf0\x9f\x98\x80\",\"B\":\"a\\\"b\\\\c\\u00e9\\n\",\"C\":\"\",\"\":1,\"D\":null,"
+        "\"TIM_TRK_3\":9}}",
+        "{\"ID\":123456789012345678,\"Type\":\"Update\",\"Domain\":\"MarketPrice\",\"Fields\":{"
+        "\"TIM_TRK_1\":123456789012345678901234,\"A\":0,\"B\":-0,\"C\":0.0,\"D\":-1.5e-3,"
+        "\"E\":1E+5,\"F\":10.25,\"G\":9007199254740993,\"TIM_TRK_2\":18446744073709551615}}",
+        "{\"ID\":1234567890123456789,\"Type\":\"Refresh\",\"State\":{\"Stream\":\"Open\",\"Data\":"
+        "\"Ok\",\"Text\":\"All is "
+        "well\"},\"Key\":{\"Name\":\"RIC\",\"Service\":1},\"Complete\":true,"
+        "\"Fields\":{\"A\":1,\"B\":{\"C\":1}}}", /* an error: an object in "Fields" */
+        "{\"ID\":9,\"Type\":\"Update\",\"Domain\":\"MarketByOrder\",\"Map\":{\"KeyType\":"
+        "\"Buffer\","
+        "\"Summary\":{\"Fields\":{\"TIM_TRK_1\":123,\"X\":null}},\"Entries\":[{\"Action\":\"Add\","
+        "\"Key\":\"k\",\"Fields\":{\"P\":1.5}}]}}",
+        "{\"ID\":7,\"Type\":\"Generic\",\"Complete\":false,\"PostUserInfo\":{\"Address\":"
+        "\"127.0.0.1\",\"UserID\":42},\"Fields\":{\"A_KEY_NAME_LONGER_THAN_ONE_BLOCK_OF_SIXTY_FOUR_"
+        "BYTES_OF_THE_FRAME_TEXT\":\"and a value longer than a block too, sixty-four bytes and "
+        "more than that, on and on\",\"TIM_TRK_3\":5}}",
+        "{\"ID\":3,\"Type\":\"Update\",\"X\":true,\"Y\":[1,{\"Z\":null}],\"Fields\":{}}",
+        "{\"Type\":\"Ping\"}",
+        "[{\"ID\":5,\"Type\":\"Update\",\"Fields\":{\"A\":1.25,\"B\":\"x\"}},{\"ID\":6,\"Type\":"
+        "\"Update\",\"Fields\":{\"TIM_TRK_1\":99}}]", /* packed */
+    };
+    const char grammar[] = "\"\\\t \n,:{}[]01.eE-+nx\x01\x80";
+    char *buf = malloc(4096);
+    assert_non_null(buf);
+    unsigned scanned = 0, frames = 0;
+    assert_int_equal(sizeof(texts) / sizeof(texts[0]), 9);
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+        const char *t = texts[i];
+        size_t n = strlen(t);
+        for (size_t pad = 0; pad < 64; pad++) {
+            memset(buf, ' ', pad);
+            memcpy(buf + pad, t, n);
+            unsigned before = scanned;
+            unsigned want = i == 3 ? 0 : i == 8 ? 2 : 1;
+            assert_int_equal(same_frame_n(buf, pad + n, &scanned), want);
+            if (i == 0 || i == 2 || i == 8) /* no escape, no member the full reader must read */
+                assert_int_equal(scanned, before + want);
+        }
+        /* after another message in an array (an array in an array is not a message) */
+        size_t f = (i + 1) % 9;
+        int k = snprintf(buf, 4096, "[%s,%s]", texts[f], t);
+        assert_int_equal(same_frame_n(buf, (size_t)k, NULL), f == 3 || f == 8   ? 0
+                                                             : i == 3 || i == 8 ? 1
+                                                                                : 2);
+        for (size_t at = 0; at < n; at++) {
+            size_t pad = (at * 13) % 64;
+            memset(buf, ' ', pad);
+            for (size_t g = 0; g < sizeof(grammar) + 2; g++) {
+                char *q = buf + pad;
+                size_t len;
+                memcpy(q, t, at);
+                if (g < sizeof(grammar) - 1) { /* replaced */
+                    q[at] = grammar[g];
+                    memcpy(q + at + 1, t + at + 1, n - at - 1);
+                    len = n;
+                } else if (g == sizeof(grammar) - 1) { /* deleted */
+                    memcpy(q + at, t + at + 1, n - at - 1);
+                    len = n - 1;
+                } else { /* followed by a space or a digit */
+                    q[at] = t[at];
+                    q[at + 1] = g == sizeof(grammar) ? ' ' : '7';
+                    memcpy(q + at + 2, t + at + 1, n - at - 1);
+                    len = n + 1;
+                }
+                same_frame(buf, pad + len, NULL);
+                frames++;
+            }
+        }
+    }
+    assert_true(frames > 30000);
+    free(buf);
+}
+
 typedef struct bad {
     const char *text;
     const char *why;
@@ -298,9 +451,8 @@ static void test_errors(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_captures),
-        cmocka_unit_test(test_rules),
-        cmocka_unit_test(test_fields_paths),
+        cmocka_unit_test(test_captures),     cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_fields_paths), cmocka_unit_test(test_scan_vs_full),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -107,6 +107,40 @@ static void test_utf8(void **st)
             t = tp_utf8_step(t, p + k, 1);
         assert_int_equal(t == TP_UTF8_OK, cases[i].ok);
     }
+    /* long text, read 64, 32, 16 and 8 bytes at a time: each sequence (valid: 2, 3, 4 bytes; bad:
+     * a lone continuation byte, an overlong form, a surrogate, a truncated sequence) at every
+     * place of ASCII text of every length up to 200 bytes gives the verdict of the byte by
+     * byte reading, and so does the text split in two at every place */
+    static const u seqs[] = {
+        {"\xc2\xa9", 1}, {"\xe2\x87\xa7", 1}, {"\xf0\x9f\x98\x80", 1}, {"\x80", 0},
+        {"\xc0\xaf", 0}, {"\xed\xa0\x80", 0}, {"\xe2\x87", 0},
+    };
+    uint8_t text[210];
+    for (size_t q = 0; q < sizeof(seqs) / sizeof(seqs[0]); q++) {
+        size_t k = strlen(seqs[q].s);
+        for (size_t n = k; n <= 200; n += n < 70 ? 1 : 7) {
+            for (size_t at = 0; at + k <= n; at++) {
+                memset(text, 'a', n);
+                memcpy(text + at, seqs[q].s, k);
+                uint32_t t = 0;
+                for (size_t j = 0; j < n && t != TP_UTF8_BAD; j++)
+                    t = tp_utf8_step(t, text + j, 1);
+                int want = t == TP_UTF8_OK;
+                assert_int_equal(want, seqs[q].ok);
+                if ((tp_utf8_step(0, text, n) == TP_UTF8_OK) != want)
+                    fail_msg("sequence %zu at %zu of %zu bytes", q, at, n);
+                size_t cut = (at * 7 + n) % (n + 1);
+                uint32_t h = tp_utf8_step(0, text, cut);
+                if (h != TP_UTF8_BAD)
+                    h = tp_utf8_step(h, text + cut, n - cut);
+                if ((h == TP_UTF8_OK) != want)
+                    fail_msg("sequence %zu at %zu of %zu bytes, cut at %zu", q, at, n, cut);
+            }
+        }
+        memset(text, 'a', sizeof(text)); /* all ASCII: valid at every length */
+        for (size_t n = 0; n <= 200; n++)
+            assert_int_equal(tp_utf8_step(0, text, n), TP_UTF8_OK);
+    }
 }
 
 /* ---- the reader ---------------------------------------------------------------------- */

@@ -1,0 +1,68 @@
+/*
+ * fuzz_cons_json: ConsPerf's native reading of rssl.json.v2 frames (consperf/jdecode.h) on
+ * arbitrary text. The input is one text frame, read message by message twice: by the reader
+ * as ConsPerf runs it (the scan of the usual text, the full reader for the rest) and by the
+ * full reader alone. Both must give the same messages (type, stream, domain, state, stamps,
+ * the sum of the values' lengths, the message's text) and end the same way: at the end of the
+ * frame, or with the same error text, which must say something. Nothing may crash or read out
+ * of bounds.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "jdecode.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* 1 when two messages read from the same frame say the same. */
+static int same_msg(const cons_jmsg *a, const cons_jmsg *b)
+{
+    return a->kind == b->kind && a->stream_id == b->stream_id && a->domain == b->domain &&
+           a->has_state == b->has_state && a->state.stream_state == b->state.stream_state &&
+           a->state.data_state == b->state.data_state && a->state.code == b->state.code &&
+           a->state.text.data == b->state.text.data && a->state.text.len == b->state.text.len &&
+           a->complete == b->complete && a->has_post_user == b->has_post_user &&
+           a->post_user_addr == b->post_user_addr && a->post_user_id == b->post_user_id &&
+           memcmp(a->st.t, b->st.t, sizeof(a->st.t)) == 0 && a->st.sum == b->st.sum &&
+           a->text == b->text && a->text_len == b->text_len;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    /* the frame in a buffer of its own size, so that ASan sees any read past its end */
+    char *text = malloc(size ? size : 1);
+    if (!text)
+        return 0;
+    memcpy(text, data, size);
+    cons_jreader a, b;
+    cons_jreader_init(&a, text, size);
+    cons_jreader_init(&b, text, size);
+    b.full = 1;
+    static char ea[ERR_MSG_MAX];
+    for (unsigned n = 1;; n++) {
+        cons_jmsg ma, mb;
+        memset(&ma, 0, sizeof(ma));
+        memset(&mb, 0, sizeof(mb));
+        err_clear();
+        int ra = cons_jreader_next(&a, &ma);
+        snprintf(ea, sizeof(ea), "%s", ra < 0 ? err_msg() : "");
+        err_clear();
+        int rb = cons_jreader_next(&b, &mb);
+        if (ra != rb || (ra < 0 && (strcmp(ea, err_msg()) != 0 || ea[0] == '\0')) ||
+            (ra > 0 && !same_msg(&ma, &mb))) {
+            fprintf(stderr, "message %u: the reader %d \"%s\", the full reader %d \"%s\"\n", n, ra,
+                    ea, rb, rb < 0 ? err_msg() : "");
+            abort();
+        }
+        if (ra <= 0)
+            break;
+    }
+    if (b.scanned != 0) {
+        fprintf(stderr, "the full reader alone scanned %u messages\n", b.scanned);
+        abort();
+    }
+    free(text);
+    return 0;
+}
