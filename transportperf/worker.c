@@ -89,6 +89,12 @@ static bool is_writer(const tperf_worker *w)
     return !w->cfg->reflect_msgs && w->cfg->msg_rate > 0;
 }
 
+bool tperf_burst_hwm(const tperf_config *cfg, const tp_info *in)
+{
+    return !cfg->reflect_msgs && cfg->msg_rate > 0 && cfg->opts.high_water_mark <= 0 &&
+           in->conn_type == TP_CONN_SOCKET;
+}
+
 /* A new session for the driver's channel c, listed with the worker's; NULL when memory ran
  * out. */
 static tperf_session *session_add(tperf_worker *w, run_drv_ch *c)
@@ -139,6 +145,9 @@ static int on_up(void *arg, run_drv_ch *c)
     if (!s)
         return err_set("thread %d: out of memory for a session", w->index + 1), RUN_DRV_CLOSE;
     s->json = in.ws_protocol == TP_WS_PROTO_JSON2;
+    s->burst_hwm = tperf_burst_hwm(cfg, &in);
+    if (s->burst_hwm)
+        tp_set_high_water_mark(c->ch, RUN_BURST_HWM);
     s->active = true;
     s->active_ns = c->up_ns;
     tp_stats st;
@@ -293,7 +302,10 @@ static void *worker_main(void *arg)
         .fail = &w->fail,
         .hand = &w->hand,
         .connect = cfg->app_type == TPERF_CLIENT ? &w->opts : NULL,
-        .read_on = true,
+        /* After a read that emptied a socket, back to the wait: one more recv() there mostly
+         * finds nothing (docs/performance.md#transportperf); a shared-memory ring is read on,
+         * which costs no system call. */
+        .read_on = cfg->opts.conn_type == TP_CONN_SHMEM,
         .busy_read = cfg->busy_read,
     };
     if (run_drv_init(&w->drv, &dc) != 0)

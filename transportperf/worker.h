@@ -64,6 +64,8 @@ typedef struct tperf_session {
     bool active;    /* up, and sending (until the end of the run) */
     bool recv_any;  /* a message arrived, so recv_seq holds the next expected number */
     bool json;      /* rssl.json.v2: messages begin with their length, frames are arrays */
+    bool burst_hwm; /* a sending session on a plain socket without -highWaterMark: the channel
+                     * has RUN_BURST_HWM and each tick's burst is flushed as it ends */
     int64_t active_ns;
     uint64_t send_seq; /* sequence number of the next message sent */
     uint64_t recv_seq; /* sequence number expected next */
@@ -165,6 +167,12 @@ void worker_free(tperf_worker *w);
  */
 int worker_on_msg(tperf_worker *w, tperf_session *s, const uint8_t *p, uint32_t len,
                   int64_t now_ns);
+
+/* Whether a session on a channel described by in sends at RUN_BURST_HWM queued and flushes
+ * each tick's burst as it ends (tperf_session.burst_hwm): a sending side (not -reflectMsgs,
+ * -msgRate above 0) on a plain socket (RIPC over TCP: not encrypted, WebSocket, shared memory
+ * or seqMCast) when -highWaterMark was not given (docs/differences.md#transportperf). */
+bool tperf_burst_hwm(const tperf_config *cfg, const tp_info *in);
 
 /* ---- mcast.c: seqMCast and the tracker of message numbers ---- */
 

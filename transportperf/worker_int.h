@@ -21,8 +21,8 @@ int worker_on_reads(void *w, run_drv_ch *c, const tp_msg *m, int n);
 void worker_on_batch(void *w, run_drv_ch *c);
 
 /* Sends the current tick's burst on session s: tick_burst() messages, the one the latency
- * random array picks time-stamped, packed -pack at a time. Returns 0, or -1 when the session
- * was closed. */
+ * random array picks time-stamped, packed -pack at a time; with s->burst_hwm what is queued
+ * is then flushed. Returns 0, or -1 when the session was closed. */
 int worker_send_burst(tperf_worker *w, tperf_session *s, const tick *t);
 
 #endif

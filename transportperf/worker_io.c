@@ -322,8 +322,8 @@ static int send_packed(tperf_worker *w, tperf_session *s, uint32_t size, uint64_
 
 /* Sends the current tick's burst on session i: tick_burst() messages, the one the latency
  * random array picks time-stamped, packed -pack at a time (the last buffer of a burst is
- * written even when not full, so no message waits for the next tick). Returns 0, or -1 when
- * the session was closed. */
+ * written even when not full, so no message waits for the next tick), then with s->burst_hwm
+ * the queue flushed. Returns 0, or -1 when the session was closed. */
 int worker_send_burst(tperf_worker *w, tperf_session *s, const tick *t)
 {
     const tperf_config *cfg = w->cfg;
@@ -384,6 +384,13 @@ int worker_send_burst(tperf_worker *w, tperf_session *s, const tick *t)
                 break;
             }
         }
+    }
+    /* With RUN_BURST_HWM the rest of the burst (all of it when under 64 KiB) leaves now, in
+     * one send(), not after the loop's next wait has found the socket writable. */
+    if (s->burst_hwm && (rc >= 0 || rc == TP_ENOBUFS) && tp_queued(s->ch) > 0) {
+        int f = tp_flush(s->ch);
+        if (f < 0)
+            rc = f;
     }
     tp_get_stats(s->ch, &st);
     counter_add(&w->msgs_sent, k);

@@ -24,6 +24,7 @@
 
 #include "pv_items.h"
 #include "pv_msg.h"
+#include "run_chan.h"
 #include "run_out.h"
 #include "pv_stats.h"
 #include "rjs_tmpl.h"
@@ -133,14 +134,11 @@ typedef struct pv_rates {
     const lra *gen_lat; /* of generic messages; NULL: no stamps */
 } pv_rates;
 
-/* The high-water mark of a provider's bare channel when -highWaterMark is not given: the
- * transport sends once this many bytes are queued, so that a tick's burst up to this size
- * leaves in the one send() at the end of the tick (pv_burst_tick) instead of one send() per
- * default mark (6,000 bytes) filled, and a larger burst in sends of this size while it is
- * written. Each send() on loopback also carries the receiver's TCP work and its wake-up,
- * which made most of a provider's CPU at 100,000 updates/s (docs/performance.md#provperf-cpu).
- * 64 KiB is the largest segment loopback TCP carries. */
-#define PV_BURST_HWM (64u * 1024u)
+/* The high-water mark of a provider's bare channel when -highWaterMark is not given:
+ * RUN_BURST_HWM (common/run/run_chan.h), so that a tick's burst leaves in the one send() at
+ * the end of the tick (pv_burst_tick) instead of one send() per 6,000 bytes
+ * (docs/performance.md#provperf-cpu). */
+#define PV_BURST_HWM RUN_BURST_HWM
 
 /* Gives bare channel ch the high-water mark PV_BURST_HWM, unless -highWaterMark was given
  * (opt_hwm > 0: the transport keeps it). */

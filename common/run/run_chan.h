@@ -19,6 +19,16 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/* The high-water mark of a writer's bare channel when -highWaterMark is not given (ProvPerf
+ * and NIProvPerf: pv_burst_set_hwm; TransportPerf: a sending session on a plain socket): the
+ * transport sends once this many bytes are queued, so that a tick's burst up to this size
+ * leaves in one send() at the end of the tick instead of one send() per default mark (6,000
+ * bytes) filled, and a larger burst in sends of this size while it is written. Each send() on
+ * loopback also carries the receiver's TCP work and its wake-up, which made most of the
+ * writer's CPU and much of the reader's (docs/performance.md). 64 KiB is the largest segment
+ * loopback TCP carries. */
+#define RUN_BURST_HWM (64u * 1024u)
+
 /* Writes the Channel Info block of the channel whose descriptor is fd, from its info; on an
  * encrypted channel, then (ours) the negotiated protocol and cipher suite, "TLS: TLSv1.3,
  * TLS_AES_256_GCM_SHA384", and a blank line. */

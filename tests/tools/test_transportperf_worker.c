@@ -1,18 +1,22 @@
 /*
  * TransportPerf's message layout and the receiving side of a worker: bytes of a message,
  * sequence checking, latency samples from the stamp and the scheduled time, the raw samples
- * for the latency log, the first negative latency.
+ * for the latency log, the first negative latency. The sending side's high-water mark: which
+ * sessions send at RUN_BURST_HWM, and a tick's burst leaving in one send().
  */
 #include "testsupport.h"
 
+#include "clk.h"
 #include "config.h"
 #include "lat.h"
 #include "latbuf.h"
 #include "msg.h"
-#include "worker.h"
+#include "worker_int.h"
 
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 
 static void put_u64_le(uint8_t *p, uint64_t v)
 {
@@ -259,6 +263,119 @@ static void test_negative(void **state)
     assert_int_equal(rec[TPERF_LAT].min, -8000);
 }
 
+/* RUN_BURST_HWM goes to a sending side's plain socket when -highWaterMark is not given; a
+ * given mark, a reflecting or receiving side and every other kind of channel keep theirs. */
+static void test_burst_hwm_choice(void **state)
+{
+    (void)state;
+    tperf_config cfg;
+    tperf_config_defaults(&cfg, 4242);
+    tp_info in;
+    memset(&in, 0, sizeof(in));
+    in.conn_type = TP_CONN_SOCKET;
+    assert_true(tperf_burst_hwm(&cfg, &in)); /* the server's defaults: 100,000 msgs/s */
+    cfg.app_type = TPERF_CLIENT;
+    assert_true(tperf_burst_hwm(&cfg, &in)); /* a client that sends */
+    const tp_conn_type others[] = {TP_CONN_ENCRYPTED, TP_CONN_SHMEM, TP_CONN_SEQ_MCAST,
+                                   TP_CONN_WEBSOCKET};
+    for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+        in.conn_type = others[i];
+        assert_false(tperf_burst_hwm(&cfg, &in));
+    }
+    in.conn_type = TP_CONN_SOCKET;
+    cfg.opts.high_water_mark = 6000; /* -highWaterMark 6000: kept, even when it is the default */
+    assert_false(tperf_burst_hwm(&cfg, &in));
+    cfg.opts.high_water_mark = 0;
+    cfg.msg_rate = 0; /* a client that only receives */
+    assert_false(tperf_burst_hwm(&cfg, &in));
+    cfg.msg_rate = 100000;
+    cfg.reflect_msgs = true;
+    assert_false(tperf_burst_hwm(&cfg, &in));
+}
+
+/* Both ends of a socketpair as RIPC channels, the handshake done. */
+static void chan_pair(tp_channel **srv, tp_channel **cli)
+{
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    tp_opts o;
+    tp_opts_init(&o);
+    assert_int_equal(tp_adopt(sv[0], true, &o, srv), 0);
+    assert_int_equal(tp_adopt(sv[1], false, &o, cli), 0);
+    int a = TP_PENDING, b = TP_PENDING;
+    for (int i = 0; i < 5000 && (a != TP_ACTIVE || b != TP_ACTIVE); i++) {
+        struct pollfd p[2] = {{.fd = tp_fd(*srv), .events = (short)tp_events(*srv)},
+                              {.fd = tp_fd(*cli), .events = (short)tp_events(*cli)}};
+        if (a != TP_ACTIVE)
+            assert_true((a = tp_init(*srv)) >= 0);
+        if (b != TP_ACTIVE)
+            assert_true((b = tp_init(*cli)) >= 0);
+        poll(p, 2, 1);
+    }
+    assert_int_equal(a, TP_ACTIVE);
+    assert_int_equal(b, TP_ACTIVE);
+}
+
+/* One tick's burst of 200 76-byte messages (15,800 bytes: two of the transport's 6,000-byte
+ * marks) on a session with burst_hwm leaves in one send(), nothing left queued; the reader
+ * gets the 200 messages, numbered from 0. Without burst_hwm the same burst is sent at every
+ * 6,000 bytes and the rest waits in the queue for the loop to flush it. */
+static void test_burst_one_send(void **state)
+{
+    (void)state;
+    for (int hwm = 1; hwm >= 0; hwm--) {
+        static fixture f;
+        memset(&f, 0, sizeof(f));
+        tperf_config_defaults(&f.cfg, 4242);
+        f.cfg.msg_rate = 200000;
+        assert_int_equal(worker_init(&f.w, 0, &f.cfg, NULL, NULL), 0);
+        tp_channel *srv, *cli;
+        chan_pair(&srv, &cli);
+        f.s.ch = srv;
+        f.s.active = true;
+        f.s.burst_hwm = hwm;
+        if (hwm)
+            tp_set_high_water_mark(srv, RUN_BURST_HWM);
+        tick t;
+        assert_int_equal(tick_init(&t, 1000, clk_ns()), 0);
+        assert_int_equal(tick_burst(&t, 200000), 200);
+
+        tp_stats st0, st;
+        tp_get_stats(srv, &st0);
+        assert_int_equal(worker_send_burst(&f.w, &f.s, &t), 0);
+        tp_get_stats(srv, &st);
+        assert_int_equal(counter_total(&f.w.msgs_sent), 200);
+        assert_int_equal(st.msgs_written - st0.msgs_written, 200);
+        if (hwm) {
+            assert_int_equal(st.send_calls - st0.send_calls, 1);
+            assert_int_equal(tp_queued(srv), 0);
+        } else {
+            assert_int_equal(st.send_calls - st0.send_calls, 2); /* at 6,000 and 12,000 bytes */
+            assert_int_equal(tp_queued(srv), 15800 - 2 * 6004);
+            assert_true(tp_flush(srv) == 0);
+        }
+
+        uint64_t next = 0;
+        for (int i = 0; i < 1000 && next < 200; i++) {
+            tp_msg m;
+            int rc = tp_read(cli, &m);
+            assert_true(rc >= 0);
+            if (rc & TP_READ_MSG) {
+                assert_int_equal(m.len, 76);
+                assert_int_equal(tperf_msg_seq(m.data), next);
+                next++;
+            } else if (!(rc & TP_READ_MORE)) {
+                struct pollfd p = {.fd = tp_fd(cli), .events = POLLIN};
+                poll(&p, 1, 10);
+            }
+        }
+        assert_int_equal(next, 200);
+        tp_close(cli);
+        tp_close(srv);
+        worker_free(&f.w);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -271,6 +388,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_negative, setup_worker, teardown_worker),
         cmocka_unit_test_setup_teardown(test_mcast_per_sender, setup_mcast_fail, teardown_worker),
         cmocka_unit_test_setup_teardown(test_mcast_count, setup_mcast_count, teardown_worker),
+        cmocka_unit_test(test_burst_hwm_choice),
+        cmocka_unit_test(test_burst_one_send),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
