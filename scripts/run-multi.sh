@@ -102,6 +102,9 @@ copy_data "$out/prov"
 port=${PORT:-0}
 prov_host=localhost
 prov_run=$((steady * 3 + 120))
+# The file exists before the provider starts, so that the wait below can read it at once (the
+# background shell may not have opened it yet).
+: >"$out/prov/ProvPerf.stdout"
 (cd "$out/prov" && exec "$BIN/ProvPerf" -p "$port" -updateRate "$per_conn" \
     -latencyUpdateRate "$lat_rate" -runTime "$prov_run" -writeStatsInterval 1 -histogramLog hist \
     ${PROV_ARGS:-}) \
