@@ -22,7 +22,9 @@
  *   4 alert    level, description (2 bytes)
  *   5 corrupt  where (2 bytes), xor (1 byte): changes a byte not yet sent
  *   6 send     piece (1 byte): what is not yet sent goes out in pieces of piece + 1 bytes, the
- *              reader filling after each
+ *              reader filling after each, at most PIECES of them (then the rest at once: a
+ *              split deeper into a record's content finds the reader in the state of the
+ *              ones before, and each piece costs two system calls)
  *   7 header   type, length (1 + 2 bytes): a bare record header (any type and length)
  * At the end the rest is sent, the peer shuts its side, and the reader fills until it fails or
  * reports the end. After each fill the complete frames (a 2-byte length, 3 to 6144 bytes) are
@@ -82,6 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define WIRE_MAX (1u << 18)     /* the peer's bytes not yet sent (reader) or received (sealer) */
 #define EXPECT_MAX (1u << 20)   /* data the reader should deliver, or the sealer was given */
 #define CONTENT_MAX (17 * 1024) /* a record's content (beyond 16 KiB: a record too long) */
+#define PIECES 48              /* pieces of op 6 given the piece size asked; then the rest */
 
 static const uint8_t secret[48] = {
     0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff, 0x10,
@@ -296,12 +299,15 @@ static void fill(rd *r)
     }
 }
 
-/* Sends wire bytes [sent, upto) in pieces of piece bytes, filling after each. */
+/* Sends wire bytes [sent, upto) in pieces of piece bytes, filling after each; after PIECES
+ * pieces, in pieces as large as the socket takes. */
 static void send_upto(rd *r, size_t upto, size_t piece)
 {
     /* idle counts the sends in a row that the socket took nothing of */
-    for (unsigned idle = 0; !r->done && r->sent < upto; idle++) {
+    for (unsigned idle = 0, k = 0; !r->done && r->sent < upto; idle++, k++) {
         CHECK(idle < 100000, "the reader takes no more bytes (%zu of %zu sent)", r->sent, upto);
+        if (k == PIECES)
+            piece = WIRE_MAX;
         size_t n = upto - r->sent < piece ? upto - r->sent : piece;
         ssize_t w = send(r->peer, wire + r->sent, n, MSG_NOSIGNAL);
         if (w > 0) {
