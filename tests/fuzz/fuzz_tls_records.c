@@ -84,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define WIRE_MAX (1u << 18)     /* the peer's bytes not yet sent (reader) or received (sealer) */
 #define EXPECT_MAX (1u << 20)   /* data the reader should deliver, or the sealer was given */
 #define CONTENT_MAX (17 * 1024) /* a record's content (beyond 16 KiB: a record too long) */
-#define PIECES 48              /* pieces of op 6 given the piece size asked; then the rest */
+#define PIECES 48               /* pieces of op 6 given the piece size asked; then the rest */
 
 static const uint8_t secret[48] = {
     0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff, 0x10,
@@ -252,6 +252,7 @@ typedef struct rd {
     tp_tls_rx *rx;
     int peer;
     size_t pending, sent; /* wire bytes made, and how many of them are in the socket */
+    size_t total;         /* wire bytes sent in all (pending and sent start again at 0) */
     size_t nexpect, ngot;
     int exact; /* no byte changed or given raw: the delivered bytes must match */
     int done;  /* the channel failed or ended */
@@ -312,6 +313,7 @@ static void send_upto(rd *r, size_t upto, size_t piece)
         ssize_t w = send(r->peer, wire + r->sent, n, MSG_NOSIGNAL);
         if (w > 0) {
             r->sent += (size_t)w;
+            r->total += (size_t)w;
             idle = 0;
         } else if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
             r->done = 1;
@@ -442,7 +444,7 @@ static void run_reader(uint8_t cfg, in *i)
     shutdown(sv[1], SHUT_WR);
     /* Each fill opens at least one record (22 bytes at the least) or reads the end; the
      * socket may still hold many records when the last ones were sent at once. */
-    for (size_t k = 0, most = r.sent / 22 + 4; k < most && !r.done; k++)
+    for (size_t k = 0, most = r.total / 22 + 4; k < most && !r.done; k++)
         fill(&r);
     CHECK(r.done, "the reader neither failed nor ended after the peer's end");
     if (r.exact) {
