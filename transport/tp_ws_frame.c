@@ -153,6 +153,17 @@ static bool close_code_ok(uint16_t c)
 
 /* ---- UTF-8 --------------------------------------------------------------------------- */
 
+#ifdef __SSE2__
+/* 1 when the 64 bytes at p are all ASCII. */
+static inline bool ascii64(const uint8_t *p)
+{
+    const __m128i *v = (const __m128i *)(const void *)p;
+    __m128i o = _mm_or_si128(_mm_or_si128(_mm_loadu_si128(v), _mm_loadu_si128(v + 1)),
+                             _mm_or_si128(_mm_loadu_si128(v + 2), _mm_loadu_si128(v + 3)));
+    return _mm_movemask_epi8(o) == 0;
+}
+#endif
+
 /* States: 0 accept; 1..3 continuation bytes still needed (80..BF); 4 after E0 (next A0..BF,
  * then 1); 5 after ED (next 80..9F, then 1); 6 after F0 (next 90..BF, then 2); 7 after F4
  * (next 80..8F, then 2); 12 rejected. */
@@ -162,17 +173,15 @@ uint32_t tp_utf8_step(uint32_t s, const uint8_t *p, size_t n)
     while (i < n) {
         if (s == 0) {
             /* ASCII runs 64 bytes at a time (SSE2), 32, then eight; an ASCII tail is seen by
-             * its last 16 bytes at once (those before it were ASCII already) */
+             * the last 64 or 16 bytes of the text at once (those before it were ASCII already) */
 #ifdef __SSE2__
             while (i + 64 <= n) {
-                const __m128i *v = (const __m128i *)(const void *)(p + i);
-                __m128i o =
-                    _mm_or_si128(_mm_or_si128(_mm_loadu_si128(v), _mm_loadu_si128(v + 1)),
-                                 _mm_or_si128(_mm_loadu_si128(v + 2), _mm_loadu_si128(v + 3)));
-                if (_mm_movemask_epi8(o))
+                if (!ascii64(p + i))
                     break;
                 i += 64;
             }
+            if (n >= 64 && n - i < 64 && ascii64(p + n - 64))
+                break;
             if (n >= 16 && n - i <= 16 &&
                 !_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + n - 16))))
                 break;
