@@ -184,7 +184,8 @@ struct opt_def {
         OPT_INT_("-recvBufSize", T, rcvbuf, 0, INT_MAX, "<bytes>",                                 \
                  "Socket receive buffer size (0: the system's)"),                                  \
         OPT_INT_("-highWaterMark", T, hwm, 0, INT_MAX, "<bytes>",                                  \
-                 "Queued bytes at which output is flushed (0: the transport's)")
+                 "Queued bytes at which output is flushed (0: 64 KiB for a sending "               \
+                 "tool's plain socket, else the transport's 6,000)")
 #define OPT_STATS_OUTPUT_(T, interval, display)                                                    \
     OPT_INT_("-writeStatsInterval", T, interval, 1, INT_MAX, "<sec>",                              \
              "Seconds between statistics lines"),                                                  \
