@@ -160,9 +160,9 @@ static int on_login(cons_worker *w, const rwf_msg *m)
     }
     if (!w->logged_in) {
         w->logged_in = true;
-        if (!w->reactor)
+        if (!w->rx)
             clksync_begin(w);
-        if (!w->reactor && send_directory_request(w) < 0)
+        if (!w->rx && send_directory_request(w) < 0)
             return err_push("sending the directory request");
     }
     return 0;
@@ -192,7 +192,7 @@ static int send_dictionary_requests(cons_worker *w)
 static int on_directory(cons_worker *w, const rwf_msg *m)
 {
     const char *want = w->cfg->opts.service_name;
-    if (!w->reactor) /* the original prints it in its bare read loop only */
+    if (!w->rx) /* the original prints it in its bare read loop only */
         printf("Received source directory response.\n\n");
     if (w->have_service) /* found already: later directory messages do not matter */
         return 0;
@@ -209,7 +209,7 @@ static int on_directory(cons_worker *w, const rwf_msg *m)
         free(list);
         return err_push("directory response");
     }
-    bool found = false;
+    bool found = false, tunnel = false;
     for (unsigned i = 0; i < count; i++) {
         const rwf_service *s = &list[i];
         if (!(s->flags & RWF_SVC_HAS_INFO) || !(s->flags & RWF_SVC_HAS_NAME) ||
@@ -223,13 +223,13 @@ static int on_directory(cons_worker *w, const rwf_msg *m)
             w->has_qos = (s->flags & RWF_SVC_HAS_QOS) && s->qos_count > 0;
             if (w->has_qos)
                 w->qos = s->qos[0];
-            w->tunnel_supported = cons_tun_capable(s);
+            tunnel = cons_tun_capable(s);
             break;
         }
     }
     free(list);
     if (w->have_service)
-        cons_tun_open(w); /* -tunnel: printed before the service line, as the original */
+        cons_tun_open(w, tunnel); /* -tunnel: printed before the service line, as the original */
     if (w->have_service)
         printf("Service %s is up.\n\n", want);
     else if (found)
@@ -239,7 +239,7 @@ static int on_directory(cons_worker *w, const rwf_msg *m)
     fflush(stdout);
     /* With -reactor the layer downloads the dictionary itself; with -watchlist the requests go
      * through the watchlist (which puts them on its own wire streams). */
-    if (w->have_service && w->dict_have != CONS_HAVE_BOTH && (!w->reactor || w->watchlist))
+    if (w->have_service && w->dict_have != CONS_HAVE_BOTH && (!w->rx || w->cfg->watchlist))
         return send_dictionary_requests(w);
     return 0;
 }

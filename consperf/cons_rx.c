@@ -28,7 +28,44 @@
 #include "run_host.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* The Reactor modes' state of a worker (cons_worker.rx). */
+struct cons_rx {
+    rx_reactor *reactor; /* the thread's reactor (NULL before it is made and after the end) */
+    rx_chan *ch;         /* the channel in use (warm standby: the active server's) */
+    bool was_up;         /* the channel came up at least once */
+};
+
+int cons_rx_init(cons_worker *w)
+{
+    if (!(w->rx = calloc(1, sizeof(*w->rx))))
+        return err_set("out of memory for the reactor's state");
+    return 0;
+}
+
+void cons_rx_free(cons_worker *w)
+{
+    free(w->rx);
+    w->rx = NULL;
+}
+
+rx_reactor *cons_rx_reactor(const cons_worker *w)
+{
+    return w->rx ? w->rx->reactor : NULL;
+}
+
+rx_chan *cons_rx_chan(const cons_worker *w)
+{
+    return w->rx ? w->rx->ch : NULL;
+}
+
+void cons_rx_use(cons_worker *w, rx_chan *ch)
+{
+    w->rx->ch = ch;
+    run_out_init_rx(&w->out, ch, 1, 0, 0);
+}
 
 static int on_channel(rx_chan *ch, rx_event ev, const char *text)
 {
@@ -40,7 +77,7 @@ static int on_channel(rx_chan *ch, rx_event ev, const char *text)
     switch (ev) {
     case RX_CHANNEL_UP: {
         const tp_info *in = rx_info(ch);
-        w->rx_was_up = true;
+        w->rx->was_up = true;
         printf("Connected ");
         run_channel_info_print(stdout, rx_chan_fd(ch), in);
         snprintf(w->t->tls_version, sizeof(w->t->tls_version), "%s", in->tls_version);
@@ -62,7 +99,7 @@ static int on_channel(rx_chan *ch, rx_event ev, const char *text)
         err_set("connection to %s:%s lost: %s", cfg->opts.host, cfg->opts.port, text ? text : "");
         return cons_fail(w, NULL);
     case RX_CHANNEL_DOWN:
-        if (!w->rx_was_up) {
+        if (!w->rx->was_up) {
             /* Never up, and the layer gave up: a failure that trying again cannot heal (a
              * name that does not resolve, a certificate or sub-protocol refused). */
             snprintf(w->t->conn_error, sizeof(w->t->conn_error), "%s", text ? text : "");
@@ -83,7 +120,7 @@ static int on_channel(rx_chan *ch, rx_event ev, const char *text)
 static int on_admin(rx_chan *ch, const rwf_msg *m)
 {
     cons_worker *w = rx_user(ch);
-    if (w->wsb && ch != w->rch)
+    if (w->wsb && ch != w->rx->ch)
         return 0; /* the standby's admin streams are the layer's business */
     return cons_on_admin(w, m) < 0 ? cons_fail(w, NULL) : 0;
 }
@@ -125,10 +162,12 @@ static const rx_callbacks callbacks = {.on_channel = on_channel,
                                        .on_dictionary = on_admin,
                                        .on_msg = on_msg};
 
-/* Opens the thread's reactor and its consumer channel. Returns 0, or -1 after cons_fail(). */
+/* Opens the thread's reactor and its consumer channel (with warm standby: the starting
+ * server's, then the standby's). Returns 0, or -1 after cons_fail(). */
 static int open_channel(cons_worker *w)
 {
     const cons_config *cfg = w->cfg;
+    struct cons_rx *r = w->rx;
     rx_opts ro;
     rx_opts_init(&ro);
     if (run_conn_websocket(&cfg->opts)) {
@@ -143,7 +182,7 @@ static int open_channel(cons_worker *w)
     }
     if (w->t->worker_bound)
         ro.worker_cpu = &w->t->worker_cpu;
-    if (rx_create(&ro, &w->rx) != 0)
+    if (rx_create(&ro, &r->reactor) != 0)
         return cons_fail(w, "creating the reactor");
     char user[256], pos[64];
     cons_login_names(cfg, user, pos);
@@ -159,22 +198,16 @@ static int open_channel(cons_worker *w)
     rx_role_init(&role, RX_ROLE_CONSUMER);
     role.cb = callbacks;
     role.login = &l;
-    role.watchlist = w->watchlist;
-    role.dictionary_download = !w->watchlist && w->dict_have != CONS_HAVE_BOTH;
-    w->wsb = cons_wsb_mode(cfg);
-    role.wsb_mode = w->wsb == CONS_WSB_LOGIN     ? RX_WSB_LOGIN
-                    : w->wsb == CONS_WSB_SERVICE ? RX_WSB_SERVICE
-                                                 : 0;
+    role.watchlist = cfg->watchlist;
+    role.dictionary_download = !cfg->watchlist && w->dict_have != CONS_HAVE_BOTH;
+    run_link link = {.side = RUN_CLIENT, .protocol_type = TP_PROTOCOL_RWF};
+    if (w->wsb)
+        cons_wsb_prepare(w, &role, &link);
     rx_conn_opts co;
-    run_link link = {.side = RUN_CLIENT,
-                     .protocol_type = TP_PROTOCOL_RWF,
-                     .host = w->wsb ? cfg->wsb_start_host : NULL,
-                     .port = w->wsb ? cfg->wsb_start_port : NULL};
     run_drv_rx_conn(&cfg->opts, &link, &co);
-    if (rx_connect(w->rx, &co, &role, w, &w->rch) != 0)
+    if (rx_connect(r->reactor, &co, &role, w, &r->ch) != 0)
         return cons_fail(w, "connecting");
-    cons_send_start(w);
-    w->wsb_start = w->rch;
+    cons_rx_use(w, r->ch);
     return w->wsb ? cons_wsb_open_standby(w, &co, &role) : 0;
 }
 
@@ -206,13 +239,14 @@ const run_drv_ops cons_rx_ops = {.tick = on_tick, .idle = on_idle, .end = on_end
 
 void cons_rx_run(cons_worker *w)
 {
+    struct cons_rx *r = w->rx;
     if (open_channel(w) == 0) {
-        run_drv_use_reactor(&w->drv, w->rx);
+        run_drv_use_reactor(&w->drv, r->reactor);
         run_drv_run(&w->drv); /* until the run stops or the thread fails */
     } else {
         on_end(w);
     }
-    rx_destroy(w->rx);
-    w->rx = NULL;
-    w->rch = NULL;
+    rx_destroy(r->reactor);
+    r->reactor = NULL;
+    r->ch = NULL;
 }

@@ -18,28 +18,71 @@
 #include "rx_tunnel.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define CONS_TUNNEL_STREAM 1000
 #define CONS_TUNNEL_CAPABILITY 127 /* the tunnel's domain: SYSTEM */
 
-/* run_out's after_write inside the tunnel: -tunnelStreamBuffersUsed's sample. */
+/* The tunnel stream's state of a worker (cons_worker.tun). */
+struct cons_tun {
+    rx_tunnel *tunnel; /* opened (NULL: none, or it closed) */
+    bool open;         /* open: requests, posts, generic messages go inside */
+    run_out out;       /* the tunnel's write path while it is open (cons_worker.item_out then;
+                        * admin messages stay on the channel's) */
+};
+
+int cons_tun_init(cons_worker *w)
+{
+    if (!(w->tun = calloc(1, sizeof(*w->tun))))
+        return err_set("out of memory for the tunnel stream's state");
+    return 0;
+}
+
+void cons_tun_free(cons_worker *w)
+{
+    free(w->tun);
+    w->tun = NULL;
+}
+
+bool cons_tun_is_open(const cons_worker *w)
+{
+    return w->tun && w->tun->open;
+}
+
+/* The tunnel is open, or closed: item messages go inside it, or to the channel. */
+static void set_open(cons_worker *w, bool open)
+{
+    w->tun->open = open;
+    w->item_out = open ? &w->tun->out : &w->out;
+}
+
+/* run_out's after_write inside the tunnel (arg: the worker): -tunnelStreamBuffersUsed's
+ * sample of the tunnel's buffer count, recorded as "microseconds" so that the recorder's
+ * summary reads as the count. */
 static void sample(void *arg)
 {
-    cons_tun_sample(arg);
+    cons_worker *w = arg;
+    struct cons_tun *u = w->tun;
+    if (!w->cfg->opts.tunnel_bufs_used || !u->open)
+        return;
+    rx_tunnel_info in;
+    rx_tunnel_get_info(u->tunnel, &in);
+    lat_record(&latbuf_cur(&w->t->lat)[CONS_LAT_TUNNEL_BUFS], (int64_t)in.buffers_used * 1000);
 }
 
 static int on_status(rx_tunnel *t, const rwf_state *st, const rwf_login *auth)
 {
     cons_worker *w = rx_tunnel_user(t);
-    switch (rx_tunnel_status_print(t, st, auth, w->tun_open)) {
+    struct cons_tun *u = w->tun;
+    switch (rx_tunnel_status_print(t, st, auth, u->open)) {
     case RX_TUNNEL_OPENED:
-        w->tun_open = true;
-        run_out_init_tunnel(&w->tout, t, false, sample, w);
+        run_out_init_tunnel(&u->out, t, false, sample, w);
+        set_open(w, true);
         break;
     case RX_TUNNEL_CLOSED:
-        w->tun = NULL;
-        w->tun_open = false;
+        u->tunnel = NULL;
+        set_open(w, false);
         break;
     case RX_TUNNEL_SAME:
         break;
@@ -67,9 +110,11 @@ bool cons_tun_capable(const rwf_service *s)
     return false;
 }
 
-int cons_tun_open(cons_worker *w)
+int cons_tun_open(cons_worker *w, bool capable)
 {
-    if (!w->cfg->tunnel || w->tun || !w->have_service || !w->tunnel_supported || !w->rch)
+    struct cons_tun *u = w->tun;
+    rx_chan *ch = cons_rx_chan(w);
+    if (!u || u->tunnel || !w->have_service || !capable || !ch)
         return 0;
     rx_tunnel_opts o;
     rx_tunnel_opts_init(&o);
@@ -85,9 +130,9 @@ int cons_tun_open(cons_worker *w)
     o.cb.on_status = on_status;
     o.cb.on_msg = on_msg;
     o.user = w;
-    if (rx_tunnel_open(w->rch, &o, &w->tun) != 0) {
+    if (rx_tunnel_open(ch, &o, &u->tunnel) != 0) {
         printf("Opening the tunnel stream failed: %s\n", err_msg());
-        w->tun = NULL;
+        u->tunnel = NULL;
         return 0;
     }
     printf("Opened Tunnel Stream.\n");
@@ -96,21 +141,12 @@ int cons_tun_open(cons_worker *w)
 
 void cons_tun_close(cons_worker *w)
 {
-    if (!w->tun)
+    struct cons_tun *u = w->tun;
+    if (!u || !u->tunnel)
         return;
-    rx_tunnel_close(w->tun, false);
-    w->tun = NULL;
-    w->tun_open = false;
+    rx_tunnel_close(u->tunnel, false);
+    u->tunnel = NULL;
+    set_open(w, false);
     printf("Tunnel stream has closed.\n");
     fflush(stdout);
-}
-
-void cons_tun_sample(cons_worker *w)
-{
-    if (!w->cfg->opts.tunnel_bufs_used || !w->tun_open)
-        return;
-    rx_tunnel_info in;
-    rx_tunnel_get_info(w->tun, &in);
-    /* recorded as "microseconds" so that the recorder's summary reads as the count */
-    lat_record(&latbuf_cur(&w->t->lat)[CONS_LAT_TUNNEL_BUFS], (int64_t)in.buffers_used * 1000);
 }

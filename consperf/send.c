@@ -19,19 +19,6 @@
 /* Room for a request: header, QoS, key with a name of up to 255 bytes. */
 #define CONS_REQUEST_ROOM(name_len) (40u + (uint32_t)(name_len))
 
-/* ---- the write path ---------------------------------------------------------------------- */
-
-void cons_send_start(cons_worker *w)
-{
-    if (w->rch) {
-        run_out_init_rx(&w->out, w->rch, 1, 0, 0);
-        return;
-    }
-    run_out_init_tp(&w->out, w->ch, 1, 0, 0);
-    if (w->json) /* encoded as RWF into the scratch, converted into the transport's buffer */
-        run_out_json(&w->out, w->run->json->conv, w->jout, w->jout_cap);
-}
-
 /* Encodes m into room bytes of o and writes it. Returns 1 when written, 0 when the output
  * buffers are exhausted (nothing written: back-pressure; with the watchlist, a stream waiting
  * for its service), -1 on failure (err_msg() set). */
@@ -53,6 +40,7 @@ static int write_msg(run_out *o, const rwf_msg *m, uint32_t room)
 
 int cons_send_requests(cons_worker *w, uint64_t n)
 {
+    bool native = cons_json_native(w);
     for (; n > 0 && w->next_request < w->item_count; n--) {
         cons_item *it = &w->items[w->next_request];
         rwf_msg m;
@@ -64,7 +52,7 @@ int cons_send_requests(cons_worker *w, uint64_t n)
             m.flags |= RWF_RQMF_HAS_QOS;
             m.qos = w->qos;
         }
-        if (it->generic && !w->native) /* native JSON requests are never private */
+        if (it->generic && !native) /* native JSON requests are never private */
             m.flags |= RWF_RQMF_PRIVATE_STREAM;
         m.key.flags = RWF_MKF_HAS_SERVICE_ID | RWF_MKF_HAS_NAME;
         m.key.service_id = w->service_id;
@@ -168,25 +156,10 @@ static int write_item_msg(cons_worker *w, bool post, int32_t sid, const msgdata_
     return rc >= 0 ? 1 : rc == TP_ENOBUFS ? 0 : -1;
 }
 
-/* Native JSON mode sends no posts or generic messages: the ETA ConsPerf says so once each, in
- * words its two paths have swapped (docs/wire.md#json-posts-and-generic-messages). True when the
- * caller must not send. */
-static bool native_refuses(cons_worker *w, bool *told, const char *what)
-{
-    if (!w->native)
-        return false;
-    if (!*told) {
-        printf("It is not supported to send JSON %s messages.\n", what);
-        fflush(stdout);
-        *told = true;
-    }
-    return true;
-}
-
 int cons_send_posts(cons_worker *w, uint64_t n, int64_t latency_pos, int64_t sched_ns)
 {
     cons_thread *t = w->t;
-    if (native_refuses(w, &w->told_post, "generic"))
+    if (cons_json_refuses(w, true))
         return 0;
     for (uint64_t i = 0; i < n; i++) {
         uint32_t index = w->post_ring[w->post_next];
@@ -211,7 +184,7 @@ int cons_send_posts(cons_worker *w, uint64_t n, int64_t latency_pos, int64_t sch
 int cons_send_generics(cons_worker *w, uint64_t n, int64_t latency_pos, int64_t sched_ns)
 {
     cons_thread *t = w->t;
-    if (native_refuses(w, &w->told_gen, "post"))
+    if (cons_json_refuses(w, false))
         return 0;
     for (uint64_t i = 0; i < n; i++) {
         uint32_t index = w->gen_ring[w->gen_next];

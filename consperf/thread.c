@@ -337,7 +337,10 @@ int cons_on_jitem(cons_worker *w, const cons_jmsg *m, int64_t t0)
     return cons_item_msg(w, &v);
 }
 
-int cons_on_rwf(cons_worker *w, const uint8_t *data, uint32_t len)
+/* cons_on_rwf's body; with calc (-calcRWFJSONConversionLatency) an item message is converted
+ * to JSON first (cons_json_calc, inside the measured path). Inlined into both forms, so that
+ * the plain one does not test for the conversion. */
+VIEW_INLINE int on_rwf(cons_worker *w, const uint8_t *data, uint32_t len, bool calc)
 {
     rwf_msg m;
     if (__builtin_expect(rwf_msg_decode(&m, rwf_buf_make(data, len)) < 0, 0))
@@ -352,11 +355,20 @@ int cons_on_rwf(cons_worker *w, const uint8_t *data, uint32_t len)
             err_set("item message on stream %" PRId32 " before the dictionary", m.stream_id);
             return cons_fail(w, NULL);
         }
-        if (__builtin_expect(w->calc, 0) &&
-            cons_json_calc(w, rwf_buf_make(data, len)) < 0) /* inside the measured path */
+        if (calc && cons_json_calc(w, rwf_buf_make(data, len)) < 0)
             return cons_fail(w, NULL);
         return cons_on_item(w, &m);
     }
+}
+
+int cons_on_rwf(cons_worker *w, const uint8_t *data, uint32_t len)
+{
+    return on_rwf(w, data, len, false);
+}
+
+int cons_on_rwf_calc(cons_worker *w, const uint8_t *data, uint32_t len)
+{
+    return on_rwf(w, data, len, true);
 }
 
 /* ---- ticks ------------------------------------------------------------------------------- */
@@ -365,14 +377,14 @@ int cons_tick_sends(cons_worker *w)
 {
     cons_thread *t = w->t;
     const cons_config *cfg = w->cfg;
-    if (w->have_service && w->dict_have == CONS_HAVE_BOTH && (!cfg->tunnel || w->tun_open)) {
+    if (w->have_service && w->dict_have == CONS_HAVE_BOTH && (!w->tun || cons_tun_is_open(w))) {
         if (w->next_request < w->item_count) {
             if (!atomic_load_explicit(&t->image_start_ns, memory_order_relaxed))
                 atomic_store_explicit(&t->image_start_ns, (uint64_t)clk_ns(), memory_order_relaxed);
             if (cons_send_requests(w, tick_burst(&w->tk, (uint64_t)cfg->request_rate)) < 0)
                 return cons_fail(w, "sending item requests");
         }
-        if (w->sby && w->sby_next < w->next_request && cons_wsb_requests(w) < 0)
+        if (w->wsb && cons_wsb_requests(w) < 0)
             return cons_fail(w, NULL);
         if (w->image_end_ns) {
             int64_t sched = tick_deadline(&w->tk);
@@ -405,7 +417,7 @@ int cons_tick_sends(cons_worker *w)
 bool cons_idle(const cons_worker *w)
 {
     if (w->have_service && w->dict_have == CONS_HAVE_BOTH && w->next_request < w->item_count &&
-        (!w->cfg->tunnel || w->tun_open))
+        (!w->tun || cons_tun_is_open(w)))
         return false;
     if (!w->image_end_ns)
         return true;
@@ -457,6 +469,7 @@ static int on_up(void *arg, run_drv_ch *c)
     cons_worker *w = arg;
     const cons_config *cfg = w->cfg;
     w->ch = c->ch;
+    run_out_init_tp(&w->out, w->ch, 1, 0, 0);
     tp_info in;
     if (tp_get_info(w->ch, &in) == 0) {
         snprintf(w->t->tls_version, sizeof(w->t->tls_version), "%s", in.tls_version);
@@ -466,7 +479,6 @@ static int on_up(void *arg, run_drv_ch *c)
     fflush(stdout);
     if (cons_json_start(w) < 0)
         return cons_fail(w, NULL);
-    cons_send_start(w);
     if (cfg->opts.high_water_mark > 0)
         tp_set_high_water_mark(w->ch, (uint32_t)cfg->opts.high_water_mark);
     if (cons_send_login(w) < 0)
@@ -475,13 +487,14 @@ static int on_up(void *arg, run_drv_ch *c)
     return 0;
 }
 
-/* run_drv_ops.msg: one message off the channel: RWF, or a JSON frame. */
+/* run_drv_ops.msg: one message off the channel: RWF, or (json.c) a JSON frame or an RWF message
+ * to convert to JSON. */
 static int on_msg(void *arg, run_drv_ch *c, const tp_msg *m)
 {
     cons_worker *w = arg;
     (void)c;
-    if (__builtin_expect(w->json, 0))
-        return cons_json_frame(w, m) < 0 ? RUN_DRV_FAILED : 0;
+    if (__builtin_expect(w->json != NULL, 0))
+        return cons_json_msg(w, m) < 0 ? RUN_DRV_FAILED : 0;
     return cons_on_rwf(w, m->data, m->len) < 0 ? RUN_DRV_FAILED : 0;
 }
 
@@ -518,6 +531,12 @@ static void on_down(void *arg, run_drv_ch *c, const char *why)
 
 /* ---- the thread -------------------------------------------------------------------------- */
 
+/* The Reactor modes (-reactor, -watchlist): cons_rx.c's. */
+static bool reactor_mode(const cons_config *cfg)
+{
+    return cfg->opts.reactor || cfg->watchlist;
+}
+
 /* The fields the driver's set-up needs, and the driver: the bare mode's callbacks with the
  * client's connection settings (run_conn_tp), or the Reactor modes' (cons_rx.c), which give it
  * their reactor later. Returns 0, or -1 with err_msg() set (no memory). */
@@ -534,33 +553,38 @@ static int drv_init(cons_worker *w, cons_thread *t)
     w->t = t;
     w->run = t->run;
     w->cfg = t->run->cfg;
-    w->watchlist = w->cfg->watchlist;
-    w->reactor = w->cfg->opts.reactor || w->watchlist;
-    if (!w->reactor) {
+    bool reactor = reactor_mode(w->cfg);
+    if (!reactor) {
         const run_link link = {.side = RUN_CLIENT, .protocol_type = TP_PROTOCOL_RWF};
         run_conn_tp(&w->cfg->opts, &link, &w->conn);
     }
     const run_drv_cfg dc = {.tool = w,
-                            .ops = w->reactor ? &cons_rx_ops : &bare,
+                            .ops = reactor ? &cons_rx_ops : &bare,
                             .tick_rate = (uint32_t)w->cfg->opts.tick_rate,
                             .tk = &w->tk,
                             .lat = &t->lat,
                             .fail = &t->fail,
-                            .connect = w->reactor ? NULL : &w->conn,
+                            .connect = reactor ? NULL : &w->conn,
                             .idle_wait_ns = CONS_IDLE_WAIT_NS};
     return run_drv_init(&w->drv, &dc);
 }
 
-/* The rest of the worker (drv_init set its thread and configuration). Returns 0, or -1 with
- * err_msg() set. */
+/* The rest of the worker (drv_init set its thread and configuration): the state of each mode
+ * in use, the items. Returns 0, or -1 with err_msg() set. */
 static int worker_init(cons_worker *w)
 {
     cons_thread *t = w->t;
+    w->item_out = &w->out;
+    if (reactor_mode(w->cfg)) { /* the tunnel and warm standby run over the reactor */
+        if (cons_rx_init(w) < 0 || (w->cfg->tunnel && cons_tun_init(w) < 0) ||
+            (cons_wsb_mode(w->cfg) != CONS_WSB_NONE && cons_wsb_init(w) < 0))
+            return -1;
+    }
     w->nano = w->cfg->opts.nano_time;
     w->unit_ns = w->nano ? 1 : 1000;
     w->multi = t->run->thread_count > 1;
     w->dict = t->run->dict;
-    clksync_start(&w->cs, w->reactor ? CLKSYNC_UNSUPPORTED : CLKSYNC_OFF, 0);
+    clksync_start(&w->cs, w->rx ? CLKSYNC_UNSUPPORTED : CLKSYNC_OFF, 0);
     if (w->dict)
         w->dict_have = CONS_HAVE_BOTH;
     else if (!(w->own_dict = rwf_dict_new()))
@@ -593,6 +617,9 @@ static int worker_init(cons_worker *w)
 static void worker_free(cons_worker *w)
 {
     cons_json_free(w);
+    cons_tun_free(w);
+    cons_wsb_free(w);
+    cons_rx_free(w);
     rwf_dict_free(w->own_dict);
     free(w->items);
     free(w->post_ring);
@@ -609,7 +636,7 @@ void *cons_thread_main(void *arg)
         run_fail_stop(&t->fail, NULL);
     } else if (worker_init(w) < 0 || cpu_bind(&t->cpu) < 0) {
         cons_fail(w, NULL);
-    } else if (w->reactor) {
+    } else if (w->rx) {
         cons_rx_run(w);
     } else {
         run_drv_run(&w->drv); /* until the run stops or the thread fails */

@@ -1,8 +1,12 @@
 /*
- * The state of one consumer thread's session, private to the thread (thread.c runs it on the
- * session driver, cons_rx.c in the Reactor modes; send.c writes its requests, posts and generic
- * messages, admin.c handles the login, directory and dictionary streams). Only the worker
- * touches it.
+ * The state of one consumer thread's session, private to the thread: the core every mode has
+ * (the thread, its configuration, the connection and its write path, the session, the items,
+ * time), and a pointer to each mode's own state, which only that mode's file reads or writes
+ * (docs/driver.md, section 5): the Reactor's (cons_rx.c), the tunnel stream's (cons_tun.c),
+ * warm standby's (cons_wsb.c), JSON's (json.c). thread.c runs the core on the session driver
+ * (the bare mode's callbacks, and the item state machine every mode shares); send.c writes its
+ * requests, posts and generic messages; admin.c handles the login, directory and dictionary
+ * streams. Only the worker touches it.
  */
 #ifndef RWFPERF_CONS_WORKER_H
 #define RWFPERF_CONS_WORKER_H
@@ -11,7 +15,6 @@
 #include "run_drv.h"
 #include "run_out.h"
 #include "rx.h"
-#include "run_json.h"
 #include "tick.h"
 #include "tp.h"
 
@@ -35,38 +38,32 @@ typedef struct cons_item {
 #define CONS_HAVE_ENUMS 2u
 #define CONS_HAVE_BOTH (CONS_HAVE_FIELDS | CONS_HAVE_ENUMS)
 
+/* Each mode's state, defined in its mode's file (see cons_worker). */
+struct cons_rx;
+struct cons_tun;
+struct cons_wsb;
+struct cons_json;
+
 typedef struct cons_worker {
     cons_thread *t;
     const cons_run *run;
     const cons_config *cfg;
-    run_drv drv;    /* the thread's loop: ticks, waiting, reading, failures (docs/driver.md) */
-    tp_opts conn;   /* bare mode: the client's connection settings (run_conn_tp) */
-    tp_channel *ch; /* the bare channel while it is up; NULL in the reactor modes */
+    run_drv drv;       /* the thread's loop: ticks, waiting, reading, failures (docs/driver.md) */
+    tp_opts conn;      /* bare mode: the client's connection settings (run_conn_tp) */
+    tp_channel *ch;    /* the bare channel while it is up; NULL in the Reactor modes */
+    run_out out;       /* the channel's write path (the bare channel, or the Reactor's channel
+                        * in use: cons_rx_use(); JSON on a rssl.json.v2 channel) */
+    run_out *item_out; /* where item messages go: &out, or the tunnel stream's path while it
+                        * is open (cons_tun.c); admin messages always go to out */
 
-    /* Reactor modes (-reactor, -watchlist): the thread's reactor and its channel. */
-    bool reactor, watchlist;
-    rx_reactor *rx;
-    rx_chan *rch;
-    bool rx_was_up; /* the Reactor's channel came up at least once */
-    run_out out;    /* the channel's write path (ch or rch; JSON on a rssl.json.v2 channel) */
-
-    /* Tunnel stream (-tunnel): item traffic goes inside it while it is open. */
-    bool tunnel_supported; /* the service lists capability 127 */
-    struct rx_tunnel *tun; /* opened (NULL: none, or it closed) */
-    bool tun_open;         /* open: requests, posts, generic messages go inside */
-    run_out tout;          /* the tunnel's write path while it is open (admin messages stay on
-                            * the channel's) */
-
-    /* Warm standby (cons_wsb.c): rch is the active server's channel, sby the other one. */
-    int wsb;                  /* CONS_WSB_* in force (NONE: one channel) */
-    rx_chan *sby;             /* the standby server's channel (NULL: none, or dropped) */
-    rx_chan *wsb_start;       /* the starting server's channel (names the servers) */
-    uint32_t sby_next;        /* items requested from the standby so far (list order) */
-    int64_t wsb_last_ns;      /* when the last update from the active server came */
-    int64_t wsb_lost_last_ns; /* at a switch: the lost server's last update */
-    bool wsb_wait_first;      /* switched: waiting for the new active server's first update */
-    rx_chan *wsb_lost;        /* the last active server lost: its items' statuses count */
-    int64_t wsb_loss_ns;      /* when that loss was detected (the layer's worker, clk_ns) */
+    /* Each mode's state, NULL when the mode is not in use; nothing but its own file reads
+     * or writes it. Made when the thread is set up (JSON's when the channel comes up and
+     * speaks rssl.json.v2, or with -calcRWFJSONConversionLatency), freed at its end; never on
+     * the per-message path. */
+    struct cons_rx *rx;     /* cons_rx.c: -reactor, -watchlist */
+    struct cons_tun *tun;   /* cons_tun.c: -tunnel */
+    struct cons_wsb *wsb;   /* cons_wsb.c: warm standby (two channels) */
+    struct cons_json *json; /* json.c: rssl.json.v2, -calcRWFJSONConversionLatency */
 
     /* Session */
     bool logged_in;    /* the first login response came */
@@ -101,17 +98,6 @@ typedef struct cons_worker {
     int64_t run_end_ns;    /* every thread's images in (0: not yet) */
     int64_t run_steady_ns; /* run_end_ns + -delaySteadyStateCalc */
     uint64_t decode_sum;
-
-    /* WebSocket JSON (json.c) */
-    bool json;      /* the channel speaks rssl.json.v2 */
-    bool native;    /* and its JSON is read and built natively (no -addConversionOverhead) */
-    bool calc;      /* -calcRWFJSONConversionLatency on a rssl.rwf channel */
-    bool told_post; /* "It is not supported to send JSON ..." printed for posts */
-    bool told_gen;  /* ... and for generic messages */
-    run_json jin;   /* received JSON converted to RWF */
-    uint8_t *jout;  /* JSON channel: a message as RWF before its conversion; rssl.rwf with
-                     * -calcRWFJSONConversionLatency: the JSON of a received message */
-    uint32_t jout_cap;
 } cons_worker;
 
 struct cons_jmsg;
@@ -131,35 +117,46 @@ int cons_on_item(cons_worker *w, const rwf_msg *m);
 /* Handles one received RWF message (decoded here). Returns 0, or -1 after cons_fail(). */
 int cons_on_rwf(cons_worker *w, const uint8_t *data, uint32_t len);
 
+/* The same, with -calcRWFJSONConversionLatency: an item message is converted to JSON
+ * (cons_json_calc) before it is handled, so that the conversion counts in its latency. */
+int cons_on_rwf_calc(cons_worker *w, const uint8_t *data, uint32_t len);
+
 /* Handles an item message read natively from JSON (its stamps read with it): the same item
  * state machine as cons_on_item; t0 is when its reading began (0 unless -measureDecode).
  * Returns 0, or -1 after cons_fail(). */
 int cons_on_jitem(cons_worker *w, const struct cons_jmsg *m, int64_t t0);
 
-/* ---- json.c ------------------------------------------------------------------------------ */
+/* ---- json.c: a rssl.json.v2 channel, -calcRWFJSONConversionLatency ----------------------- */
 
-/* The channel is active: notes whether it speaks JSON and prepares the conversion buffers.
- * Returns 0 or -1 (err_msg() set). */
+/* The bare channel is active (its write path set up): when it speaks rssl.json.v2, or with
+ * -calcRWFJSONConversionLatency, makes w->json and its conversion buffers, and on a JSON
+ * channel makes the write path convert (run_out_json). Returns 0 or -1 (err_msg() set). */
 int cons_json_start(cons_worker *w);
 
+/* Frees w->json (NULL: nothing to do). */
 void cons_json_free(cons_worker *w);
 
-/* A received text frame on a JSON channel. Returns 0, or -1 after cons_fail(). */
-int cons_json_frame(cons_worker *w, const tp_msg *tm);
+/* A message read off the bare channel when w->json is set: a text frame of a JSON channel, or
+ * an RWF message with -calcRWFJSONConversionLatency. Returns 0, or -1 after cons_fail(). */
+int cons_json_msg(cons_worker *w, const tp_msg *tm);
 
 /* -calcRWFJSONConversionLatency: converts the received RWF message to JSON. 0 or -1. */
 int cons_json_calc(cons_worker *w, rwf_buf rwf);
 
-/* ---- send.c ------------------------------------------------------------------------------ */
+/* True when the channel's JSON is read and written natively (no -addConversionOverhead):
+ * requests are then never private. */
+bool cons_json_native(const cons_worker *w);
 
-/* Sets up w->out, the write path of the channel in use (w->ch bare, rssl.json.v2 when w->json;
- * else w->rch): called when the bare channel came up, and whenever w->rch is set. */
-void cons_send_start(cons_worker *w);
+/* Native JSON sends no posts (post true) or generic messages: says so once each, in the
+ * original's words. True when the caller must not send. */
+bool cons_json_refuses(cons_worker *w, bool post);
+
+/* ---- send.c ------------------------------------------------------------------------------ */
 
 /* The write path of item messages: the tunnel's while it is open, else the channel's. */
 static inline run_out *cons_item_out(cons_worker *w)
 {
-    return w->tun_open ? &w->tout : &w->out;
+    return w->item_out;
 }
 
 /* Requests up to n more items in list order; stops early, without error, when the output
@@ -194,7 +191,7 @@ int cons_on_admin(cons_worker *w, const rwf_msg *m);
  * it. Returns 0, or -1 (err_msg() set). */
 int cons_send_clksync(cons_worker *w);
 
-/* ---- thread.c: the tick's work, common to both modes ------------------------------------- */
+/* ---- thread.c: the tick's work, common to every mode ------------------------------------- */
 
 /* Requests, posts and generic messages due at this tick, then a flush. Returns 0, or -1 after
  * cons_fail(). */
@@ -207,11 +204,46 @@ bool cons_idle(const cons_worker *w);
  * then run back to back, which only does housekeeping. Saves a wake-up per tick. */
 #define CONS_IDLE_WAIT_NS (10 * 1000000LL)
 
-/* ---- cons_wsb.c --------------------------------------------------------------------------- */
+/* ---- cons_rx.c: -reactor, -watchlist ----------------------------------------------------- */
 
-/* Opens the standby server's channel on the thread's reactor (the active one is open), with
- * the same role and settings as the active's: co and role are the active's. Returns 0, or -1
- * after cons_fail(). */
+/* Makes w->rx (the Reactor modes). Returns 0, or -1 (err_msg() set). */
+int cons_rx_init(cons_worker *w);
+
+/* Frees w->rx (NULL: nothing to do). */
+void cons_rx_free(cons_worker *w);
+
+/* The thread's reactor, or NULL (not made yet, or destroyed). */
+rx_reactor *cons_rx_reactor(const cons_worker *w);
+
+/* The channel in use (with warm standby: the active server's), or NULL. */
+rx_chan *cons_rx_chan(const cons_worker *w);
+
+/* Makes ch the channel in use and w->out its write path (warm standby: a promotion). */
+void cons_rx_use(cons_worker *w, rx_chan *ch);
+
+/* The driver's callbacks in the reactor modes (ticks, idleness, the end). */
+extern const run_drv_ops cons_rx_ops;
+
+/* The session in the reactor modes: the reactor and its channel, then the driver's loop over
+ * it, until the run stops or the connection is lost after the service was found. Failures go to
+ * cons_fail(). */
+void cons_rx_run(cons_worker *w);
+
+/* ---- cons_wsb.c: warm standby ------------------------------------------------------------ */
+
+/* Makes w->wsb (cons_wsb_mode() is not CONS_WSB_NONE). Returns 0, or -1 (err_msg() set). */
+int cons_wsb_init(cons_worker *w);
+
+/* Frees w->wsb (NULL: nothing to do). */
+void cons_wsb_free(cons_worker *w);
+
+/* Before the first channel opens: the role's warm-standby mode, and the starting server as
+ * the link's host and port. */
+void cons_wsb_prepare(cons_worker *w, rx_role *role, run_link *link);
+
+/* The starting server's channel is open (the channel in use): opens the standby server's on
+ * the thread's reactor, with the same role and settings (co and role are the starting
+ * server's). Returns 0, or -1 after cons_fail(). */
 int cons_wsb_open_standby(cons_worker *w, rx_conn_opts *co, rx_role *role);
 
 /* Channel events of either warm-standby channel: the console lines, the promotion of the
@@ -236,29 +268,26 @@ int cons_wsb_item(cons_worker *w, rx_chan *ch, const rwf_msg *m);
 /* At the end: what the thread publishes about the standby (items open on the active). */
 void cons_wsb_end(cons_worker *w);
 
-/* ---- cons_tun.c --------------------------------------------------------------------------- */
+/* ---- cons_tun.c: -tunnel ------------------------------------------------------------------ */
+
+/* Makes w->tun (-tunnel). Returns 0, or -1 (err_msg() set). */
+int cons_tun_init(cons_worker *w);
+
+/* Frees w->tun (NULL: nothing to do). */
+void cons_tun_free(cons_worker *w);
 
 /* True when a service of the directory offers tunnel streams (capability 127). */
 bool cons_tun_capable(const rwf_service *s);
 
-/* Opens the tunnel stream when -tunnel asks for one, the service is up and capable and none
- * is open; prints "Opened Tunnel Stream." (or why it could not be opened). Returns 0. */
-int cons_tun_open(cons_worker *w);
+/* The service is up (capable: cons_tun_capable() of it): opens the tunnel stream when -tunnel
+ * asks for one and none is open; prints "Opened Tunnel Stream." (or why it could not be
+ * opened). Returns 0. */
+int cons_tun_open(cons_worker *w, bool capable);
+
+/* True when the tunnel stream is open: item traffic goes inside it (cons_item_out). */
+bool cons_tun_is_open(const cons_worker *w);
 
 /* Closes the tunnel stream at the end of the run ("Tunnel stream has closed."). */
 void cons_tun_close(cons_worker *w);
-
-/* After a submit inside the tunnel: samples its buffer count (-tunnelStreamBuffersUsed). */
-void cons_tun_sample(cons_worker *w);
-
-/* ---- cons_rx.c ---------------------------------------------------------------------------- */
-
-/* The driver's callbacks in the reactor modes (ticks, idleness, the end). */
-extern const run_drv_ops cons_rx_ops;
-
-/* The session in the reactor modes: the reactor and its channel, then the driver's loop over
- * it, until the run stops or the connection is lost after the service was found. Failures go to
- * cons_fail(). */
-void cons_rx_run(cons_worker *w);
 
 #endif
