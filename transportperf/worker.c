@@ -83,16 +83,20 @@ void worker_free(tperf_worker *w)
 /* ------------------------------------------------------------------------------------------ */
 /* Sessions                                                                                   */
 
-/* The worker's "writer" role: it sends bursts of its own. */
+/* The "writer" role of a run configured by cfg: it sends bursts of its own. */
+static bool cfg_writes(const tperf_config *cfg)
+{
+    return !cfg->reflect_msgs && cfg->msg_rate > 0;
+}
+
 static bool is_writer(const tperf_worker *w)
 {
-    return !w->cfg->reflect_msgs && w->cfg->msg_rate > 0;
+    return cfg_writes(w->cfg);
 }
 
 bool tperf_burst_hwm(const tperf_config *cfg, const tp_info *in)
 {
-    return !cfg->reflect_msgs && cfg->msg_rate > 0 && cfg->opts.high_water_mark <= 0 &&
-           in->conn_type == TP_CONN_SOCKET;
+    return cfg_writes(cfg) && cfg->opts.high_water_mark <= 0 && in->conn_type == TP_CONN_SOCKET;
 }
 
 /* A new session for the driver's channel c, listed with the worker's; NULL when memory ran
