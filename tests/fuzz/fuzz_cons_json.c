@@ -13,21 +13,9 @@
 
 #include "err.h"
 #include "jdecode.h"
+#include "ts_jmsg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* 1 when two messages read from the same frame say the same. */
-static int same_msg(const cons_jmsg *a, const cons_jmsg *b)
-{
-    return a->kind == b->kind && a->stream_id == b->stream_id && a->domain == b->domain &&
-           a->has_state == b->has_state && a->state.stream_state == b->state.stream_state &&
-           a->state.data_state == b->state.data_state && a->state.code == b->state.code &&
-           a->state.text.data == b->state.text.data && a->state.text.len == b->state.text.len &&
-           a->complete == b->complete && a->has_post_user == b->has_post_user &&
-           a->post_user_addr == b->post_user_addr && a->post_user_id == b->post_user_id &&
-           memcmp(a->st.t, b->st.t, sizeof(a->st.t)) == 0 && a->st.sum == b->st.sum &&
-           a->text == b->text && a->text_len == b->text_len;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -51,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         err_clear();
         int rb = cons_jreader_next(&b, &mb);
         if (ra != rb || (ra < 0 && (strcmp(ea, err_msg()) != 0 || ea[0] == '\0')) ||
-            (ra > 0 && !same_msg(&ma, &mb))) {
+            (ra > 0 && !ts_jmsg_same(&ma, &mb))) {
             fprintf(stderr, "message %u: the reader %d \"%s\", the full reader %d \"%s\"\n", n, ra,
                     ea, rb, rb < 0 ? err_msg() : "");
             abort();

@@ -9,6 +9,7 @@
 
 #include "err.h"
 #include "jdecode.h"
+#include "ts_jmsg.h"
 #include "testsupport.h"
 
 /* The number after "key": in s[0..n), or 0. */
@@ -29,19 +30,6 @@ typedef struct totals {
     unsigned scanned; /* messages the scan read alone */
 } totals;
 
-/* 1 when two messages read from the same frame say the same. */
-static bool same_msg(const cons_jmsg *a, const cons_jmsg *b)
-{
-    return a->kind == b->kind && a->stream_id == b->stream_id && a->domain == b->domain &&
-           a->has_state == b->has_state && a->state.stream_state == b->state.stream_state &&
-           a->state.data_state == b->state.data_state && a->state.code == b->state.code &&
-           a->state.text.data == b->state.text.data && a->state.text.len == b->state.text.len &&
-           a->complete == b->complete && a->has_post_user == b->has_post_user &&
-           a->post_user_addr == b->post_user_addr && a->post_user_id == b->post_user_id &&
-           memcmp(a->st.t, b->st.t, sizeof(a->st.t)) == 0 && a->st.sum == b->st.sum &&
-           a->text == b->text && a->text_len == b->text_len;
-}
-
 /* Reads text[0..len) with the scan and with the full reader alone, and fails unless both give
  * the same messages and the same end (the end of the frame, or the same error text). Adds the
  * messages the scan read alone to *scanned. Returns the number of messages. */
@@ -60,7 +48,8 @@ static unsigned same_frame_n(const char *text, size_t len, unsigned *scanned)
         char ea[ERR_MSG_MAX];
         snprintf(ea, sizeof(ea), "%s", ra < 0 ? err_msg() : "");
         int rb = cons_jreader_next(&b, &mb);
-        if (ra != rb || (ra < 0 && strcmp(ea, err_msg()) != 0) || (ra > 0 && !same_msg(&ma, &mb)))
+        if (ra != rb || (ra < 0 && strcmp(ea, err_msg()) != 0) ||
+            (ra > 0 && !ts_jmsg_same(&ma, &mb)))
             fail_msg("message %u of '%.*s': scan %d '%s', full reader %d '%s'", n + 1,
                      (int)(len > 300 ? 300 : len), text, ra, ea, rb, rb < 0 ? err_msg() : "");
         if (ra <= 0)
@@ -76,8 +65,6 @@ static void same_frame(const char *text, size_t len, unsigned *scanned)
 {
     (void)same_frame_n(text, len, scanned);
 }
-
-static void same_frame(const char *text, size_t len, unsigned *scanned);
 
 static void check_frame(const char *text, size_t len, totals *t)
 {
