@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Sweeps the update rate of ProvPerf -> ConsPerf on loopback and prints, per rate, what the
 # consumer received in steady state, its latency percentiles, and each tool's CPU and memory,
-# for each mode (bare channel, Reactor, Reactor + watchlist) and each pair of tools (ours, and
-# the original's when ORIG_BIN is set); then, per mode and pair, the highest rate held (steady
-# state received >= 99% of the offered rate) and the CPU per update at that rate.
+# for each mode (bare channel, Reactor, Reactor + watchlist, warm standby) and each pair of
+# tools (ours, and the original's when ORIG_BIN is set); then, per mode and pair, the highest
+# rate held (steady state received >= 99% of the offered rate) and the CPU per update at that
+# rate.
 #
 #   scripts/bench.sh [rate ...]      default: 100000 500000 1000000 2000000 3400000
 #
@@ -11,8 +12,15 @@
 #   ITEMS (10000)   items requested          STEADY (10)  steady-state seconds per run
 #   LAT_RATE (1000) latency-stamped updates per second (ProvPerf -latencyUpdateRate)
 #   PACK ("0 10")   -maxPackCount values to run (0 = unpacked)
-#   MODES ("bare")  any of: bare reactor watchlist. reactor: ProvPerf -reactor, ConsPerf
-#                   -reactor; watchlist: ProvPerf -reactor, ConsPerf -watchlist
+#   MODES ("bare")  any of: bare reactor watchlist wsb. reactor: ProvPerf -reactor, ConsPerf
+#                   -reactor; watchlist: ProvPerf -reactor, ConsPerf -watchlist; wsb: warm
+#                   standby, the watchlist mode with two ProvPerf -reactor -supportStandby (a
+#                   starting and a standby server, both bound as PROV_CPU says) and ConsPerf
+#                   -watchlist -warmStandbyMode WSB_MODE (login, or service) given both: the
+#                   provider figures are the starting (active) server's, whose files are named
+#                   as in the other modes (the standby's: ProvStandby*, prov_standby.stdout). No
+#                   original pair in this mode: the original ProvPerf does not advertise warm
+#                   standby, and ConsPerf refuses a server that does not
 #   PROV_BIN, CONS_BIN   our executables (default: build/bin/ProvPerf, build/bin/ConsPerf);
 #                   point PROV_BIN at the original ProvPerf to measure our ConsPerf against it
 #   ORIG_BIN        a folder holding the original ProvPerf and ConsPerf: each mode also runs
@@ -56,8 +64,10 @@ cons_worker=${CONS_WORKER:-}
 run_dir=${RUN_DIR:-$top/build/bench}
 
 for m in $modes; do
-    case $m in bare | reactor | watchlist) ;; *) echo "unknown mode $m" >&2; exit 2 ;; esac
+    case $m in bare | reactor | watchlist | wsb) ;; *) echo "unknown mode $m" >&2; exit 2 ;; esac
 done
+wsb_mode=${WSB_MODE:-login}
+case $wsb_mode in login | service) ;; *) echo "WSB_MODE=$wsb_mode: login or service" >&2; exit 2 ;; esac
 if [ ! -x "$prov_bin" ] || [ ! -x "$cons_bin" ]; then
     "$top/scripts/setup.sh"
     "$top/scripts/build.sh" release >/dev/null
@@ -146,19 +156,34 @@ printf '%-9s %-4s %-5s %9s %10s %8s %8s %8s %9s %7s %7s %8s %7s %7s %8s\n' mode 
     'prov %' 'prov MB' 'prov ns'
 for mode in $modes; do
     for pair in "${pairs[@]}"; do
+        if [ "$mode" = wsb ] && [ "$pair" = orig ]; then
+            echo "(wsb: no original pair: the original ProvPerf does not advertise warm standby)"
+            continue
+        fi
         pb=$prov_bin cb=$cons_bin
         [ "$pair" = orig ] && pb=$orig_bin/ProvPerf cb=$orig_bin/ConsPerf
         for pack in $packs; do
             for rate in "${rates[@]}"; do
                 port=$(free_port)
-                rm -f ConsSummary.out ProvSummary.out ConsStats1.csv ProvStats1.csv
+                rm -f ConsSummary.out ProvSummary.out ConsStats1.csv ProvStats1.csv \
+                    ProvStandbySummary.out ProvStandbyStats1.csv
                 pargs=(-p "$port" -updateRate "$rate" -latencyUpdateRate "$lat_rate"
                        -runTime $((steady + 40)) -writeStatsInterval 1 "${tls_p[@]}")
                 [ "$pack" -gt 1 ] && pargs+=(-maxPackCount "$pack" -packBufSize 6000)
                 [ -n "$prov_cpu" ] && pargs+=(-threads "$prov_cpu")
-                cargs=(-h "$host" -p "$port" -itemCount "$items" -itemFile items.xml
-                       -steadyStateTime "$steady" -writeStatsInterval 1 -noDisplayStats
-                       "${tls_c[@]}")
+                cargs=(-itemCount "$items" -itemFile items.xml -steadyStateTime "$steady"
+                       -writeStatsInterval 1 -noDisplayStats "${tls_c[@]}")
+                if [ "$mode" = wsb ]; then
+                    # the standby server's port: another free one
+                    port2=$port
+                    while [ "$port2" = "$port" ]; do port2=$(free_port); done
+                    pargs+=(-supportStandby)
+                    cargs+=(-startingHostName "$host" -startingPort "$port"
+                            -standbyHostName "$host" -standbyPort "$port2"
+                            -warmStandbyMode "$wsb_mode")
+                else
+                    cargs+=(-h "$host" -p "$port")
+                fi
                 [ -n "$cons_cpu" ] && cargs+=(-threads "$cons_cpu")
                 # shellcheck disable=SC2206
                 pargs+=(${PROV_ARGS:-}) cargs+=(${CONS_ARGS:-})
@@ -170,10 +195,18 @@ for mode in $modes; do
                 fi
                 "$pb" "${pargs[@]}" > prov.stdout 2>&1 &
                 prov=$!
+                provs=("$prov")
+                if [ "$mode" = wsb ]; then
+                    # pargs but its first two words, "-p $port"
+                    "$pb" -p "$port2" "${pargs[@]:2}" -statsFile ProvStandbyStats \
+                        -summaryFile ProvStandbySummary.out > prov_standby.stdout 2>&1 &
+                    provs+=($!)
+                    wait_ready "$!" "$port2" "$mode"
+                fi
                 wait_ready "$prov" "$port" "$mode"
                 "$cb" "${cargs[@]}" > cons.stdout 2>&1 || true
-                kill -INT "$prov" 2>/dev/null || true
-                wait "$prov" 2>/dev/null || true
+                kill -INT "${provs[@]}" 2>/dev/null || true
+                wait "${provs[@]}" 2>/dev/null || true
                 s="Steady State Statistics:"
                 received=$(num ConsSummary.out "$s" '  Avg update rate: ' || true)
                 grep -q 'Steady state was not reached' ConsSummary.out 2>/dev/null &&
@@ -206,7 +239,9 @@ for mode in $modes; do
                 rdir=runs/$(printf '%03d' "$row")
                 mkdir -p "$rdir"
                 for f in ConsSummary.out ConsSummary.json ProvSummary.out ProvSummary.json \
-                    ConsStats1.csv ProvStats1.csv cons.stdout prov.stdout; do
+                    ConsStats1.csv ProvStats1.csv cons.stdout prov.stdout \
+                    ProvStandbySummary.out ProvStandbySummary.json ProvStandbyStats1.csv \
+                    prov_standby.stdout; do
                     [ -f "$f" ] && mv "$f" "$rdir/"
                 done
                 line=
@@ -225,6 +260,7 @@ echo "at that rate:"
 printf '%-9s %-4s %-5s %12s %12s %12s\n' mode pair pack 'rate held' 'cons ns/upd' 'prov ns/upd'
 for mode in $modes; do
     for pair in "${pairs[@]}"; do
+        [ "$mode" = wsb ] && [ "$pair" = orig ] && continue
         for pack in $packs; do
             key="$mode $pair $pack"
             printf '%-9s %-4s %-5s %12s %12s %12s\n' "$mode" "$pair" \

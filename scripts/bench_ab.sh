@@ -5,36 +5,47 @@
 #
 #   scripts/bench_ab.sh A_BIN B_BIN [mode ...]
 #
-# A_BIN, B_BIN: folders holding ConsPerf, ProvPerf and TransportPerf (a build's bin/; another
-# checkout's build works, e.g. an older commit's). Modes (default: all, in this order):
+# A_BIN, B_BIN: folders holding the tools the modes run: ConsPerf and ProvPerf, NIProvPerf
+# (niprov), TransportPerf (socket, shmem) (a build's bin/; another checkout's build works, e.g.
+# an older commit's). Modes (default: all, in this order):
 #   bare       ProvPerf -> ConsPerf on a bare channel           scripts/bench.sh
 #   reactor    both tools -reactor                              scripts/bench.sh MODES=reactor
 #   watchlist  ProvPerf -reactor, ConsPerf -watchlist           scripts/bench.sh MODES=watchlist
+#   wsb        warm standby: the watchlist mode with two ProvPerf -reactor -supportStandby (a
+#              starting and a standby server) and ConsPerf given both, -warmStandbyMode login;
+#              ProvPerf's figure is the active server's      scripts/bench.sh MODES=wsb
 #   tls        bare over TLS                                    scripts/bench.sh ENCRYPTED=1
 #   ws-rwf     the consumer over WebSocket, rssl.rwf            scripts/bench.sh WS=rssl.rwf
 #   ws-json    the consumer over WebSocket, rssl.json.v2        scripts/bench.sh WS=rssl.json.v2
 #   tunnel     the watchlist mode with ConsPerf -tunnel: items and updates inside one tunnel
 #              stream                                           scripts/bench.sh CONS_ARGS=-tunnel
+#   niprov     NIProvPerf publishing to tests/bench/bench_prov_drain --adh (one ADH stand-in,
+#              this checkout's build/bin/bench/, for both builds: it answers the login and
+#              counts the updates, decoding nothing); no ConsPerf        (below, niprov_one)
 #   socket     TransportPerf, socket, unpacked                  scripts/bench_transport.sh
 #   shmem      TransportPerf, shared memory                     scripts/bench_transport.sh
-# Warm standby is not compared: scripts/bench.sh starts one provider, and warm standby needs
-# two (a starting and a standby server).
+# Every option these modes give the tools is in the build of 77dde6b too (ProvPerf
+# -supportStandby, ConsPerf's warm standby options, NIProvPerf's), so that build can be A.
 #
 # Each mode climbs its ladder of rates (unpacked, 10,000 items); a rate is held by a build when
 # more than half of its rounds held it (scripts/bench.sh: steady state received >= 99% of the
-# offered rate; scripts/bench_transport.sh: loss-free), and a build stops climbing at its second
-# rate in a row not held, except that every build runs the mode's common rate. CPU per update
-# is each tool's CPU time (all threads) per update received (ConsPerf; TransportPerf's client)
-# or sent (ProvPerf; TransportPerf's server), in ns, the median over the rounds at the common
-# rate, held or not (a "*" marks a figure of a rate not held).
+# offered rate; niprov: the ADH received >= 99% of it a second, over the seconds after the
+# first; scripts/bench_transport.sh: loss-free), and a build stops climbing at its second rate
+# in a row not held, except that every build runs the mode's common rate. CPU per update is
+# each tool's CPU time (all threads) per update received (ConsPerf; TransportPerf's client) or
+# sent (ProvPerf, NIProvPerf; TransportPerf's server), in ns, the median over the rounds at the
+# common rate, held or not (a "*" marks a figure of a rate not held). NIProvPerf's is the CPU
+# of its statistics rows after the one of its images, the last one left out (it spans the
+# ADH's leaving), over the updates those rows sent; niprov has no consumer figure.
 #
 # Ladders and common rates (near each mode's figures in docs/performance.md):
 #   bare      1M 2M 3M 4M 5M, common 3M     tls       1M 2M 3M 3.375M 4M, common 3M
 #   reactor   1M 2M 3M 4M,    common 2M     ws-rwf    1M 2M 3M 4M,        common 2M
 #   watchlist 1M 2M 3M 4M,    common 2M     ws-json   0.4M 0.7M 1M 1.4M,  common 1M
+#   wsb       1M 2M 3M 4M,    common 2M     niprov    1M 2M 3M 4M 5M 6M,  common 3M
 #   tunnel    50k 100k 200k 300k 400k, common 100k
 #   socket    4M 6M 8M 9M 10M, common 6M    shmem     1M 2M 4M 6M 8M,     common 4M
-# About 20 minutes on an idle 2-core machine with the defaults (fewer rates when a build stops
+# About 25 minutes on an idle 2-core machine with the defaults (fewer rates when a build stops
 # climbing early).
 #
 # Environment:
@@ -48,7 +59,10 @@
 #   ITEMS (10000)     items requested
 #   OUT (build/bench_ab)  working folder, emptied of a previous comparison's runs first
 #   PROV_CPU, CONS_CPU, PROV_WORKER, CONS_WORKER, LAT_RATE   passed to scripts/bench.sh (its
-#                     other knobs are set per mode: MODES, PACK=0, ENCRYPTED, WS, CONS_ARGS)
+#                     other knobs are set per mode: MODES, PACK=0, ENCRYPTED, WS, CONS_ARGS);
+#                     niprov binds NIProvPerf -threads PROV_CPU (0) and the ADH to CONS_CPU (1,
+#                     with taskset), NIProvPerf -latencyUpdateRate LAT_RATE (1000)
+#   DRAIN (build/bin/bench/bench_prov_drain)  the ADH stand-in of niprov
 #   QUIET (0)         passed to scripts/bench_transport.sh: by default no wait for an idle machine
 #
 # Outputs: a line per run as it ends (mode, rate, build, round, received, held, CPU per update
@@ -57,10 +71,11 @@
 # common rate; ConsPerf (client) and ProvPerf (server) ns per update A / B there; the range of
 # the load averages of the mode's runs), and `uptime` before and after. In OUT: runs.csv (a
 # row per run), table.txt (the table), and runs/<mode>/... with each run's own folder
-# (scripts/bench.sh's bench.csv and run files, scripts/bench_transport.sh's output).
+# (scripts/bench.sh's bench.csv and run files, scripts/bench_transport.sh's output; niprov:
+# NIProvPerf's summary, statistics and console, adh.out).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-all_modes=(bare reactor watchlist tls ws-rwf ws-json tunnel socket shmem)
+all_modes=(bare reactor watchlist wsb tls ws-rwf ws-json tunnel niprov socket shmem)
 
 die() { echo "bench_ab: $*" >&2; exit 2; }
 
@@ -70,17 +85,28 @@ for b in A B; do
     d=$1
     shift
     [ -d "$d" ] || die "$b: $d is not a folder"
-    d=$(cd "$d" && pwd)
-    for t in ConsPerf ProvPerf TransportPerf; do
-        [ -x "$d/$t" ] || die "$b: no executable $d/$t"
-    done
-    bin[$b]=$d
+    bin[$b]=$(cd "$d" && pwd)
 done
 modes=("$@")
 [ ${#modes[@]} -gt 0 ] || modes=("${all_modes[@]}")
+declare -A need=()
 for m in "${modes[@]}"; do
     case " ${all_modes[*]} " in *" $m "*) ;; *) die "unknown mode '$m' (modes: ${all_modes[*]})" ;; esac
+    case $m in
+    niprov) need[NIProvPerf]=1 ;;
+    socket | shmem) need[TransportPerf]=1 ;;
+    *) need[ConsPerf]=1 need[ProvPerf]=1 ;;
+    esac
 done
+for b in A B; do
+    for t in "${!need[@]}"; do
+        [ -x "${bin[$b]}/$t" ] || die "$b: no executable ${bin[$b]}/$t"
+    done
+done
+drain=${DRAIN:-$top/build/bin/bench/bench_prov_drain}
+if [ -n "${need[NIProvPerf]:-}" ]; then
+    [ -x "$drain" ] || die "niprov: no $drain (scripts/build.sh release builds it; or set DRAIN)"
+fi
 
 quick=${QUICK:-0}
 steady=${STEADY:-6}
@@ -100,13 +126,17 @@ declare -A ladder=(
     [ws-rwf]="1000000 2000000 3000000 4000000"
     [ws-json]="400000 700000 1000000 1400000"
     [tunnel]="50000 100000 200000 300000 400000"
+    [wsb]="1000000 2000000 3000000 4000000"
+    [niprov]="1000000 2000000 3000000 4000000 5000000 6000000"
     [socket]="4000000 6000000 8000000 9000000 10000000"
     [shmem]="1000000 2000000 4000000 6000000 8000000"
 )
 declare -A common=([bare]=3000000 [reactor]=2000000 [watchlist]=2000000 [tls]=3000000
-    [ws-rwf]=2000000 [ws-json]=1000000 [tunnel]=100000 [socket]=6000000 [shmem]=4000000)
+    [ws-rwf]=2000000 [ws-json]=1000000 [tunnel]=100000 [socket]=6000000 [shmem]=4000000
+    [wsb]=2000000 [niprov]=3000000)
 declare -A quick_rate=([bare]=100000 [reactor]=100000 [watchlist]=100000 [tls]=100000
-    [ws-rwf]=100000 [ws-json]=100000 [tunnel]=20000 [socket]=500000 [shmem]=500000)
+    [ws-rwf]=100000 [ws-json]=100000 [tunnel]=20000 [socket]=500000 [shmem]=500000
+    [wsb]=100000 [niprov]=100000)
 for m in "${modes[@]}"; do
     [ "$quick" = 1 ] && ladder[$m]=${quick_rate[$m]} common[$m]=${quick_rate[$m]}
     v=RATES_${m//-/_}
@@ -156,6 +186,7 @@ bench_one() {
     bare) env=(MODES=bare) ;;
     reactor) env=(MODES=reactor) ;;
     watchlist) env=(MODES=watchlist) ;;
+    wsb) env=(MODES=wsb WSB_MODE=login) ;;
     tls) env=(MODES=bare ENCRYPTED=1) ;;
     ws-rwf) env=(MODES=bare WS=rssl.rwf) ;;
     ws-json) env=(MODES=bare WS=rssl.json.v2) ;;
@@ -173,6 +204,65 @@ bench_one() {
     fi
     IFS=',' read -r -a f <<<"${row// /}"
     record "$m" "$rate" "$b" "$r" "${f[4]}" "${f[15]}" "${f[11]}" "${f[14]}" "${f[16]}" "$dir"
+}
+
+# cpu_ticks PID: the CPU time (user + system, all threads) of a process, in clock ticks.
+cpu_ticks() {
+    awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null
+}
+
+# niprov_one MODE RATE BUILD ROUND: one run of NIProvPerf publishing to the ADH stand-in (the
+# drain), which counts the updates of each second from the first update. Measured: seconds 2
+# to STEADY + 1 (the first is left out), the updates the ADH received and NIProvPerf's CPU
+# time over them (from /proc when the ADH printed second 1 and second STEADY + 1).
+niprov_one() {
+    local m=$1 rate=$2 b=$3 r=$4 dir port adh ni recv held pns pin=() pcpu last=$((steady + 1))
+    local c0="" c1="" t0="" t1="" f
+    dir=$out/runs/$m/${rate}_${b}_$r
+    mkdir -p "$dir"
+    cp "$top/data/RDMFieldDictionary" "$top/data/enumtype.def" "$top/data/MsgData.xml" \
+        "$out/runs/$m/items.xml" "$dir/"
+    port=$("$drain" --free-port)
+    pcpu=${PROV_CPU-0}
+    [ -n "${CONS_CPU-1}" ] && pin=(taskset -c "${CONS_CPU-1}")
+    (cd "$dir" && exec "${pin[@]}" "$drain" --adh "$port" $((last + 2))) >"$dir/adh.out" 2>&1 &
+    adh=$!
+    for _ in $(seq 100); do
+        grep -q ":$(printf '%04X' "$port") 00000000:0000 0A" /proc/net/tcp && break
+        sleep 0.05
+    done
+    (cd "$dir" && exec "${bin[$b]}/NIProvPerf" -h 127.0.0.1 -p "$port" -itemCount "$items" \
+        -itemFile items.xml -updateRate "$rate" -latencyUpdateRate "${LAT_RATE:-1000}" \
+        -runTime $((steady + 60)) -writeStatsInterval 1 -noDisplayStats \
+        ${pcpu:+-threads "$pcpu"}) >"$dir/niprov.stdout" 2>&1 &
+    ni=$!
+    # up to 60 s for the images and the first update, then the seconds measured
+    for _ in $(seq $(((steady + 60) * 50))); do
+        if ! kill -0 "$ni" 2>/dev/null || ! kill -0 "$adh" 2>/dev/null; then break; fi
+        if [ -z "$c0" ] && grep -q '^adh: second 1:' "$dir/adh.out"; then
+            c0=$(cpu_ticks "$ni") t0=$(date +%s.%N)
+        elif [ -n "$c0" ] && grep -q "^adh: second $last:" "$dir/adh.out"; then
+            c1=$(cpu_ticks "$ni") t1=$(date +%s.%N)
+            break
+        fi
+        sleep 0.02
+    done
+    kill -INT "$ni" 2>/dev/null || true
+    wait "$ni" 2>/dev/null || true
+    kill -KILL "$adh" 2>/dev/null || true
+    wait "$adh" 2>/dev/null || true
+    # the mean of the ADH's seconds 2 to STEADY + 1
+    recv=$(awk -v last="$last" '$1 == "adh:" && $2 == "second" && $3 + 0 >= 2 && $3 + 0 <= last {
+        s += $4; n++ } END { if (n == last - 1) printf "%.0f", s / n }' "$dir/adh.out")
+    held=no
+    [ -n "$recv" ] && [ $((recv * 100)) -ge $((rate * 99)) ] && held=yes
+    # CPU ns per update: the CPU time between the two samples over the updates of that time
+    pns=$(awk -v c0="$c0" -v c1="$c1" -v t0="$t0" -v t1="$t1" -v hz="$(getconf CLK_TCK)" \
+        -v r="${recv:-0}" 'BEGIN { if (c1 != "" && c0 != "" && r > 0 && t1 > t0)
+                                    printf "%.0f", (c1 - c0) / hz * 1e9 / (r * (t1 - t0)) }')
+    echo "cpu ticks $c0 $c1 at $t0 $t1, $(getconf CLK_TCK)/s; updates/s $recv" >"$dir/niprov_cpu.txt"
+    record "$m" "$rate" "$b" "$r" "${recv:--}" "$held" - "${pns:--}" \
+        "$(cut -d' ' -f1 /proc/loadavg)" "$dir"
 }
 
 # transport_rate MODE RATE ROUNDS: scripts/bench_transport.sh over A (its "ours") and B (its
@@ -230,6 +320,12 @@ for m in "${modes[@]}"; do
         case $m in
         socket | shmem)
             transport_rate "$m" "$rate" ;;
+        niprov)
+            [ -f "$out/runs/$m/items.xml" ] ||
+                { mkdir -p "$out/runs/$m" && "$top/data/gen_items.sh" "$items" >"$out/runs/$m/items.xml"; }
+            for r in $(seq "$rounds"); do
+                for b in "${live[@]}"; do niprov_one "$m" "$rate" "$b" "$r"; done
+            done ;;
         *)
             for r in $(seq "$rounds"); do
                 for b in "${live[@]}"; do bench_one "$m" "$rate" "$b" "$r"; done
@@ -260,8 +356,9 @@ fmt() { # NS HELD: the figure, "*" when its rate was not held
     echo "A: ${bin[A]}"
     echo "B: ${bin[B]}"
     echo "Highest rate held, and CPU per update (ns) at the common rate, A / B (ConsPerf and"
-    echo "ProvPerf; TransportPerf's client and server); * = that rate not held; load = 1-minute"
-    echo "load average at the end of the mode's runs, lowest-highest:"
+    echo "ProvPerf; niprov: NIProvPerf as prov; TransportPerf's client and server); * = that"
+    echo "rate not held; load = 1-minute load average at the end of the mode's runs,"
+    echo "lowest-highest:"
     printf '%-9s %19s %9s %15s %15s %11s\n' mode 'held A / B' 'at' 'cons ns A / B' \
         'prov ns A / B' load
     for m in "${modes[@]}"; do
