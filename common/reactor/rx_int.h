@@ -167,6 +167,7 @@ struct rx_reactor {
     const rjs_conv *json;       /* rssl.json.v2 channels' converter (rx_opts.json) */
     unsigned wn;
     int64_t next_tick;
+    bool no_pwait2; /* the kernel lacks epoll_pwait2 (before 5.11): wait in whole milliseconds */
 };
 
 #define RX_SCRATCH 65536

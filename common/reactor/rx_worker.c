@@ -715,6 +715,24 @@ static void stop_all(rx_reactor *r)
     rx_ring_release(&r->cmd);
 }
 
+/* Waits up to wait_ns for events on r->epfd: epoll_pwait2 to the nanosecond where the kernel has
+ * it, else epoll_wait with the wait rounded up to whole milliseconds (r->no_pwait2 remembers the
+ * kernel's ENOSYS). Returns the number of events, 0 on a timeout or an interrupted wait. */
+static int wait_epoll(rx_reactor *r, struct epoll_event *ev, int64_t wait_ns)
+{
+    int n = -1;
+    if (!r->no_pwait2) {
+        struct timespec ts = clk_timespec(wait_ns);
+        n = epoll_pwait2(r->epfd, ev, RX_EVENTS, &ts, NULL);
+        if (n >= 0 || errno != ENOSYS)
+            return n < 0 ? 0 : n;
+        r->no_pwait2 = true;
+    }
+    int64_t ms = (wait_ns + 999999) / 1000000;
+    n = epoll_wait(r->epfd, ev, RX_EVENTS, ms > 1000 ? 1000 : (int)ms);
+    return n < 0 ? 0 : n;
+}
+
 /* Sleeps in epoll until the application or a socket needs the worker, or the next timer. */
 static int wait_events(rx_reactor *r, struct epoll_event *ev, int64_t due, bool busy)
 {
@@ -725,10 +743,9 @@ static int wait_events(rx_reactor *r, struct epoll_event *ev, int64_t due, bool 
         if (rx_ring_pending(&r->cmd))
             wait = 0;
     }
-    struct timespec ts = clk_timespec(wait);
-    int n = epoll_pwait2(r->epfd, ev, RX_EVENTS, &ts, NULL);
+    int n = wait_epoll(r, ev, wait);
     atomic_store_explicit(&r->worker_sleep, 0, memory_order_relaxed);
-    return n < 0 ? 0 : n;
+    return n;
 }
 
 void *rx_worker_main(void *arg)
