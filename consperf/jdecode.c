@@ -23,6 +23,7 @@ void cons_jreader_init(cons_jreader *r, const char *text, size_t len)
     r->lx.end = text + len;
     rjs_ws(&r->lx);
     r->array = r->lx.p < r->lx.end && *r->lx.p == '[';
+    r->sc.base = text;
     r->sc.end = r->lx.end;
     scan_to(&r->sc, text);
 }
@@ -190,45 +191,35 @@ static inline const char *number_end(const char *p, const char *end)
 
 #define BLK 64 /* bytes of a block */
 
-typedef struct blk_bits {
-    uint64_t stop, digit;
-} blk_bits;
-
-/* The bits of the 64 bytes at p: stop, those that end a plain string ('"', '\\', control
- * bytes); digit, the digits. */
-static inline blk_bits bits_of(const char *p)
+/* The stop bits of the 64 bytes at p: those that end a plain string ('"', '\\', control
+ * bytes). */
+static inline uint64_t bits_of(const char *p)
 {
-    uint64_t s = 0, d = 0;
+    uint64_t s = 0;
 #ifdef __SSE2__
-    const __m128i qq = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), c = _mm_set1_epi8(0x1F),
-                  zero = _mm_set1_epi8('0'), nine = _mm_set1_epi8(9);
+    const __m128i qq = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), c = _mm_set1_epi8(0x1F);
     for (int i = 0; i < BLK / 16; i++) {
         __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
         __m128i st = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(a, qq), _mm_cmpeq_epi8(a, bs)),
                                   _mm_cmpeq_epi8(_mm_max_epu8(a, c), c));
-        __m128i t = _mm_sub_epi8(a, zero);
-        __m128i dg = _mm_cmpeq_epi8(_mm_min_epu8(t, nine), t);
         s |= (uint64_t)(uint32_t)_mm_movemask_epi8(st) << (16 * i);
-        d |= (uint64_t)(uint32_t)_mm_movemask_epi8(dg) << (16 * i);
     }
 #else
     for (int i = 0; i < BLK; i++) {
         uint8_t b = (uint8_t)p[i];
         s |= (uint64_t)(b == '"' || b == '\\' || b < 0x20) << i;
-        d |= (uint64_t)((unsigned)(b - '0') < 10) << i;
     }
 #endif
-    return (blk_bits){s, d};
+    return s;
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define HAVE_AVX2_BITS 1
 /* bits_of with AVX2, 32 bytes at a time (the CPU must have it: __builtin_cpu_supports). */
-__attribute__((target("avx2"))) static blk_bits bits_of_avx2(const char *p)
+__attribute__((target("avx2"))) static uint64_t bits_of_avx2(const char *p)
 {
     const __m256i qq = _mm256_set1_epi8('"'), bs = _mm256_set1_epi8('\\'),
-                  c = _mm256_set1_epi8(0x1F), zero = _mm256_set1_epi8('0'),
-                  nine = _mm256_set1_epi8(9);
+                  c = _mm256_set1_epi8(0x1F);
     __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p);
     __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
     __m256i sa =
@@ -237,49 +228,52 @@ __attribute__((target("avx2"))) static blk_bits bits_of_avx2(const char *p)
     __m256i sb =
         _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(b, qq), _mm256_cmpeq_epi8(b, bs)),
                         _mm256_cmpeq_epi8(_mm256_max_epu8(b, c), c));
-    __m256i ta = _mm256_sub_epi8(a, zero), tb = _mm256_sub_epi8(b, zero);
-    __m256i da = _mm256_cmpeq_epi8(_mm256_min_epu8(ta, nine), ta);
-    __m256i db = _mm256_cmpeq_epi8(_mm256_min_epu8(tb, nine), tb);
-    return (blk_bits){(uint64_t)(uint32_t)_mm256_movemask_epi8(sa) |
-                          (uint64_t)(uint32_t)_mm256_movemask_epi8(sb) << 32,
-                      (uint64_t)(uint32_t)_mm256_movemask_epi8(da) |
-                          (uint64_t)(uint32_t)_mm256_movemask_epi8(db) << 32};
+    return (uint64_t)(uint32_t)_mm256_movemask_epi8(sa) |
+           (uint64_t)(uint32_t)_mm256_movemask_epi8(sb) << 32;
 }
 #endif
 
-/* The bits of the block at[0..64) of a frame that ends at end (at <= end), by the widest form
- * the CPU has. The bytes past the end count as control bytes, so that every search ends by the
- * end. */
-__attribute__((noinline)) static blk_bits block_bits(const char *at, const char *end)
+/* The stop bits of the 64 bytes at p, by the widest form the CPU has. */
+static inline uint64_t bits_at(const char *p)
 {
-    char tail[BLK];
-    if (end - at < BLK) {
-        if (at == end)
-            return (blk_bits){~0ull, 0};
-        memset(tail, 0, sizeof(tail));
-        memcpy(tail, at, (size_t)(end - at));
-        at = tail;
-    }
 #ifdef HAVE_AVX2_BITS
     if (__builtin_cpu_supports("avx2"))
-        return bits_of_avx2(at);
+        return bits_of_avx2(p);
 #endif
-    return bits_of(at);
+    return bits_of(p);
+}
+
+/* The stop bits of the block at[0..64) of the frame base[0..end - base) (base <= at <= end).
+ * The bytes past the end count as stop bytes, so that every search ends by the end. The last
+ * block of a frame of 64 bytes or more is read from the frame's last 64 bytes; of a shorter
+ * frame, from a copy. */
+__attribute__((noinline)) static uint64_t block_bits(const char *base, const char *at,
+                                                     const char *end)
+{
+    size_t n = (size_t)(end - at);
+    if (__builtin_expect(n >= BLK, 1))
+        return bits_at(at);
+    if (n == 0)
+        return ~0ull;
+    uint64_t past = ~0ull << n;
+    if (end - base >= BLK)
+        return bits_at(end - BLK) >> (BLK - n) | past;
+    char tail[BLK];
+    memset(tail, 0, sizeof(tail));
+    memcpy(tail, at, n);
+    return bits_at(tail) | past;
 }
 
 /* Moves the scan to the block at[0..64) (at <= end). */
 static inline void scan_to(cons_jscan *s, const char *at)
 {
-    blk_bits b = block_bits(at, s->end);
+    s->stop = block_bits(s->base, at, s->end);
     s->blk = at;
-    s->stop = b.stop;
-    s->digit = b.digit;
 }
 
-/* The first byte at or after p (p <= end) that ends a plain string (digits: that is not a
- * digit), from the blocks' bits; end at the latest. */
-static inline __attribute__((always_inline)) const char *scan_next(cons_jscan *s, const char *p,
-                                                                   bool digits)
+/* The first byte at or after p (p <= end) that ends a plain string, from the blocks' bits; end
+ * at the latest. */
+static inline __attribute__((always_inline)) const char *scan_next(cons_jscan *s, const char *p)
 {
     size_t rel = (size_t)(p - s->blk);
     if (__builtin_expect(rel >= BLK, 0)) {
@@ -287,8 +281,8 @@ static inline __attribute__((always_inline)) const char *scan_next(cons_jscan *s
         rel = 0;
     }
     for (;;) {
-        uint64_t m = (digits ? ~s->digit : s->stop) >> rel;
-        if (m)
+        uint64_t m = s->stop >> rel;
+        if (__builtin_expect(m != 0, 1))
             return s->blk + rel + (unsigned)__builtin_ctzll(m);
         scan_to(s, s->blk + BLK);
         rel = 0;
@@ -299,30 +293,37 @@ static inline __attribute__((always_inline)) const char *scan_next(cons_jscan *s
  * control byte comes first or the frame ends (the full reader then reads it). */
 static inline __attribute__((always_inline)) const char *str_close(cons_jscan *s, const char *p)
 {
-    const char *q = scan_next(s, p, false);
+    const char *q = scan_next(s, p);
     return q < s->end && *q == '"' ? q : NULL;
 }
 
-/* The end of the JSON number at v (v < end), its grammar checked, or NULL when there is none:
- * an integer or a decimal fraction (the usual forms) from the blocks' digits, anything else
- * ('-', an exponent) by number_end. */
-static inline __attribute__((always_inline)) const char *num_close(cons_jscan *s, const char *v)
+/* The end of the JSON number at v (v < end), its grammar checked, or NULL when there is none.
+ * An integer or a decimal fraction of fewer than 16 bytes with 16 bytes of the frame at v (the
+ * usual form) is checked from the bits of those 16 bytes at once: its digits and its point;
+ * anything else ('-', an exponent, a longer number, the frame's last bytes) by number_end. */
+static inline __attribute__((always_inline)) const char *num_close(const char *v, const char *end)
 {
-    const char *end = s->end;
-    if (!is_digit(*v))
-        return number_end(v, end);
-    const char *e = scan_next(s, v, true);
-    if (*v == '0' && e != v + 1)
-        return NULL; /* a leading zero */
-    if (e < end && *e == '.') {
-        const char *f = scan_next(s, e + 1, true);
-        if (f == e + 1)
-            return NULL;
-        e = f;
+#ifdef __SSE2__
+    if (is_digit(*v) && end - v >= 16) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)v);
+        __m128i t = _mm_sub_epi8(a, _mm_set1_epi8('0'));
+        unsigned d =
+            (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(9)), t));
+        unsigned pt = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, _mm_set1_epi8('.')));
+        unsigned len = (unsigned)__builtin_ctz(~(d | pt)); /* at most 16 */
+        if (__builtin_expect(len < 16, 1)) {
+            const char *e = v + len;
+            pt &= (1u << len) - 1;
+            /* one point at most, a digit after it; no leading zero */
+            if (pt && ((pt & (pt - 1)) || !(d & (pt << 1))))
+                return NULL;
+            if (*v == '0' && len > 1 && pt != 2)
+                return NULL;
+            return (*e | 0x20) == 'e' ? number_end(v, end) : e;
+        }
     }
-    if (e < end && (*e == 'e' || *e == 'E'))
-        return number_end(v, end);
-    return e;
+#endif
+    return number_end(v, end);
 }
 
 /* 1 when c may be white space (a byte up to ' ': white space, or a control byte, which the
@@ -366,16 +367,60 @@ static inline int member_next(const char **pp, const char *end)
     return 1;
 }
 
+/* 1 when the two bytes at p are a and b (p[0..2) inside the frame). */
+static inline bool two_are(const char *p, char a, char b)
+{
+    uint16_t x;
+    memcpy(&x, p, 2);
+    return x == (uint16_t)((uint8_t)a | (uint8_t)b << 8);
+}
+
+/* The value of a member of a "Fields" object at v (v < end), its key key[0..n): a number, a
+ * string without escapes, or null, into *sum (the length of its text), *blank (null) and the
+ * stamps (a TIM_TRK_n's number while no blank was seen). Returns the end of the value, or NULL
+ * for anything else. */
+static inline __attribute__((always_inline)) const char *field_value(cons_jscan *s, const char *key,
+                                                                     size_t n, const char *v,
+                                                                     size_t *sum, bool *blank,
+                                                                     payload_stamps *st)
+{
+    const char *e;
+    if (*v == '"') {
+        if (!(e = str_close(s, v + 1)))
+            return NULL;
+        *sum += (size_t)(e - v - 1);
+        return e + 1;
+    }
+    if (*v == 'n') {
+        if (s->end - v < 4 || memcmp(v, "null", 4) != 0)
+            return NULL;
+        *blank = true;
+        return v + 4;
+    }
+    if (!(e = num_close(v, s->end)))
+        return NULL;
+    *sum += (size_t)(e - v);
+    if (n == 9 && !*blank && memcmp(key, "TIM_TRK_", 8) == 0 && (unsigned)(key[8] - '1') < 3) {
+        uint64_t x = 0;
+        for (const char *d = v; d < e && is_digit(*d); d++)
+            x = x * 10 + (uint64_t)(*d - '0');
+        st->t[key[8] - '1'] = x;
+    }
+    return e;
+}
+
 /* The scan of a "Fields" object at p ('{'), what read_fields does for the usual text: keys
  * without escapes, values that are numbers, strings without escapes, or null, no syntax error.
  * Returns the end of the object and updates *st and *blank; NULL when the object holds anything
  * else (then *st and *blank may have changed: the caller reads it again from the start with
  * the full reader, which says what is wrong). The scan's place is held in locals, in registers
- * (*sp is updated at the end). */
+ * (*sp is updated at the end). The usual text, "KEY":VALUE members joined by ',' and no white
+ * space, is read by the first loop, which tests each separator with one comparison; anything
+ * else by the second, which allows white space. */
 static const char *scan_fields(cons_jscan *sp, const char *p, payload_stamps *st, bool *blank)
 {
     cons_jscan s = *sp;
-    const char *end = s.end, *ret = NULL;
+    const char *end = s.end, *ret = NULL, *key, *ke, *v, *e;
     size_t sum = st->sum;
     bool b = *blank;
     p = skip_ws(p + 1, end);
@@ -383,47 +428,41 @@ static const char *scan_fields(cons_jscan *sp, const char *p, payload_stamps *st
         ret = p + 1;
         goto out;
     }
-    for (;;) {
-        if (p >= end || *p != '"')
+    if (p >= end || *p != '"')
+        goto out;
+    key = p + 1;
+    for (;;) { /* key: the contents of a member's key */
+        if (!(ke = str_close(&s, key)))
             goto out;
-        const char *key = p + 1, *ke = str_close(&s, key), *v;
-        if (!ke)
+        if (end - ke < 4 || !two_are(ke, '"', ':') || maybe_ws(ke[2]))
+            break; /* white space, or the frame's last bytes */
+        if (!(e = field_value(&s, key, (size_t)(ke - key), ke + 2, &sum, &b, st)))
             goto out;
-        if (end - ke > 2 && ke[1] == ':' && !maybe_ws(ke[2])) /* the usual "KEY":VALUE */
-            v = ke + 2;
-        else if (!(v = past(ke + 1, end, ':')) || v >= end)
-            goto out;
-        if (*v == '"') {
-            if (!(p = str_close(&s, v + 1)))
+        if (end - e < 2 || !two_are(e, ',', '"')) {
+            if (e < end && *e == '}') {
+                ret = e + 1;
                 goto out;
-            sum += (size_t)(p - v - 1);
-            p++;
-        } else if (*v == 'n') {
-            if (end - v < 4 || memcmp(v, "null", 4) != 0)
-                goto out;
-            p = v + 4;
-            b = true;
-        } else {
-            if (!(p = num_close(&s, v)))
-                goto out;
-            sum += (size_t)(p - v);
-            if (ke - key == 9 && memcmp(key, "TIM_TRK_", 8) == 0 && (unsigned)(key[8] - '1') < 3 &&
-                !b) {
-                uint64_t x = 0;
-                for (const char *d = v; d < p && is_digit(*d); d++)
-                    x = x * 10 + (uint64_t)(*d - '0');
-                st->t[key[8] - '1'] = x;
             }
+            p = e;
+            goto next;
         }
-        if (end - p > 1 && p[0] == ',' && p[1] == '"') { /* the usual ,"KEY" next */
-            p++;
-            continue;
-        }
+        key = e + 2;
+    }
+    for (;;) { /* ke: the closing quote of a member's key */
+        if (!(v = past(ke + 1, end, ':')) || v >= end ||
+            !(p = field_value(&s, key, (size_t)(ke - key), v, &sum, &b, st)))
+            goto out;
+    next:;
         int rc = member_next(&p, end);
         if (rc <= 0) {
             ret = rc == 0 ? p : NULL;
             break;
         }
+        if (p >= end || *p != '"')
+            goto out;
+        key = p + 1;
+        if (!(ke = str_close(&s, key)))
+            goto out;
     }
 out:
     *sp = s;
@@ -633,7 +672,7 @@ static inline const char *scan_member(cons_jscan *s, const char *k, size_t n, co
         size_t ln = strlen(lit);
         return (size_t)(end - v) >= ln && memcmp(v, lit, ln) == 0 ? v + ln : NULL;
     }
-    return num_close(s, v);
+    return num_close(v, end);
 }
 
 /* The scan of a message object at p ('{'): its members by scan_member. Returns the end of the

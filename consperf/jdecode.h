@@ -44,18 +44,19 @@ typedef struct cons_jmsg {
 
 /* Where the scan is: a block of 64 bytes of the frame and its bits (see cons_jreader). */
 typedef struct cons_jscan {
-    const char *blk; /* the block: blk[0..64) */
-    const char *end; /* the end of the frame */
-    uint64_t stop;   /* its bytes that end a plain string: '"', '\\', control bytes (and every
-                        byte past the end of the frame) */
-    uint64_t digit;  /* its digits */
+    const char *blk;  /* the block: blk[0..64) */
+    const char *base; /* the frame */
+    const char *end;  /* its end */
+    uint64_t stop;    /* the block's bytes that end a plain string: '"', '\\', control bytes (and
+                         every byte past the end of the frame) */
 } cons_jscan;
 
 /* The reader of a frame. The usual text (item messages without escapes, white space or unusual
  * members) is read by one scan: the frame is looked at in blocks of 64 bytes, each block's
- * quotes, backslashes, control bytes and digits found at once and held as bits, and the walk
- * from token to token jumps from bit to bit. Anything else in a message is read by the full
- * reader (rjs_lex), which says what is wrong when something is. */
+ * quotes, backslashes and control bytes found at once and held as bits, and the walk from
+ * string to string jumps from bit to bit; a number is checked from the bits of its 16 bytes.
+ * Anything else in a message is read by the full reader (rjs_lex), which says what is wrong when
+ * something is. */
 typedef struct cons_jreader {
     rjs_lex lx;
     bool array; /* the frame is an array of messages */
