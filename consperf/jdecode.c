@@ -297,32 +297,38 @@ static inline __attribute__((always_inline)) const char *str_close(cons_jscan *s
     return q < s->end && *q == '"' ? q : NULL;
 }
 
-/* The end of the JSON number at v (v < end), its grammar checked, or NULL when there is none.
- * An integer or a decimal fraction of fewer than 16 bytes with 16 bytes of the frame at v (the
- * usual form) is checked from the bits of those 16 bytes at once: its digits and its point;
- * anything else ('-', an exponent, a longer number, the frame's last bytes) by number_end. */
-static inline __attribute__((always_inline)) const char *num_close(const char *v, const char *end)
+/* The end of the JSON number at v (*v a digit, v + 16 <= end), its grammar checked, or NULL
+ * when there is none: an integer or a decimal fraction of fewer than 16 bytes (the usual form)
+ * is checked from the bits of the 16 bytes at v at once, its digits and its point; anything
+ * else (an exponent, a longer number) by number_end. */
+static inline __attribute__((always_inline)) const char *num_close16(const char *v, const char *end)
 {
 #ifdef __SSE2__
-    if (is_digit(*v) && end - v >= 16) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)v);
-        __m128i t = _mm_sub_epi8(a, _mm_set1_epi8('0'));
-        unsigned d =
-            (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(9)), t));
-        unsigned pt = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, _mm_set1_epi8('.')));
-        unsigned len = (unsigned)__builtin_ctz(~(d | pt)); /* at most 16 */
-        if (__builtin_expect(len < 16, 1)) {
-            const char *e = v + len;
-            pt &= (1u << len) - 1;
-            /* one point at most, a digit after it; no leading zero */
-            if (pt && ((pt & (pt - 1)) || !(d & (pt << 1))))
-                return NULL;
-            if (*v == '0' && len > 1 && pt != 2)
-                return NULL;
-            return (*e | 0x20) == 'e' ? number_end(v, end) : e;
-        }
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)v);
+    __m128i t = _mm_sub_epi8(a, _mm_set1_epi8('0'));
+    unsigned d = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(9)), t));
+    unsigned pt = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, _mm_set1_epi8('.')));
+    unsigned len = (unsigned)__builtin_ctz(~(d | pt)); /* at most 16 */
+    if (__builtin_expect(len < 16, 1)) {
+        const char *e = v + len;
+        pt &= (1u << len) - 1;
+        /* one point at most, a digit after it; no leading zero */
+        if (pt && ((pt & (pt - 1)) || !(d & (pt << 1))))
+            return NULL;
+        if (*v == '0' && len > 1 && pt != 2)
+            return NULL;
+        return (*e | 0x20) == 'e' ? number_end(v, end) : e;
     }
 #endif
+    return number_end(v, end);
+}
+
+/* The end of the JSON number at v (v < end), its grammar checked, or NULL when there is none:
+ * num_close16 where it can, number_end otherwise ('-', the frame's last 16 bytes). */
+static inline __attribute__((always_inline)) const char *num_close(const char *v, const char *end)
+{
+    if (is_digit(*v) && end - v >= 16)
+        return num_close16(v, end);
     return number_end(v, end);
 }
 
@@ -409,18 +415,54 @@ static inline __attribute__((always_inline)) const char *field_value(cons_jscan 
     return e;
 }
 
+/* A block of the scan and its stop bits, as scan_far returns them (in two registers). */
+typedef struct scan_blk {
+    const char *blk;
+    uint64_t stop;
+} scan_blk;
+
+/* The block, from p on, that holds the first stop byte at or after p (p <= end) of the frame
+ * base[0..end - base): the blocks at p, p + 64, ... until one has a stop bit (the last one has,
+ * for the bytes past the end). */
+__attribute__((noinline)) static scan_blk scan_far(const char *base, const char *p, const char *end)
+{
+    scan_blk b = {p, block_bits(base, p, end)};
+    while (!b.stop) {
+        b.blk += BLK;
+        b.stop = block_bits(base, b.blk, end);
+    }
+    return b;
+}
+
+/* The first stop byte at or after p (blk <= p <= end) from the block blk[0..64) and its bits
+ * *stop, which move on (scan_far) when the block holds none from p on. */
+static inline __attribute__((always_inline)) const char *
+find_stop(const char *base, const char *end, const char **blk, uint64_t *stop, const char *p)
+{
+    size_t rel = (size_t)(p - *blk);
+    uint64_t m;
+    if (__builtin_expect(rel < BLK, 1) && __builtin_expect((m = *stop >> rel) != 0, 1))
+        return p + __builtin_ctzll(m);
+    scan_blk b = scan_far(base, p, end);
+    *blk = b.blk;
+    *stop = b.stop;
+    return b.blk + __builtin_ctzll(b.stop);
+}
+
 /* The scan of a "Fields" object at p ('{'), what read_fields does for the usual text: keys
  * without escapes, values that are numbers, strings without escapes, or null, no syntax error.
  * Returns the end of the object and updates *st and *blank; NULL when the object holds anything
  * else (then *st and *blank may have changed: the caller reads it again from the start with
- * the full reader, which says what is wrong). The scan's place is held in locals, in registers
- * (*sp is updated at the end). The usual text, "KEY":VALUE members joined by ',' and no white
- * space, is read by the first loop, which tests each separator with one comparison; anything
- * else by the second, which allows white space. */
+ * the full reader, which says what is wrong). The usual text, "KEY":VALUE members joined by ','
+ * without white space and more than 20 bytes before the end of the frame, is read by the first
+ * loop, its place in locals (in registers), each separator tested by one comparison of two
+ * bytes; the rest by the second loop, which allows white space (*sp is updated at the end). */
 static const char *scan_fields(cons_jscan *sp, const char *p, payload_stamps *st, bool *blank)
 {
     cons_jscan s = *sp;
-    const char *end = s.end, *ret = NULL, *key, *ke, *v, *e;
+    const char *end = s.end, *base = s.base, *ret = NULL, *key, *ke, *v, *e;
+    const char *blk = s.blk, *near = end - 20; /* before near: 20 bytes to read without a test */
+    uint64_t stop = s.stop;
     size_t sum = st->sum;
     bool b = *blank;
     p = skip_ws(p + 1, end);
@@ -432,14 +474,37 @@ static const char *scan_fields(cons_jscan *sp, const char *p, payload_stamps *st
         goto out;
     key = p + 1;
     for (;;) { /* key: the contents of a member's key */
-        if (!(ke = str_close(&s, key)))
-            goto out;
-        if (end - ke < 4 || !two_are(ke, '"', ':') || maybe_ws(ke[2]))
-            break; /* white space, or the frame's last bytes */
-        if (!(e = field_value(&s, key, (size_t)(ke - key), ke + 2, &sum, &b, st)))
-            goto out;
-        if (end - e < 2 || !two_are(e, ',', '"')) {
-            if (e < end && *e == '}') {
+        ke = find_stop(base, end, &blk, &stop, key);
+        if (__builtin_expect(ke >= near, 0) || !two_are(ke, '"', ':'))
+            break; /* white space, an escape, the frame's last bytes */
+        v = ke + 2;
+        if (*v == '"') {
+            e = find_stop(base, end, &blk, &stop, v + 1);
+            if (__builtin_expect(e >= near, 0) || *e != '"')
+                goto out_blk;
+            sum += (size_t)(e - v - 1);
+            e++;
+        } else if (is_digit(*v)) { /* v + 16 < end */
+            if (!(e = num_close16(v, end)))
+                goto out_blk;
+            sum += (size_t)(e - v);
+            if (ke - key == 9 && !b && memcmp(key, "TIM_TRK_", 8) == 0 &&
+                (unsigned)(key[8] - '1') < 3) {
+                uint64_t x = 0;
+                for (const char *d = v; d < e && is_digit(*d); d++)
+                    x = x * 10 + (uint64_t)(*d - '0');
+                st->t[key[8] - '1'] = x;
+            }
+        } else if (two_are(v, 'n', 'u') && two_are(v + 2, 'l', 'l')) {
+            b = true;
+            e = v + 4;
+        } else {
+            break; /* '-', white space, anything else */
+        }
+        if (!two_are(e, ',', '"')) {
+            s.blk = blk;
+            s.stop = stop;
+            if (*e == '}') {
                 ret = e + 1;
                 goto out;
             }
@@ -448,6 +513,10 @@ static const char *scan_fields(cons_jscan *sp, const char *p, payload_stamps *st
         }
         key = e + 2;
     }
+    s.blk = blk;
+    s.stop = stop;
+    if (ke >= end || *ke != '"')
+        goto out;
     for (;;) { /* ke: the closing quote of a member's key */
         if (!(v = past(ke + 1, end, ':')) || v >= end ||
             !(p = field_value(&s, key, (size_t)(ke - key), v, &sum, &b, st)))
@@ -464,6 +533,10 @@ static const char *scan_fields(cons_jscan *sp, const char *p, payload_stamps *st
         if (!(ke = str_close(&s, key)))
             goto out;
     }
+    goto out;
+out_blk:
+    s.blk = blk;
+    s.stop = stop;
 out:
     *sp = s;
     st->sum = sum;
