@@ -14,8 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static inline void scan_to(cons_jscan *s, const char *at);
-
 void cons_jreader_init(cons_jreader *r, const char *text, size_t len)
 {
     memset(r, 0, sizeof(*r));
@@ -25,7 +23,7 @@ void cons_jreader_init(cons_jreader *r, const char *text, size_t len)
     r->array = r->lx.p < r->lx.end && *r->lx.p == '[';
     r->sc.base = text;
     r->sc.end = r->lx.end;
-    scan_to(&r->sc, text);
+    r->sc.blk = text; /* no bits: the first search reads the first block */
 }
 
 /* An integer value (no fraction or exponent) into *v. */
@@ -216,7 +214,7 @@ static inline uint64_t bits_of(const char *p)
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define HAVE_AVX2_BITS 1
 /* bits_of with AVX2, 32 bytes at a time (the CPU must have it: __builtin_cpu_supports). */
-__attribute__((target("avx2"))) static uint64_t bits_of_avx2(const char *p)
+__attribute__((target("avx2"))) static inline uint64_t bits_of_avx2(const char *p)
 {
     const __m256i qq = _mm256_set1_epi8('"'), bs = _mm256_set1_epi8('\\'),
                   c = _mm256_set1_epi8(0x1F);
@@ -233,60 +231,109 @@ __attribute__((target("avx2"))) static uint64_t bits_of_avx2(const char *p)
 }
 #endif
 
-/* The stop bits of the 64 bytes at p, by the widest form the CPU has. */
-static inline uint64_t bits_at(const char *p)
+/* The stop bits of the 64 bytes at p: by bits_of_avx2 when avx2, else by bits_of. */
+static inline __attribute__((always_inline)) uint64_t bits_by(const char *p, bool avx2)
 {
 #ifdef HAVE_AVX2_BITS
-    if (__builtin_cpu_supports("avx2"))
+    if (avx2)
         return bits_of_avx2(p);
 #endif
+    (void)avx2;
     return bits_of(p);
+}
+
+/* The stop bits of the n bytes at p (n < 64) of a frame shorter than 64 bytes, from a copy. */
+__attribute__((noinline)) static uint64_t short_bits(const char *p, size_t n)
+{
+    char tail[BLK];
+    memset(tail, 0, sizeof(tail));
+    memcpy(tail, p, n);
+    return bits_of(tail);
 }
 
 /* The stop bits of the block at[0..64) of the frame base[0..end - base) (base <= at <= end).
  * The bytes past the end count as stop bytes, so that every search ends by the end. The last
  * block of a frame of 64 bytes or more is read from the frame's last 64 bytes; of a shorter
- * frame, from a copy. */
-__attribute__((noinline)) static uint64_t block_bits(const char *base, const char *at,
-                                                     const char *end)
+ * frame, from a copy (short_bits). */
+static inline __attribute__((always_inline)) uint64_t block_bits(const char *base, const char *at,
+                                                                 const char *end, bool avx2)
 {
     size_t n = (size_t)(end - at);
     if (__builtin_expect(n >= BLK, 1))
-        return bits_at(at);
+        return bits_by(at, avx2);
     if (n == 0)
         return ~0ull;
     uint64_t past = ~0ull << n;
     if (end - base >= BLK)
-        return bits_at(end - BLK) >> (BLK - n) | past;
-    char tail[BLK];
-    memset(tail, 0, sizeof(tail));
-    memcpy(tail, at, n);
-    return bits_at(tail) | past;
+        return bits_by(end - BLK, avx2) >> (BLK - n) | past;
+    return short_bits(at, n) | past;
 }
 
-/* Moves the scan to the block at[0..64) (at <= end). */
-static inline void scan_to(cons_jscan *s, const char *at)
+/* A block of the scan and its stop bits, as scan_far returns them (in two registers). */
+typedef struct scan_blk {
+    const char *blk;
+    uint64_t stop;
+} scan_blk;
+
+/* The block, from p on, that holds the first stop byte at or after p (p <= end) of the frame
+ * base[0..end - base): the blocks at p, p + 64, ... until one has a stop bit (the last one has,
+ * for the bytes past the end). One form for each width of bits_by, the widest the CPU has
+ * chosen by scan_far. */
+static inline __attribute__((always_inline)) scan_blk scan_far_by(const char *base, const char *p,
+                                                                  const char *end, bool avx2)
 {
-    s->stop = block_bits(s->base, at, s->end);
-    s->blk = at;
+    scan_blk b = {p, block_bits(base, p, end, avx2)};
+    while (!b.stop) {
+        b.blk += BLK;
+        b.stop = block_bits(base, b.blk, end, avx2);
+    }
+    return b;
+}
+
+#ifdef HAVE_AVX2_BITS
+__attribute__((target("avx2"), noinline)) static scan_blk
+scan_far_avx2(const char *base, const char *p, const char *end)
+{
+    return scan_far_by(base, p, end, true);
+}
+#endif
+
+__attribute__((noinline)) static scan_blk scan_far_sse2(const char *base, const char *p,
+                                                        const char *end)
+{
+    return scan_far_by(base, p, end, false);
+}
+
+static inline __attribute__((always_inline)) scan_blk scan_far(const char *base, const char *p,
+                                                               const char *end)
+{
+#ifdef HAVE_AVX2_BITS
+    if (__builtin_cpu_supports("avx2"))
+        return scan_far_avx2(base, p, end);
+#endif
+    return scan_far_sse2(base, p, end);
+}
+
+/* The first stop byte at or after p (blk <= p <= end) from the block blk[0..64) and its bits
+ * *stop, which move on (scan_far) when the block holds none from p on. */
+static inline __attribute__((always_inline)) const char *
+find_stop(const char *base, const char *end, const char **blk, uint64_t *stop, const char *p)
+{
+    size_t rel = (size_t)(p - *blk);
+    uint64_t m;
+    if (__builtin_expect(rel < BLK, 1) && __builtin_expect((m = *stop >> rel) != 0, 1))
+        return p + __builtin_ctzll(m);
+    scan_blk b = scan_far(base, p, end);
+    *blk = b.blk;
+    *stop = b.stop;
+    return b.blk + __builtin_ctzll(b.stop);
 }
 
 /* The first byte at or after p (p <= end) that ends a plain string, from the blocks' bits; end
  * at the latest. */
 static inline __attribute__((always_inline)) const char *scan_next(cons_jscan *s, const char *p)
 {
-    size_t rel = (size_t)(p - s->blk);
-    if (__builtin_expect(rel >= BLK, 0)) {
-        scan_to(s, p);
-        rel = 0;
-    }
-    for (;;) {
-        uint64_t m = s->stop >> rel;
-        if (__builtin_expect(m != 0, 1))
-            return s->blk + rel + (unsigned)__builtin_ctzll(m);
-        scan_to(s, s->blk + BLK);
-        rel = 0;
-    }
+    return find_stop(s->base, s->end, &s->blk, &s->stop, p);
 }
 
 /* The closing quote of the string whose contents start at p, or NULL when a backslash or a
@@ -413,40 +460,6 @@ static inline __attribute__((always_inline)) const char *field_value(cons_jscan 
         st->t[key[8] - '1'] = x;
     }
     return e;
-}
-
-/* A block of the scan and its stop bits, as scan_far returns them (in two registers). */
-typedef struct scan_blk {
-    const char *blk;
-    uint64_t stop;
-} scan_blk;
-
-/* The block, from p on, that holds the first stop byte at or after p (p <= end) of the frame
- * base[0..end - base): the blocks at p, p + 64, ... until one has a stop bit (the last one has,
- * for the bytes past the end). */
-__attribute__((noinline)) static scan_blk scan_far(const char *base, const char *p, const char *end)
-{
-    scan_blk b = {p, block_bits(base, p, end)};
-    while (!b.stop) {
-        b.blk += BLK;
-        b.stop = block_bits(base, b.blk, end);
-    }
-    return b;
-}
-
-/* The first stop byte at or after p (blk <= p <= end) from the block blk[0..64) and its bits
- * *stop, which move on (scan_far) when the block holds none from p on. */
-static inline __attribute__((always_inline)) const char *
-find_stop(const char *base, const char *end, const char **blk, uint64_t *stop, const char *p)
-{
-    size_t rel = (size_t)(p - *blk);
-    uint64_t m;
-    if (__builtin_expect(rel < BLK, 1) && __builtin_expect((m = *stop >> rel) != 0, 1))
-        return p + __builtin_ctzll(m);
-    scan_blk b = scan_far(base, p, end);
-    *blk = b.blk;
-    *stop = b.stop;
-    return b.blk + __builtin_ctzll(b.stop);
 }
 
 /* The scan of a "Fields" object at p ('{'), what read_fields does for the usual text: keys
