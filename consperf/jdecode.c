@@ -776,10 +776,17 @@ static const char *scan_object(cons_jscan *sp, const char *p, cons_jmsg *m)
     for (;;) {
         if (p >= end || *p != '"')
             goto out;
-        const char *key = p + 1, *ke = str_close(&s, key), *v;
-        if (!ke || !(v = past(ke + 1, end, ':')) || v >= end ||
-            !(p = scan_member(&s, key, (size_t)(ke - key), v, m, &blank)))
+        const char *key = p + 1, *ke = scan_next(&s, key), *v;
+        if (end - ke > 3 && two_are(ke, '"', ':') && !maybe_ws(ke[2])) /* "KEY":VALUE */
+            v = ke + 2;
+        else if (ke >= end || *ke != '"' || !(v = past(ke + 1, end, ':')) || v >= end)
             goto out;
+        if (!(p = scan_member(&s, key, (size_t)(ke - key), v, m, &blank)))
+            goto out;
+        if (end - p > 2 && two_are(p, ',', '"')) { /* ,"KEY" next */
+            p++;
+            continue;
+        }
         int rc = member_next(&p, end);
         if (rc <= 0) {
             ret = rc == 0 ? p : NULL;
@@ -794,10 +801,7 @@ out:
 /* A message's defaults: a MarketPrice request, complete. */
 static void msg_defaults(cons_jmsg *m)
 {
-    memset(m, 0, sizeof(*m));
-    m->kind = RWF_MC_REQUEST;
-    m->domain = RWF_DMT_MARKET_PRICE;
-    m->complete = true;
+    *m = (cons_jmsg){.kind = RWF_MC_REQUEST, .domain = RWF_DMT_MARKET_PRICE, .complete = true};
 }
 
 static int read_object(cons_jreader *r, cons_jmsg *m)
