@@ -471,31 +471,33 @@ int tp_read(tp_channel *ch, tp_msg *msg)
 }
 
 /* The rest of the packed frame being split (ch->pk_cur), taken into msgs[n..max) while its
- * messages are well formed. Returns the new n; ch->pk_cur is NULL when the frame is done. */
+ * messages are well formed. Returns the new n; ch->pk_cur is NULL when the frame is done.
+ * One pass over the lengths: the bytes left in the frame are kept in a register and each
+ * message costs one length check against them, no call and no second look; a malformed
+ * length or stray bytes at the end stop the loop with ch->pk_cur on them, for
+ * tp_ripc_pack_next() to report. */
 static inline int batch_unpack(tp_channel *ch, tp_msg *msgs, int n, int max)
 {
-    const uint8_t *p = ch->pk_cur, *end = ch->pk_end;
-    while (n < max) {
-        size_t left = (size_t)(end - p);
-        if (left < 2)
-            break; /* stray bytes: tp_ripc_pack_next() reports them */
-        uint32_t len = tp_get16(p);
-        if (len > left - 2)
-            break; /* likewise */
+    const uint8_t *p = ch->pk_cur;
+    size_t left = (size_t)(ch->pk_end - p);
+    tp_msg *o = msgs + n;
+    tp_msg *const oe = msgs + max;
+    while (o < oe && left >= 2) {
+        const size_t len = tp_get16(p);
+        const size_t rest = left - 2;
+        if (TP_UNLIKELY(len > rest))
+            break;
         p += 2;
-        if (len) {
-            msgs[n].data = p;
-            msgs[n].len = len;
-            n++;
+        if (TP_LIKELY(len != 0)) {
+            o->data = p;
+            o->len = (uint32_t)len;
+            o++;
         }
         p += len;
-        if (p == end) {
-            p = NULL;
-            break;
-        }
+        left = rest - len;
     }
-    ch->pk_cur = p;
-    return n;
+    ch->pk_cur = left ? p : NULL;
+    return (int)(o - msgs);
 }
 
 /* Messages of the plain and packed data frames complete in the input area (and of a packed
