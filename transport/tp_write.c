@@ -497,9 +497,12 @@ int tp_pack_run(tp_channel *ch, tp_buf *b, uint32_t size, uint32_t k)
                 b->pack_off > b->pay_cap ? 0 : b->pay_cap - b->pack_off);
         return TP_EINVAL;
     }
+    /* the length in network order made once, then one 2-byte store per message */
+    uint8_t len[2];
+    tp_put16(len, size);
     uint8_t *p = b->pay + b->pack_off - 2;
-    for (uint32_t i = 0; i < k; i++, p += stride)
-        tp_put16(p, size);
+    for (const uint8_t *const end = p + stride * k; p != end; p += stride)
+        memcpy(p, len, 2);
     b->pack_off += (uint32_t)(stride * k);
     pack_next(b);
     return 0;
