@@ -178,9 +178,10 @@ int worker_on_reads(void *arg, run_drv_ch *c, const tp_msg *m, int n)
     /* The usual message: the next number, no time stamp. Anything else (a gap, a stamped or
      * short message) goes through worker_on_msg, which the loop then continues after. */
     uint64_t seq = s->recv_seq, bytes = 0;
-    for (int i = 0; i < n; i++) {
-        const uint8_t *p = m[i].data;
-        const uint32_t len = m[i].len;
+    const tp_msg *const end = m + n;
+    for (const tp_msg *q = m; q != end; q++) {
+        const uint8_t *p = q->data;
+        const uint32_t len = q->len;
         bytes += len;
         if (__builtin_expect(
                 len >= TPERF_MSG_HEAD && tperf_msg_seq(p) == seq && tperf_msg_stamp(p) == 0, 1)) {
@@ -189,7 +190,7 @@ int worker_on_reads(void *arg, run_drv_ch *c, const tp_msg *m, int n)
         }
         s->recv_seq = seq;
         if (worker_on_msg(w, s, p, len, 0) < 0) {
-            s->batch_n += (uint64_t)i + 1;
+            s->batch_n += (uint64_t)(q - m) + 1;
             s->batch_bytes += bytes;
             static const char why[] = "Message callback returned failure.";
             err_set("thread %d: %s", w->index + 1, why);
@@ -282,11 +283,25 @@ static int send_runs(tperf_worker *w, tperf_session *s, uint32_t size, uint64_t 
     return rc;
 }
 
+/* Writes m messages of size bytes (size >= TPERF_MSG_HEAD) without a time stamp at p,
+ * p + size + 2, ..., numbered seq, seq + 1, ...: the span zeroed in one memset (the 2 bytes
+ * between two messages too, which tp_pack_run() then writes), then each sequence number
+ * stored, so that a message costs one store and no call. The bytes are those of
+ * tperf_msg_fill() with a zero stamp. */
+static void fill_unstamped(uint8_t *p, uint32_t size, uint32_t m, uint64_t seq)
+{
+    const size_t stride = (size_t)size + 2;
+    memset(p, 0, stride * m - 2);
+    for (const uint8_t *const end = p + stride * m; p != end; p += stride, seq++)
+        memcpy(p + TPERF_MSG_SEQ, &seq, 8);
+}
+
 /* Sends messages k.. of a burst of n, packed -pack to a buffer: each buffer's messages written
  * in place at their places in the packed frame (tp_pack_run closes all but the last, which
- * tp_write closes), the one the latency position pick gives stamped as it is written. Advances
- * *k over the messages written. Returns what the last tp_write() returned, or the failure of
- * tp_get_buffer(), tp_pack_run() or tp_write() (the messages of that buffer did not go). */
+ * tp_write closes), the one the latency position pick gives (every one with LRA_ALL) stamped
+ * just before the buffer is written. Advances *k over the messages written. Returns what the
+ * last tp_write() returned, or the failure of tp_get_buffer(), tp_pack_run() or tp_write()
+ * (the messages of that buffer did not go). */
 static int send_packed(tperf_worker *w, tperf_session *s, uint32_t size, uint64_t n, int64_t pick,
                        uint64_t sched, uint64_t *k)
 {
@@ -298,10 +313,17 @@ static int send_packed(tperf_worker *w, tperf_session *s, uint32_t size, uint64_
         if (rc < 0)
             return rc;
         const uint32_t m = n - *k < pack ? (uint32_t)(n - *k) : pack;
-        uint8_t *p = b->data;
-        for (uint32_t i = 0; i < m; i++, p += size + 2) {
-            uint64_t stamp = lra_stamp(pick, *k + i) ? (uint64_t)clk_ns() : 0;
-            tperf_msg_fill(p, size, s->send_seq + i, stamp, sched);
+        if (pick == LRA_ALL) {
+            uint8_t *p = b->data;
+            for (uint32_t i = 0; i < m; i++, p += size + 2)
+                tperf_msg_fill(p, size, s->send_seq + i, (uint64_t)clk_ns(), sched);
+        } else {
+            fill_unstamped(b->data, size, m, s->send_seq);
+            if (pick >= 0 && (uint64_t)pick >= *k && (uint64_t)pick - *k < m) {
+                const uint64_t i = (uint64_t)pick - *k;
+                tperf_msg_fill(b->data + i * (size + 2), size, s->send_seq + i, (uint64_t)clk_ns(),
+                               sched);
+            }
         }
         rc = tp_pack_run(s->ch, b, size, m - 1);
         if (rc == 0) {

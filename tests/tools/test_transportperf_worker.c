@@ -2,7 +2,8 @@
  * TransportPerf's message layout and the receiving side of a worker: bytes of a message,
  * sequence checking, latency samples from the stamp and the scheduled time, the raw samples
  * for the latency log, the first negative latency. The sending side's high-water mark: which
- * sessions send at RUN_BURST_HWM, and a tick's burst leaving in one send().
+ * sessions send at RUN_BURST_HWM, and a tick's burst leaving in one send(); a packed burst's
+ * messages byte for byte, the picked one stamped.
  */
 #include "testsupport.h"
 
@@ -376,6 +377,77 @@ static void test_burst_one_send(void **state)
     }
 }
 
+/* A packed burst of 120 76-byte messages (-pack 50: buffers of 50, 50 and 20) reads back as
+ * the messages of tperf_msg_fill() numbered from 0: without a stamp, byte for byte; the one
+ * the latency array picks (in the first buffer, in the last, none, or every one with "all")
+ * with a stamp and the tick's deadline as its scheduled time, then zeros. */
+static void test_burst_packed(void **state)
+{
+    (void)state;
+    static int64_t slots[1000];
+    const int64_t picks[] = {37, 110, LRA_NONE, LRA_ALL};
+    for (size_t c = 0; c < sizeof(picks) / sizeof(picks[0]); c++) {
+        static fixture f;
+        memset(&f, 0, sizeof(f));
+        tperf_config_defaults(&f.cfg, 4242);
+        f.cfg.msg_rate = 120000;
+        f.cfg.pack = 50;
+        lra a = {.slots = slots, .ticks = 1000, .sets = 1, .len = 1000};
+        if (picks[c] == LRA_ALL)
+            lra_init_all(&a);
+        for (int i = 0; i < 1000; i++)
+            slots[i] = picks[c];
+        assert_int_equal(worker_init(&f.w, 0, &f.cfg, &a, NULL), 0);
+        tp_channel *srv, *cli;
+        chan_pair(&srv, &cli);
+        f.s.ch = srv;
+        f.s.active = true;
+        f.s.burst_hwm = 1;
+        tp_set_high_water_mark(srv, RUN_BURST_HWM);
+        tick t;
+        assert_int_equal(tick_init(&t, 1000, clk_ns()), 0);
+        assert_true(tick_poll(&t, clk_ns()));
+        assert_int_equal(tick_burst(&t, 120000), 120);
+        tp_buf *junk; /* the output area the burst is written into holds no zeros */
+        assert_int_equal(tp_get_buffer(srv, 6000, false, &junk), 0);
+        memset(junk->data, 0xAA, 6000);
+        tp_release(srv, junk);
+        assert_int_equal(worker_send_burst(&f.w, &f.s, &t), 0);
+        assert_int_equal(counter_total(&f.w.msgs_sent), 120);
+        assert_int_equal(tp_queued(srv), 0);
+
+        uint64_t next = 0, stamped = 0;
+        for (int i = 0; i < 1000 && next < 120; i++) {
+            tp_msg m;
+            int rc = tp_read(cli, &m);
+            assert_true(rc >= 0);
+            if (rc & TP_READ_MSG) {
+                assert_int_equal(m.len, 76);
+                uint8_t want[76];
+                bool stamp = picks[c] == LRA_ALL || (uint64_t)picks[c] == next;
+                if (stamp) {
+                    assert_true(tperf_msg_stamp(m.data) != 0);
+                    tperf_msg_fill(want, 76, next, tperf_msg_stamp(m.data),
+                                   (uint64_t)tick_deadline(&t));
+                    stamped++;
+                } else {
+                    tperf_msg_fill(want, 76, next, 0, 0);
+                }
+                ts_assert_bytes_equal(m.data, m.len, want, sizeof(want));
+                next++;
+            } else if (!(rc & TP_READ_MORE)) {
+                struct pollfd p = {.fd = tp_fd(cli), .events = POLLIN};
+                poll(&p, 1, 10);
+            }
+        }
+        assert_int_equal(next, 120);
+        assert_int_equal(stamped, picks[c] == LRA_ALL ? 120 : picks[c] >= 0 ? 1 : 0);
+        tp_close(cli);
+        tp_close(srv);
+        worker_free(&f.w);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -390,6 +462,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_mcast_count, setup_mcast_count, teardown_worker),
         cmocka_unit_test(test_burst_hwm_choice),
         cmocka_unit_test(test_burst_one_send),
+        cmocka_unit_test(test_burst_packed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
