@@ -415,6 +415,7 @@ static void io_pass(run_drv *d, int64_t until)
         more |= c->more;
         pch[n++] = c;
     }
+    const int n_chs = n; /* channels polled; the hand-over's descriptor follows */
     if (d->cfg.hand) {
         fds[n].fd = d->cfg.hand->evfd;
         fds[n].events = POLLIN;
@@ -441,7 +442,10 @@ static void io_pass(run_drv *d, int64_t until)
         for (int k = 0; k < n; k++)
             fds[k].revents = (short)(fds[k].events | POLLIN);
         ready = n;
-    } else if (n > 0) {
+    } else if (n_chs > 0 || (n > 0 && wait > 0)) {
+        /* Not with nothing to wait for but the hand-over: the pass's top takes that, and a
+         * shared-memory reader that found messages comes back here at once (shm_nap 0), for
+         * which a ppoll() per pass made the reader and its writer dearer per message. */
         struct timespec ts = clk_timespec(wait);
         ready = ppoll(fds, (nfds_t)n, &ts, NULL);
         if (ready < 0) {
