@@ -348,10 +348,11 @@ int tp_read(tp_channel *ch, tp_msg *msg);
  * again before polling). Every view stays valid until the next tp_read(), tp_read_batch() or
  * tp_close() on the channel: the input area is not moved or refilled while a batch is taken,
  * at most one read() system call is made, before the first message is taken, and only the
- * first message of a batch may have been reassembled or decompressed. Pings are consumed and
- * counted as by tp_read(). Returns n (0: nothing complete is available, or only pings were),
- * or TP_EFAIL as tp_read() does; messages taken before a malformed frame are returned first
- * and the failure comes with the next call. */
+ * first message of a batch may have been reassembled or decompressed (shared memory: the slots
+ * one copy from the ring holds, the ring copied again only before the first message). Pings
+ * are consumed and counted as by tp_read(). Returns n (0: nothing complete is available, or
+ * only pings were), or TP_EFAIL as tp_read() does; messages taken before a malformed frame are
+ * returned first and the failure comes with the next call. */
 int tp_read_batch(tp_channel *ch, tp_msg *msgs, int max, bool *more);
 
 /* True when tp_read can return something without the descriptor becoming readable: a

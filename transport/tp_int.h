@@ -282,6 +282,10 @@ void tp_shm_server_close(tp_server *s);
 int tp_shm_connect(tp_channel *ch);
 int tp_shm_init(tp_channel *ch);
 int tp_shm_read(tp_channel *ch, tp_msg *msg);
+/* tp_read_batch() of a shared-memory channel: the messages of the slots copied by one refill
+ * (a refill only when the last copy is used up, before the first message), pings skipped and
+ * counted. Returns n or what tp_shm_read() fails with. */
+int tp_shm_read_batch(tp_channel *ch, tp_msg *msgs, int max, bool *more);
 int tp_shm_get_buffer(tp_channel *ch, uint32_t size, bool packed, tp_buf **out);
 int tp_shm_write(tp_channel *ch, tp_buf *b, unsigned flags);
 int tp_shm_release(tp_channel *ch, tp_buf *b);

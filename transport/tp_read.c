@@ -571,6 +571,8 @@ int tp_read_batch(tp_channel *ch, tp_msg *msgs, int max, bool *more)
             return n;
         }
     }
+    if (ch->shm) /* the slots one refill copied, not one tp_read() each */
+        return tp_shm_read_batch(ch, msgs, max, more);
     /* nothing plain is complete: one tp_read() (the other frames, the system call) */
     int rc = tp_read(ch, &msgs[0]);
     if (rc < 0)

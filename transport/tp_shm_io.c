@@ -152,6 +152,53 @@ int tp_shm_read(tp_channel *ch, tp_msg *msg)
     return read_slow(ch, msg);
 }
 
+int tp_shm_read_batch(tp_channel *ch, tp_msg *msgs, int max, bool *more)
+{
+    struct tp_shm_chan *sc = ch->shm;
+    int n = 0;
+    if (!ch->shm_rd || sc->b_rd >= sc->b_wr) {
+        /* the copied slots are used up: tp_shm_read() refills (or fails) and takes the first */
+        int rc = tp_shm_read(ch, &msgs[0]);
+        if (rc < 0)
+            return rc;
+        n = (rc & TP_READ_MSG) ? 1 : 0;
+        if (!(rc & TP_READ_MORE)) {
+            *more = false;
+            return n;
+        }
+    }
+    /* the rest from the copy made by that refill (or an earlier one), which no later slot
+     * overwrites until the next refill */
+    const uint8_t *const batch = sc->batch;
+    uint32_t rd = sc->b_rd;
+    const uint32_t wr = sc->b_wr;
+    uint64_t bytes = 0;
+    uint32_t pings = 0;
+    const int n0 = n;
+    while (n < max && rd < wr) {
+        const uint8_t *r = batch + rd;
+        uint16_t len;
+        uint32_t flags;
+        memcpy(&len, r, 2);
+        memcpy(&flags, r + 4, 4);
+        rd += SLOT_DATA + ((len + 7u) & ~7u);
+        if (TP_UNLIKELY(flags & SLOT_F_PING)) {
+            pings++;
+            continue;
+        }
+        msgs[n].data = r + SLOT_DATA;
+        msgs[n].len = len;
+        bytes += len;
+        n++;
+    }
+    sc->b_rd = rd;
+    ch->st.msgs_read += (uint64_t)(n - n0);
+    ch->st.bytes_read += bytes;
+    ch->st.pings_read += pings;
+    *more = rd < wr;
+    return n;
+}
+
 /* ---- writing ------------------------------------------------------------------------- */
 
 /* Back-pressure for a reader that reports its position (see the top of this file).

@@ -237,6 +237,67 @@ static void test_start_at_first_read(void **state)
     tp_server_close(srv);
 }
 
+/* tp_read_batch() on shared memory: the same messages in the same order as tp_read() gives,
+ * the pings between them skipped and counted, at most max at a time; *more is set while
+ * copied slots are left and clear with the last; every view of a batch holds its message
+ * until the next read; the counts in the statistics are tp_read()'s. */
+static void test_batch_reads(void **state)
+{
+    (void)state;
+    new_key();
+    tp_opts o;
+    shm_opts(&o);
+    tp_server *srv;
+    tp_channel *w = writer_up(&srv, &o);
+    tp_channel *r = reader_up(&o);
+    bool more = true;
+    tp_msg ms[7];
+    assert_int_equal(tp_read_batch(r, ms, 7, &more), 0); /* nothing written yet */
+    assert_false(more);
+    /* 20 messages of growing sizes with a ping after the 5th and the 13th */
+    for (uint64_t seq = 0; seq < 20; seq++) {
+        write_msgs(w, seq, 1, (uint32_t)(8 + seq * 3), 1);
+        if (seq == 4 || seq == 12)
+            assert_int_equal(tp_ping(w), 0);
+    }
+    uint64_t got = 0;
+    int calls = 0;
+    while (got < 20) {
+        int n = tp_read_batch(r, ms, 7, &more);
+        assert_in_range(n, 1, 7);
+        calls++;
+        for (int i = 0; i < n; i++) { /* every view still holds its message */
+            uint64_t seq;
+            memcpy(&seq, ms[i].data, 8);
+            assert_int_equal(seq, got + (uint64_t)i);
+            assert_int_equal(ms[i].len, 8 + seq * 3);
+            for (uint32_t k = 8; k < ms[i].len; k++)
+                assert_int_equal(ms[i].data[k], 0);
+        }
+        got += (uint64_t)n;
+        assert_int_equal(more, got < 20);
+    }
+    assert_int_equal(calls, 3); /* 7 + 7 + 6: one refill copied all 22 slots */
+    assert_int_equal(tp_read_batch(r, ms, 7, &more), 0);
+    assert_false(more);
+    tp_stats st;
+    tp_get_stats(r, &st);
+    assert_int_equal(st.msgs_read, 20);
+    assert_int_equal(st.pings_read, 2);
+    uint64_t bytes = 0;
+    for (uint64_t seq = 0; seq < 20; seq++)
+        bytes += 8 + seq * 3;
+    assert_int_equal(st.bytes_read, bytes);
+    /* a batch that ends on a ping: the message before it, then nothing and no more */
+    write_msgs(w, 20, 1, 76, 1);
+    assert_int_equal(tp_ping(w), 0);
+    assert_int_equal(tp_read_batch(r, ms, 7, &more), 1);
+    assert_false(more);
+    tp_close(r);
+    tp_close(w);
+    tp_server_close(srv);
+}
+
 /* Our writer does not run over our reader: a paused reader causes TP_ENOBUFS, not a
  * disconnection; everything arrives once the reader reads again. A reader that stops for
  * longer than shm_flow_ms is no longer waited for. */
@@ -545,6 +606,7 @@ int main(void)
         cmocka_unit_test(test_two_processes_exact),
         cmocka_unit_test(test_slow_reader_reported),
         cmocka_unit_test(test_start_at_first_read),
+        cmocka_unit_test(test_batch_reads),
         cmocka_unit_test(test_flow_control),
         cmocka_unit_test(test_shutdown_and_errors),
         cmocka_unit_test(test_eta_layout_and_reader),
