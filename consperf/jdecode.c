@@ -500,6 +500,8 @@ static const char *scan_fields(cons_jscan *sp, const char *p, payload_stamps *st
         } else if (is_digit(*v)) { /* v + 16 < end */
             if (!(e = num_close16(v, end)))
                 goto out_blk;
+            if (__builtin_expect(e >= near, 0))
+                break; /* a long number (number_end) near the end: the second loop reads it */
             sum += (size_t)(e - v);
             if (ke - key == 9 && !b && memcmp(key, "TIM_TRK_", 8) == 0 &&
                 (unsigned)(key[8] - '1') < 3) {

@@ -309,10 +309,11 @@ static void test_fields_paths(void **st)
  * of "ID", a stamp above 2^64, a leading zero, '-', fractions, exponents), blank fields, empty
  * keys and strings, nested objects, keys and strings longer than a block, a packed array. Each
  * text is read as it is, after 0 to 63 spaces (so that its bytes fall at every place of the
- * blocks), in an array after another message, and with every byte replaced by each of the
- * bytes that matter to the grammar, deleted, or followed by a space or a digit: both readers
- * must give the same messages and the same errors, and the texts as they are are read by the
- * scan alone where nothing needs the full reader. */
+ * blocks), in an array after another message, cut after each of its bytes in a buffer of the
+ * cut's size (so that ASan sees any read past the frame's end), and with every byte replaced by
+ * each of the bytes that matter to the grammar, deleted, or followed by a space or a digit: both
+ * readers must give the same messages and the same errors, and the texts as they are are read
+ * by the scan alone where nothing needs the full reader. */
 static void test_scan_vs_full(void **st)
 {
     (void)st;
@@ -374,6 +375,13 @@ static void test_scan_vs_full(void **st)
         assert_int_equal(same_frame_n(buf, (size_t)k, NULL), f == 3 || f == 8   ? 0
                                                              : i == 3 || i == 8 ? 1
                                                                                 : 2);
+        for (size_t cut = 1; cut <= n; cut++) {
+            char *own = malloc(cut);
+            assert_non_null(own);
+            memcpy(own, t, cut);
+            same_frame(own, cut, NULL);
+            free(own);
+        }
         for (size_t at = 0; at < n; at++) {
             size_t pad = (at * 13) % 64;
             memset(buf, ' ', pad);
