@@ -538,8 +538,9 @@ static bool reactor_mode(const cons_config *cfg)
 }
 
 /* The fields the driver's set-up needs, and the driver: the bare mode's callbacks with the
- * client's connection settings (run_conn_tp), or the Reactor modes' (cons_rx.c), which give it
- * their reactor later. Returns 0, or -1 with err_msg() set (no memory). */
+ * client's connection (the run options, from which the driver makes its settings), or the
+ * Reactor modes' (cons_rx.c), which give it their reactor later. Returns 0, or -1 with err_msg()
+ * set (no memory). */
 static int drv_init(cons_worker *w, cons_thread *t)
 {
     static const run_drv_ops bare = {.tick = on_tick,
@@ -554,17 +555,14 @@ static int drv_init(cons_worker *w, cons_thread *t)
     w->run = t->run;
     w->cfg = t->run->cfg;
     bool reactor = reactor_mode(w->cfg);
-    if (!reactor) {
-        const run_link link = {.side = RUN_CLIENT, .protocol_type = TP_PROTOCOL_RWF};
-        run_conn_tp(&w->cfg->opts, &link, &w->conn);
-    }
     const run_drv_cfg dc = {.tool = w,
                             .ops = reactor ? &cons_rx_ops : &bare,
                             .tick_rate = (uint32_t)w->cfg->opts.tick_rate,
                             .tk = &w->tk,
                             .lat = &t->lat,
                             .fail = &t->fail,
-                            .connect = reactor ? NULL : &w->conn,
+                            .connect = reactor ? NULL : &w->cfg->opts,
+                            .link = {.side = RUN_CLIENT, .protocol_type = TP_PROTOCOL_RWF},
                             .idle_wait_ns = CONS_IDLE_WAIT_NS};
     return run_drv_init(&w->drv, &dc);
 }

@@ -49,7 +49,6 @@ typedef struct cons_worker {
     const cons_run *run;
     const cons_config *cfg;
     run_drv drv;       /* the thread's loop: ticks, waiting, reading, failures (docs/driver.md) */
-    tp_opts conn;      /* bare mode: the client's connection settings (run_conn_tp) */
     tp_channel *ch;    /* the bare channel while it is up; NULL in the Reactor modes */
     run_out out;       /* the channel's write path (the bare channel, or the Reactor's channel
                         * in use: cons_rx_use(); JSON on a rssl.json.v2 channel) */

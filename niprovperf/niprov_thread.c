@@ -248,16 +248,14 @@ static void bare_loop(void *arg)
                                     .connect_failed = on_connect_failed};
     niprov_thread *th = arg;
     niprov_app *app = th->app;
-    tp_opts o;
-    const run_link link = {.side = RUN_CLIENT, .protocol_type = TP_PROTOCOL_RWF};
-    run_conn_tp(&app->cfg.pv.opts, &link, &o);
     const run_drv_cfg dc = {.tool = th,
                             .ops = &ops,
                             .tick_rate = (uint32_t)app->cfg.pv.opts.tick_rate,
                             .tk = &th->pv.t,
                             .lat = &th->pv.stats.lat,
                             .fail = &app->run.fail,
-                            .connect = &o,
+                            .connect = &app->cfg.pv.opts,
+                            .link = {.side = RUN_CLIENT, .protocol_type = TP_PROTOCOL_RWF},
                             .read_batch = 16};
     if (run_drv_init(&th->drv, &dc) != 0) {
         run_fail_stop(&app->run.fail, NULL);

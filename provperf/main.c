@@ -70,10 +70,8 @@ static void print_inputs(const void *a, const out_extra *extra, out_report *r)
 static int bind_server(prov_app *a)
 {
     const prov_config *cfg = &a->cfg;
-    tp_opts o;
     const run_link link = {.side = RUN_SERVER, .protocol_type = TP_PROTOCOL_RWF};
-    run_conn_tp(&cfg->pv.opts, &link, &o);
-    if (tp_bind(&o, &a->srv) != 0)
+    if (run_conn_bind(&cfg->pv.opts, &link, &a->srv) != 0)
         return err_push("rsslBind() failed");
     printf("Server %d bound to port %u.\n\n", tp_server_fd(a->srv), tp_server_port(a->srv));
     fflush(stdout);

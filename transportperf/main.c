@@ -140,7 +140,7 @@ static int run_test(tperf_app *R)
     run_loop loop;
     run_loop_init(&loop, cfg->opts.write_stats_interval, cfg->opts.run_time);
     if (cfg->app_type == TPERF_SERVER) {
-        if (tp_bind(&R->w[0].opts, &R->srv) != 0) {
+        if (run_conn_bind(&cfg->opts, &R->w[0].link, &R->srv) != 0) {
             printf("Bind failed: %s\n", err_msg());
             return RUN_EXIT_FAILED;
         }

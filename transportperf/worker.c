@@ -60,10 +60,9 @@ int worker_init(tperf_worker *w, int index, const tperf_config *cfg, const lra *
         w->ring_on = true;
     }
 
-    const run_link link = {.side = cfg->app_type == TPERF_CLIENT ? RUN_CLIENT : RUN_SERVER,
-                           .protocol_type = TP_PROTOCOL_TRANSPORTPERF,
-                           .thread = index};
-    run_conn_tp(&cfg->opts, &link, &w->opts);
+    w->link = (run_link){.side = cfg->app_type == TPERF_CLIENT ? RUN_CLIENT : RUN_SERVER,
+                         .protocol_type = TP_PROTOCOL_TRANSPORTPERF,
+                         .thread = index};
     return tperf_mc_init(w);
 }
 
@@ -305,7 +304,8 @@ static void *worker_main(void *arg)
         .lat = &w->lat,
         .fail = &w->fail,
         .hand = &w->hand,
-        .connect = cfg->app_type == TPERF_CLIENT ? &w->opts : NULL,
+        .connect = cfg->app_type == TPERF_CLIENT ? &cfg->opts : NULL,
+        .link = w->link,
         /* After a read that emptied a socket, back to the wait: one more recv() there mostly
          * finds nothing (docs/performance.md#transportperf); a shared-memory ring is read on,
          * which costs no system call. */

@@ -100,7 +100,7 @@ typedef struct tperf_worker {
     const tperf_config *cfg;
     const lra *lra;       /* where stamped messages go; NULL when none are sent */
     const cpu_entry *cpu; /* binding, NULL = none */
-    tp_opts opts;         /* connection settings (client) */
+    run_link link;        /* the connection besides the options: side, protocol 88, thread */
     uint32_t write_flags; /* TP_WRITE_DIRECT with -directWrite */
     sig_thread thread;
 
@@ -145,7 +145,7 @@ typedef struct tperf_worker {
 } tperf_worker;
 
 /* Prepares worker `index` (0-based) for cfg: counters, latency recorders, the latency sample
- * ring when cfg asks for a latency log, connection settings. la (may be NULL) and cpu (may be
+ * ring when cfg asks for a latency log, its run_link. la (may be NULL) and cpu (may be
  * NULL) must outlive the worker. Returns 0, or -1 with err_msg() set. */
 int worker_init(tperf_worker *w, int index, const tperf_config *cfg, const lra *la,
                 const cpu_entry *cpu);

@@ -164,3 +164,12 @@ void run_conn_tp(const run_opts *o, const run_link *l, tp_opts *out)
         out->mc_loss_seed = mc->recv_loss_seed ? mc->recv_loss_seed + (uint64_t)l->thread : 0;
     }
 }
+
+int run_conn_bind(const run_opts *o, const run_link *l, tp_server **out)
+{
+    run_link sl = *l;
+    sl.side = RUN_SERVER;
+    tp_opts t;
+    run_conn_tp(o, &sl, &t);
+    return tp_bind(&t, out);
+}

@@ -8,7 +8,9 @@
  *    offer a sub-protocol, its -connType word, and the checks at start;
  *  - run_conn_tp(), the one function that turns the options into a tp_opts: what a tool knows
  *    that is not an option (its side, its protocol, the address of a warm-standby server, its
- *    thread's number) is a run_link.
+ *    thread's number) is a run_link. The tools never see a tp_opts: a client hands its options
+ *    and link to the session driver (run_drv_cfg.connect, .link), a server binds with
+ *    run_conn_bind(), the Reactor modes take run_drv_rx_conn()'s settings.
  *
  * A new connection type is the transport's; here it is a word in the tables and, when it has
  * settings of its own, their mapping in run_conn_tp(). See docs/driver.md.
@@ -85,5 +87,13 @@ int run_conn_check(const struct run_opts *o, run_side side);
  * copy them).
  */
 void run_conn_tp(const struct run_opts *o, const run_link *l, tp_opts *out);
+
+/*
+ * Binds a server with the settings run_conn_tp() makes from o and l, l's side taken as
+ * RUN_SERVER whatever it says. The bind copies what it keeps: o and l need not outlive the
+ * server. Returns 0 with *out the server, or tp_bind()'s status (< 0, *out NULL) with err_msg()
+ * saying why (the caller adds what it was binding for).
+ */
+int run_conn_bind(const struct run_opts *o, const run_link *l, tp_server **out);
 
 #endif

@@ -294,7 +294,7 @@ static void try_connect(run_drv *d, int64_t now)
     if (d->cfg.ops->connecting)
         d->cfg.ops->connecting(d->cfg.tool);
     tp_channel *ch = NULL;
-    if (tp_connect(d->cfg.connect, &ch) != 0) {
+    if (tp_connect(&d->conn, &ch) != 0) {
         connect_failed(d, RUN_DRV_AT_CONNECT, err_msg(), err_is_final());
         return;
     }
@@ -583,6 +583,10 @@ int run_drv_init(run_drv *d, const run_drv_cfg *cfg)
     if (!d->cfg.tick_rate)
         d->cfg.tick_rate = 1000;
     d->ticking = d->cfg.rx != NULL; /* the Reactor modes tick from the start */
+    if (d->cfg.connect) {
+        d->cfg.link.side = RUN_CLIENT;
+        run_conn_tp(d->cfg.connect, &d->cfg.link, &d->conn);
+    }
     return grow(d);
 }
 

@@ -10,6 +10,9 @@
  *     int why = run_drv_run(&d);      // until the run stops or this thread fails
  *     run_drv_free(&d);
  *
+ * A client gives the driver its run options and a run_link; the driver makes the transport's
+ * settings from them (run_conn_tp) and connects: no tool holds a tp_opts.
+ *
  * Each pass of the loop, in every mode: the stop request is looked at; the latency sets are
  * handed over; channels handed over by the main thread are taken; a client connects (or tries
  * again a second after a failure); every tick that is due runs (ops->tick, then the channels'
@@ -126,7 +129,10 @@ typedef struct run_drv_cfg {
     run_fail *fail;          /* where failures go: the thread's slot or the run's */
     bool print_fail;         /* print the first failure's text on stdout (ProvPerf) */
     run_handoff *hand;       /* server: the channels the main thread accepts for this thread */
-    const tp_opts *connect;  /* client: connect with these (run_conn_tp) */
+    const run_opts *connect; /* client: connect with these options (NULL: not a client); the
+                              * driver makes its settings from them and link (run_conn_tp) */
+    run_link link;           /* client: what is not an option (protocol, address of a warm
+                              * standby server, thread); its side is taken as RUN_CLIENT */
     rx_reactor *rx;          /* the Reactor modes: wait for it and dispatch its events */
     unsigned read_batch;     /* messages read before a due tick is looked at: 64 (0: 64) */
     unsigned dispatch_batch; /* Reactor events per rx_dispatch: 256 (0: 256) */
@@ -158,9 +164,13 @@ struct run_drv {
     run_conn_errors errs; /* client: the last failure printed */
     int64_t shm_nap;      /* a shared-memory reader's pause when it found nothing */
     int64_t hs_check_ns;  /* next check of handshake time limits */
+    tp_opts conn;         /* client: its settings, from cfg.connect and cfg.link; the strings
+                           * point into those, which outlive the driver */
 };
 
-/* Sets d up from cfg (copied). Returns 0, or -1 with err_msg() set (no memory). */
+/* Sets d up from cfg (copied); a client's connection settings are made here (run_conn_tp of
+ * cfg->connect and cfg->link), so *cfg->connect and the strings cfg->link names must outlive the
+ * driver. Returns 0, or -1 with err_msg() set (no memory). */
 int run_drv_init(run_drv *d, const run_drv_cfg *cfg);
 
 /* Runs the loop until a stop is requested or this thread fails, then calls ops->end and closes

@@ -219,6 +219,28 @@ static void test_tp_mcast(void **state)
     assert_int_equal(t.conn_type, TP_CONN_SHMEM);
 }
 
+/* A server bound from the options: the side is the bind's whatever the link says, the port an
+ * ephemeral one on 127.0.0.1; settings the transport refuses leave no server and say why. */
+static void test_bind(void **state)
+{
+    (void)state;
+    run_opts o;
+    run_opts_defaults(&o, "0", "s.out", "stats");
+    strcpy(o.interface_name, "127.0.0.1");
+    o.compression_level = 9;
+    run_link l = {.side = RUN_CLIENT, .protocol_type = TP_PROTOCOL_TRANSPORTPERF};
+    tp_server *srv = NULL;
+    assert_int_equal(run_conn_bind(&o, &l, &srv), 0);
+    assert_non_null(srv);
+    assert_true(tp_server_port(srv) > 0);
+    tp_server_close(srv);
+
+    o.compression_level = 12;
+    assert_true(run_conn_bind(&o, &l, &srv) < 0);
+    assert_null(srv);
+    assert_non_null(strstr(err_msg(), "compression level 12"));
+}
+
 /* The Reactor's connection settings come from the same mapping, with the high-water mark. */
 static void test_rx_conn(void **state)
 {
@@ -241,7 +263,7 @@ int main(void)
         cmocka_unit_test(test_words),       cmocka_unit_test(test_questions),
         cmocka_unit_test(test_tp_consumer), cmocka_unit_test(test_tp_websocket),
         cmocka_unit_test(test_tp_server),   cmocka_unit_test(test_tp_mcast),
-        cmocka_unit_test(test_rx_conn),
+        cmocka_unit_test(test_rx_conn),     cmocka_unit_test(test_bind),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -486,11 +486,21 @@ static void test_client_retry(void **state)
     snprintf(port, sizeof(port), "%u", tp_server_port(srv));
     tp_server_close(srv); /* nothing listens there now */
 
-    tp_opts co;
-    tp_opts_init(&co);
-    co.host = "127.0.0.1";
-    co.port = port;
-    fake *f = fake_new((run_drv_cfg){.tick_rate = 1000, .connect = &co}, false);
+    run_opts co;
+    run_opts_defaults(&co, "14002", "s.out", "stats");
+    co.tcp_nodelay = false;
+    fake *f = fake_new((run_drv_cfg){.tick_rate = 1000,
+                                     .connect = &co,
+                                     .link = {.side = RUN_SERVER, /* taken as a client */
+                                              .protocol_type = TP_PROTOCOL_RWF,
+                                              .host = "127.0.0.1",
+                                              .port = port}},
+                       false);
+    /* the settings the driver made from the options and the link (run_conn_tp) */
+    assert_int_equal(f->d.conn.conn_type, TP_CONN_SOCKET);
+    assert_string_equal(f->d.conn.host, "127.0.0.1");
+    assert_string_equal(f->d.conn.port, port);
+    assert_false(f->d.conn.tcp_nodelay);
     atomic_store(&f->fail_on_loss, true);
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, f_thread, f), 0);
@@ -534,11 +544,11 @@ static void test_client_final(void **state)
     (void)state;
     for (int own = 0; own < 2; own++) {
         sig_reset();
-        tp_opts co;
-        tp_opts_init(&co);
-        co.host = "127.0.0.1";
-        co.port = "rwfperf-no-such-service";
+        run_opts co;
+        run_opts_defaults(&co, "rwfperf-no-such-service", "s.out", "stats");
+        strcpy(co.host, "127.0.0.1");
         fake *f = fake_new((run_drv_cfg){.tick_rate = 1000, .connect = &co}, false);
+        assert_string_equal(f->d.conn.port, "rwfperf-no-such-service");
         if (own)
             f->d.cfg.ops = &fake_final_ops;
         pthread_t t;

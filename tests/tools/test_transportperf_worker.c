@@ -165,13 +165,18 @@ static void test_too_short(void **state)
     assert_int_equal(worker_on_msg(&f->w, &f->s, b, 16, 0), 0);
 }
 
-/* seqMCast: the worker's connection settings, and each sender followed on its own; the
+/* seqMCast: the worker's connection (its link, and the settings the driver makes from it and
+ * the options), and each sender followed on its own; the
  * default still fails at the first wrong number, with the original's line. */
 static void test_mcast_per_sender(void **state)
 {
     fixture *f = *state;
-    assert_int_equal(f->w.opts.conn_type, TP_CONN_SEQ_MCAST);
-    assert_int_equal(f->w.opts.mc_instance_id, 1); /* thread 2 */
+    assert_int_equal(f->w.link.side, RUN_CLIENT);
+    assert_int_equal(f->w.link.protocol_type, TP_PROTOCOL_TRANSPORTPERF);
+    tp_opts t;
+    run_conn_tp(&f->cfg.opts, &f->w.link, &t);
+    assert_int_equal(t.conn_type, TP_CONN_SEQ_MCAST);
+    assert_int_equal(t.mc_instance_id, 1); /* thread 2 */
     assert_true(f->w.tracked);
     uint8_t b[76];
     tp_mc_from a = {0x7F000001, 30002, 0}, c = {0x7F000001, 30003, 0};
