@@ -437,8 +437,12 @@ typedef struct tp_run {
  * written while the run is open is queued after it, as after an open direct buffer.
  * Returns 0; TP_ENOBUFS when the output area has no room for one message even after a
  * flush; TP_EINVAL when the channel writes no runs (not an active RIPC channel over a socket
- * or TLS, compression, WebSocket, a buffer open, or a size that needs fragments): use
- * tp_get_buffer(); TP_EFAIL if the channel failed. */
+ * or TLS or an active shared-memory writer, compression, WebSocket, a buffer open, or a size
+ * that needs fragments): use tp_get_buffer(); TP_EFAIL if the channel failed. On a
+ * shared-memory writer the run is consecutive slots (stride: the slot's size), at most 64,
+ * up to the ring's end and the room a reader that reports its position leaves (TP_ENOBUFS:
+ * none), made visible together by tp_run_write(): one update of the ring's header for the run
+ * instead of one per message. */
 int tp_run_get(tp_channel *ch, uint32_t size, uint32_t want, unsigned flags, tp_run *run);
 
 /* Queues the first k messages of run (k <= run->n; 0 gives the run back unwritten) and

@@ -288,6 +288,9 @@ int tp_shm_read(tp_channel *ch, tp_msg *msg);
 int tp_shm_read_batch(tp_channel *ch, tp_msg *msgs, int max, bool *more);
 int tp_shm_get_buffer(tp_channel *ch, uint32_t size, bool packed, tp_buf **out);
 int tp_shm_write(tp_channel *ch, tp_buf *b, unsigned flags);
+/* tp_run_get() and tp_run_write() on a shared-memory channel (see tp.h and tp_shm_io.c). */
+int tp_shm_run_get(tp_channel *ch, uint32_t size, uint32_t want, tp_run *run);
+int tp_shm_run_write(tp_channel *ch, tp_run *run, uint32_t k);
 int tp_shm_release(tp_channel *ch, tp_buf *b);
 int tp_shm_flush(tp_channel *ch);
 int tp_shm_ping(tp_channel *ch);

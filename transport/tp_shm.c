@@ -5,9 +5,11 @@
  * and reads, starting at the writer's position at the time it attached.
  *
  * Writer, per message: fill the slot at `write`, then under the segment's spinlock advance
- * seqNumServer and `write`. Reader: lag = seqNumServer - its own count; too large a lag
- * means the reader was too slow and it gives up, as ETA's does. The reader starts at the
- * writer's position at its first tp_read() (ETA's at attach; see refill()).
+ * seqNumServer and `write` (a run, tp_shm_run_get(): fill up to SHM_RUN_MAX slots, then
+ * advance both past all of them under one lock). Reader: lag = seqNumServer - its own
+ * count; too large a lag means the reader was too slow and it gives up, as ETA's does. The
+ * reader starts at the writer's position at its first tp_read() (ETA's at attach; see
+ * refill()).
  *
  * What we do better while keeping the layout:
  *  - our reader copies a batch of slots into its own memory and checks once afterwards that

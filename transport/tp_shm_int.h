@@ -26,6 +26,9 @@
 #define SLOT_HDR 12 /* sizeof the ETA slot header struct on x86-64 */
 #define SLOT_DATA 8 /* offset of the payload in a slot */
 #define READER_MARK 0x80000000u
+/* Most slots in one run (tp_shm_run_get): the run's messages become visible together, so the
+ * first waits for the filling of the others (64 x 76 bytes: well under a microsecond). */
+#define SHM_RUN_MAX 64u
 
 typedef struct shm_hdr {
     uint64_t magic;          /* 0 */

@@ -1,8 +1,8 @@
 /*
  * Shared-memory transport: reading and writing messages over the segment that tp_shm.c set up
  * (tp_shm_int.h). The reader copies slots in batches and reports its position; the writer
- * publishes a slot at a time under the segment's spinlock and holds back for a reader that
- * reports (the top of tp_shm.c tells the whole scheme).
+ * publishes a slot (or a run of slots) at a time under the segment's spinlock and holds back
+ * for a reader that reports (the top of tp_shm.c tells the whole scheme).
  */
 #include "tp_shm_int.h"
 
@@ -282,14 +282,15 @@ int tp_shm_get_buffer(tp_channel *ch, uint32_t size, bool packed, tp_buf **out)
     return get_slow(ch, size, packed, out);
 }
 
-/* Makes the slot at woff visible: advance seqNumServer and `write` under the spinlock. */
-static void publish(struct tp_shm_chan *sc)
+/* Makes the n slots from woff visible (n >= 1, not past the ring's end): advances seqNumServer
+ * and `write` once, under the spinlock. */
+static void publish_n(struct tp_shm_chan *sc, uint32_t n)
 {
     shm_hdr *h = sc->h;
-    sc->woff += sc->slot_size;
+    sc->woff += (uint64_t)n * sc->slot_size;
     if (sc->woff >= sc->end)
         sc->woff = sc->start;
-    sc->wseq++;
+    sc->wseq += n;
     pthread_spin_lock(&h->lock);
     __atomic_store_n(&h->seq, sc->wseq, __ATOMIC_RELEASE);
     h->cb_write = sc->woff;
@@ -304,7 +305,7 @@ int tp_shm_write(tp_channel *ch, tp_buf *b, unsigned flags)
         uint16_t len = (uint16_t)b->len;
         memcpy(b->pay - SLOT_DATA, &len, 2);
         b->busy = 0;
-        publish(sc);
+        publish_n(sc, 1);
         ch->st.msgs_written++;
         ch->st.bytes_written += len;
         return 0;
@@ -320,6 +321,72 @@ int tp_shm_write(tp_channel *ch, tp_buf *b, unsigned flags)
         return TP_EINVAL;
     }
     b->busy = 0; /* zero length: nothing to send */
+    return 0;
+}
+
+/* Opens a run of up to want messages of size bytes in the slots from woff: run->n stops at
+ * the ring's end, at the room the reader leaves (flow_check) and at SHM_RUN_MAX, and the
+ * stride is the slot's size. Returns 0; TP_ENOBUFS when the reader leaves no room; TP_EINVAL
+ * when the channel is not an active writer, a buffer or run is open, or size or want is out
+ * of range; what a closed channel failed with. */
+int tp_shm_run_get(tp_channel *ch, uint32_t size, uint32_t want, tp_run *run)
+{
+    struct tp_shm_chan *sc = ch->shm;
+    if (TP_UNLIKELY(!ch->shm_wr || ch->direct.busy || size == 0 || size > sc->max_len ||
+                    want == 0)) {
+        if (ch->state == TP_STATE_CLOSED)
+            return tp_chan_refail(ch);
+        err_set("tp_run_get: no run of %u-byte messages on this shared-memory channel now", size);
+        return TP_EINVAL;
+    }
+    uint32_t n = (uint32_t)((sc->end - sc->woff) / sc->slot_size); /* to the ring's end */
+    if (n > SHM_RUN_MAX)
+        n = SHM_RUN_MAX;
+    if (n > want)
+        n = want;
+    uint32_t used = (uint32_t)sc->wseq - sc->flow_pos;
+    if (TP_UNLIKELY(used + n > sc->flow_limit)) {
+        /* the room last seen is short of the run: look at the reader's position again */
+        if (flow_check(ch, sc) < 0)
+            return TP_ENOBUFS;
+        used = (uint32_t)sc->wseq - sc->flow_pos;
+        if (n > sc->flow_limit - used)
+            n = sc->flow_limit - used;
+    }
+    ch->direct.busy = 1; /* the slots from woff are the run's until tp_shm_run_write() */
+    run->data = (uint8_t *)sc->h + sc->woff + SLOT_DATA;
+    run->stride = sc->slot_size;
+    run->size = size;
+    run->n = n;
+    return 0;
+}
+
+/* Gives the first k slots of the open run (k <= run->n) their header (length, no flags) and
+ * publishes them at once: one seqNumServer update under the spinlock for the k messages;
+ * k == 0 gives the run back. Returns 0; TP_EINVAL when run is not the channel's open run;
+ * what a closed channel failed with. */
+int tp_shm_run_write(tp_channel *ch, tp_run *run, uint32_t k)
+{
+    struct tp_shm_chan *sc = ch->shm;
+    uint8_t *sl = (uint8_t *)sc->h + sc->woff;
+    if (TP_UNLIKELY(!ch->shm_wr || !ch->direct.busy || k > run->n || run->data != sl + SLOT_DATA)) {
+        if (ch->state == TP_STATE_CLOSED)
+            return tp_chan_refail(ch);
+        err_set("tp_run_write: not the open run of this channel");
+        return TP_EINVAL;
+    }
+    ch->direct.busy = 0;
+    if (k == 0)
+        return 0;
+    const uint16_t len = (uint16_t)run->size;
+    const uint32_t zero = 0;
+    for (uint32_t i = 0; i < k; i++, sl += sc->slot_size) {
+        memcpy(sl, &len, 2);
+        memcpy(sl + 4, &zero, 4); /* slot flags */
+    }
+    publish_n(sc, k);
+    ch->st.msgs_written += k;
+    ch->st.bytes_written += (uint64_t)k * len;
     return 0;
 }
 
@@ -354,7 +421,7 @@ int tp_shm_ping(tp_channel *ch)
     uint32_t f = SLOT_F_PING;
     memcpy(sl, &zero, 2);
     memcpy(sl + 4, &f, 4);
-    publish(sc);
+    publish_n(sc, 1);
     ch->st.pings_sent++;
     return 0;
 }

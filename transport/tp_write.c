@@ -657,6 +657,8 @@ int tp_write(tp_channel *ch, tp_buf *b, unsigned flags)
 
 int tp_run_get(tp_channel *ch, uint32_t size, uint32_t want, unsigned flags, tp_run *run)
 {
+    if (ch->shm)
+        return tp_shm_run_get(ch, size, want, run);
     if (TP_UNLIKELY(!ch->wr_fast || ch->direct.busy || ch->n_deferred || size == 0 ||
                     size > ch->max_user || want == 0)) {
         if (ch->state == TP_STATE_CLOSED)
@@ -692,6 +694,8 @@ int tp_run_get(tp_channel *ch, uint32_t size, uint32_t want, unsigned flags, tp_
 
 int tp_run_write(tp_channel *ch, tp_run *run, uint32_t k, unsigned flags)
 {
+    if (ch->shm)
+        return tp_shm_run_write(ch, run, k);
     if (TP_UNLIKELY(!ch->wr_fast || !ch->direct.busy || k > run->n ||
                     run->data != ch->out + ch->out_tail + 3)) {
         if (ch->state == TP_STATE_CLOSED)

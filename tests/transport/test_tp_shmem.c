@@ -298,6 +298,139 @@ static void test_batch_reads(void **state)
     tp_server_close(srv);
 }
 
+/* Opens a run of up to want 76-byte messages on w and checks its stride and size; fills the
+ * first k (at most run.n) with sequence numbers from *seq and a byte pattern, writes them and
+ * advances *seq. Returns run.n. */
+static uint32_t run_write_k(tp_channel *w, uint32_t want, uint32_t k, uint64_t *seq)
+{
+    tp_run run;
+    assert_int_equal(tp_run_get(w, 76, want, 0, &run), 0);
+    assert_int_equal(run.stride, 272);
+    assert_int_equal(run.size, 76);
+    assert_in_range(run.n, 1, want);
+    if (k > run.n)
+        k = run.n;
+    uint8_t *p = run.data;
+    for (uint32_t i = 0; i < k; i++, p += run.stride) {
+        uint64_t v = *seq + i;
+        memcpy(p, &v, 8);
+        for (uint32_t b = 8; b < 76; b++)
+            p[b] = (uint8_t)(v + b);
+    }
+    assert_int_equal(tp_run_write(w, &run, k, 0), 0);
+    *seq += k;
+    return run.n;
+}
+
+/* Reads count messages, checking each one's length, sequence number from first and bytes
+ * (run_write_k's pattern). */
+static void read_runs(tp_channel *r, uint64_t first, uint64_t count)
+{
+    uint64_t got = 0;
+    tp_msg ms[64];
+    uint64_t end = tu_now_ms() + 2000;
+    while (got < count && tu_now_ms() < end) {
+        bool more;
+        int n = tp_read_batch(r, ms, count - got < 64 ? (int)(count - got) : 64, &more);
+        assert_true(n >= 0);
+        for (int i = 0; i < n; i++, got++) {
+            uint64_t v;
+            assert_int_equal(ms[i].len, 76);
+            memcpy(&v, ms[i].data, 8);
+            assert_int_equal(v, first + got);
+            for (uint32_t b = 8; b < 76; b++)
+                assert_int_equal(ms[i].data[b], (uint8_t)(v + b));
+        }
+    }
+    assert_int_equal(got, count);
+}
+
+/* Runs on the writer: slots written in place, visible together at tp_run_write() (all, some
+ * or none of them), a run stopping at SHM_RUN_MAX, at the ring's end and at the room our
+ * reader leaves (then TP_ENOBUFS), the refusals. */
+static void test_runs(void **state)
+{
+    (void)state;
+    new_key();
+    tp_opts o;
+    shm_opts(&o);
+    o.shm_flow_ms = 60000;
+    tp_server *srv;
+    tp_channel *w = writer_up(&srv, &o);
+    tp_channel *r = reader_up(&o);
+    tp_msg m;
+    bool more;
+    uint64_t seq = 0;
+
+    tp_run run;
+    assert_int_equal(tp_run_get(w, 76, 1000, 0, &run), 0);
+    assert_int_equal(run.n, 64);                                /* SHM_RUN_MAX */
+    assert_int_equal(tp_run_get(w, 76, 1, 0, &run), TP_EINVAL); /* one open at a time */
+    assert_int_equal(tp_read_batch(r, &m, 1, &more), 0);        /* nothing visible yet */
+    assert_int_equal(tp_run_write(w, &run, 65, 0), TP_EINVAL);  /* more than it holds */
+    assert_int_equal(tp_run_write(w, &run, 0, 0), 0);           /* given back */
+    assert_int_equal(tp_run_write(w, &run, 1, 0), TP_EINVAL);   /* not open any more */
+    assert_int_equal(tp_read_batch(r, &m, 1, &more), 0);
+
+    assert_int_equal(run_write_k(w, 1000, 1000, &seq), 64);
+    assert_int_equal(run_write_k(w, 10, 10, &seq), 10);
+    assert_int_equal(run_write_k(w, 30, 5, &seq), 30); /* 5 of 30 written */
+    write_msgs(w, seq, 1, 76, 1);                      /* a single write after a run */
+    read_runs(r, 0, seq);
+    assert_int_equal(read_msgs(r, seq, 1, 2000), 1);
+    seq++;
+    assert_int_equal(tp_read_batch(r, &m, 1, &more), 0);
+
+    /* up to 10 slots before the ring's end (1,000 slots): the run stops there, the next one
+     * starts at the ring's start */
+    while (seq < 990) {
+        uint32_t want = 990 - (uint32_t)seq < 64 ? 990 - (uint32_t)seq : 64;
+        uint64_t from = seq;
+        run_write_k(w, want, want, &seq);
+        read_runs(r, from, seq - from);
+    }
+    uint64_t from = seq;
+    assert_int_equal(run_write_k(w, 64, 64, &seq), 10);
+    assert_int_equal(run_write_k(w, 64, 64, &seq), 64);
+    read_runs(r, from, seq - from);
+
+    /* our reader leaves 750 slots (3/4 of the ring): runs shrink to the room, then
+     * TP_ENOBUFS; everything arrives once it reads */
+    from = seq;
+    uint32_t room = 750, last = 0;
+    while (room > 0) {
+        last = run_write_k(w, 64, 64, &seq);
+        assert_int_equal(last, room < 64 ? room : 64);
+        room -= last;
+    }
+    assert_int_equal(last, 750 % 64);
+    assert_int_equal(tp_run_get(w, 76, 1, 0, &run), TP_ENOBUFS);
+    assert_non_null(strstr(err_msg(), "ring full"));
+    read_runs(r, from, 750);
+    assert_int_equal(run_write_k(w, 64, 64, &seq), 64);
+    read_runs(r, from + 750, 64);
+
+    tp_stats st;
+    tp_get_stats(w, &st);
+    assert_int_equal(st.msgs_written, seq);
+    assert_int_equal(st.bytes_written, seq * 76);
+    tp_get_stats(r, &st);
+    assert_int_equal(st.msgs_read, seq);
+
+    /* refusals: sizes, want, a buffer open, the reader's side */
+    assert_int_equal(tp_run_get(w, 0, 1, 0, &run), TP_EINVAL);
+    assert_int_equal(tp_run_get(w, 300, 1, 0, &run), TP_EINVAL);
+    assert_int_equal(tp_run_get(w, 76, 0, 0, &run), TP_EINVAL);
+    tp_buf *b;
+    assert_int_equal(tp_get_buffer(w, 76, false, &b), 0);
+    assert_int_equal(tp_run_get(w, 76, 1, 0, &run), TP_EINVAL);
+    assert_int_equal(tp_release(w, b), 0);
+    assert_int_equal(tp_run_get(r, 76, 1, 0, &run), TP_EINVAL);
+    tp_close(r);
+    tp_close(w);
+    tp_server_close(srv);
+}
+
 /* Our writer does not run over our reader: a paused reader causes TP_ENOBUFS, not a
  * disconnection; everything arrives once the reader reads again. A reader that stops for
  * longer than shm_flow_ms is no longer waited for. */
@@ -608,6 +741,7 @@ int main(void)
         cmocka_unit_test(test_start_at_first_read),
         cmocka_unit_test(test_batch_reads),
         cmocka_unit_test(test_flow_control),
+        cmocka_unit_test(test_runs),
         cmocka_unit_test(test_shutdown_and_errors),
         cmocka_unit_test(test_eta_layout_and_reader),
         cmocka_unit_test(test_reader_of_foreign_segment),
