@@ -231,6 +231,27 @@ __attribute__((target("avx2"))) static inline uint64_t bits_of_avx2(const char *
 }
 #endif
 
+/* The SSE2 forms of the scan even on a CPU with AVX2: set by tests (cons_jscan_sse2). */
+static bool scan_sse2_only;
+
+/* 1 when the scan takes its AVX2 forms (scan_far_avx2, scan_fields_avx2): the CPU has AVX2 and
+ * BMI, and no test chose the SSE2 ones (cons_jscan_sse2); else 0. One load and a test of a
+ * static, then of the CPU's features: for the choice once per search or "Fields" object. */
+static inline bool scan_avx2(void)
+{
+#ifdef HAVE_AVX2_BITS
+    return !scan_sse2_only && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi");
+#else
+    return false;
+#endif
+}
+
+int cons_jscan_sse2(int on)
+{
+    scan_sse2_only = on != 0;
+    return scan_avx2();
+}
+
 /* The stop bits of the 64 bytes at p: by bits_of_avx2 when avx2, else by bits_of. */
 static inline __attribute__((always_inline)) uint64_t bits_by(const char *p, bool avx2)
 {
@@ -251,22 +272,30 @@ __attribute__((noinline)) static uint64_t short_bits(const char *p, size_t n)
     return bits_of(tail);
 }
 
-/* The stop bits of the block at[0..64) of the frame base[0..end - base) (base <= at <= end).
- * The bytes past the end count as stop bytes, so that every search ends by the end. The last
- * block of a frame of 64 bytes or more is read from the frame's last 64 bytes; of a shorter
- * frame, from a copy (short_bits). */
-static inline __attribute__((always_inline)) uint64_t block_bits(const char *base, const char *at,
-                                                                 const char *end, bool avx2)
+/* The stop bits of the last block at[0..64) of the frame base[0..end - base) (base <= at <= end,
+ * fewer than 64 bytes from at to the end), the bytes past the end counting as stop bytes: read
+ * from the frame's last 64 bytes, or from a copy (short_bits) when the frame is shorter. */
+__attribute__((noinline)) static uint64_t last_bits(const char *base, const char *at,
+                                                    const char *end)
 {
     size_t n = (size_t)(end - at);
-    if (__builtin_expect(n >= BLK, 1))
-        return bits_by(at, avx2);
     if (n == 0)
         return ~0ull;
     uint64_t past = ~0ull << n;
     if (end - base >= BLK)
-        return bits_by(end - BLK, avx2) >> (BLK - n) | past;
+        return bits_of(end - BLK) >> (BLK - n) | past;
     return short_bits(at, n) | past;
+}
+
+/* The stop bits of the block at[0..64) of the frame base[0..end - base) (base <= at <= end).
+ * The bytes past the end count as stop bytes, so that every search ends by the end (the last
+ * block's bits by last_bits). */
+static inline __attribute__((always_inline)) uint64_t block_bits(const char *base, const char *at,
+                                                                 const char *end, bool avx2)
+{
+    if (__builtin_expect((size_t)(end - at) >= BLK, 1))
+        return bits_by(at, avx2);
+    return last_bits(base, at, end);
 }
 
 /* A block of the scan and its stop bits, as scan_far returns them (in two registers). */
@@ -291,6 +320,7 @@ static inline __attribute__((always_inline)) scan_blk scan_far_by(const char *ba
 }
 
 #ifdef HAVE_AVX2_BITS
+/* scan_far_by with the AVX2 bits_by (the CPU must have AVX2). */
 __attribute__((target("avx2"), noinline)) static scan_blk
 scan_far_avx2(const char *base, const char *p, const char *end)
 {
@@ -298,17 +328,19 @@ scan_far_avx2(const char *base, const char *p, const char *end)
 }
 #endif
 
+/* scan_far_by with the SSE2 (or plain C) bits_by. */
 __attribute__((noinline)) static scan_blk scan_far_sse2(const char *base, const char *p,
                                                         const char *end)
 {
     return scan_far_by(base, p, end, false);
 }
 
+/* scan_far_by with the widest bits_by the scan takes (scan_avx2): see there. */
 static inline __attribute__((always_inline)) scan_blk scan_far(const char *base, const char *p,
                                                                const char *end)
 {
 #ifdef HAVE_AVX2_BITS
-    if (__builtin_cpu_supports("avx2"))
+    if (scan_avx2())
         return scan_far_avx2(base, p, end);
 #endif
     return scan_far_sse2(base, p, end);
@@ -324,6 +356,22 @@ find_stop(const char *base, const char *end, const char **blk, uint64_t *stop, c
     if (__builtin_expect(rel < BLK, 1) && __builtin_expect((m = *stop >> rel) != 0, 1))
         return p + __builtin_ctzll(m);
     scan_blk b = scan_far(base, p, end);
+    *blk = b.blk;
+    *stop = b.stop;
+    return b.blk + __builtin_ctzll(b.stop);
+}
+
+/* find_stop with the next blocks' bits computed in line (scan_far_by), by the bits_by of avx2:
+ * for the loops that hold the block and its bits in locals (scan_fields_by). */
+static inline __attribute__((always_inline)) const char *
+find_stop_by(const char *base, const char *end, const char **blk, uint64_t *stop, const char *p,
+             bool avx2)
+{
+    size_t rel = (size_t)(p - *blk);
+    uint64_t m;
+    if (__builtin_expect(rel < BLK, 1) && __builtin_expect((m = *stop >> rel) != 0, 1))
+        return p + __builtin_ctzll(m);
+    scan_blk b = scan_far_by(base, p, end, avx2);
     *blk = b.blk;
     *stop = b.stop;
     return b.blk + __builtin_ctzll(b.stop);
@@ -462,6 +510,42 @@ static inline __attribute__((always_inline)) const char *field_value(cons_jscan 
     return e;
 }
 
+/* The walk of scan_fields_by's first loop: *m holds the stop bits of the block *blk[0..64)
+ * (*stop) after the last stop byte passed. When all are passed, the block becomes the next one
+ * with a stop byte (scan_far_by): *blk + 64 <= end then, as the bits of the bytes past the end
+ * are never passed. */
+static inline __attribute__((always_inline)) void walk_blk(const char *base, const char *end,
+                                                           const char **blk, uint64_t *stop,
+                                                           uint64_t *m, bool avx2)
+{
+    if (__builtin_expect(!*m, 0)) {
+        scan_blk b = scan_far_by(base, *blk + BLK, end, avx2);
+        *blk = b.blk;
+        *m = *stop = b.stop;
+    }
+}
+
+/* Passes the next stop byte, which the caller knows (a quote it has seen). */
+static inline __attribute__((always_inline)) void walk_pass(const char *base, const char *end,
+                                                            const char **blk, uint64_t *stop,
+                                                            uint64_t *m, bool avx2)
+{
+    walk_blk(base, end, blk, stop, m, avx2);
+    *m &= *m - 1;
+}
+
+/* The next stop byte (end at the latest), passed. */
+static inline __attribute__((always_inline)) const char *walk_next(const char *base,
+                                                                   const char *end,
+                                                                   const char **blk, uint64_t *stop,
+                                                                   uint64_t *m, bool avx2)
+{
+    walk_blk(base, end, blk, stop, m, avx2);
+    const char *q = *blk + __builtin_ctzll(*m);
+    *m &= *m - 1;
+    return q;
+}
+
 /* The scan of a "Fields" object at p ('{'), what read_fields does for the usual text: keys
  * without escapes, values that are numbers, strings without escapes, or null, no syntax error.
  * Returns the end of the object and updates *st and *blank; NULL when the object holds anything
@@ -469,13 +553,15 @@ static inline __attribute__((always_inline)) const char *field_value(cons_jscan 
  * the full reader, which says what is wrong). The usual text, "KEY":VALUE members joined by ','
  * without white space and more than 20 bytes before the end of the frame, is read by the first
  * loop, its place in locals (in registers), each separator tested by one comparison of two
- * bytes; the rest by the second loop, which allows white space (*sp is updated at the end). */
-static const char *scan_fields(cons_jscan *sp, const char *p, payload_stamps *st, bool *blank)
+ * bytes, the next blocks' bits computed in line by the bits_by of avx2 (scan_fields chooses);
+ * the rest by the second loop, which allows white space (*sp is updated at the end). */
+static inline __attribute__((always_inline)) const char *
+scan_fields_by(cons_jscan *sp, const char *p, payload_stamps *st, bool *blank, bool avx2)
 {
     cons_jscan s = *sp;
     const char *end = s.end, *base = s.base, *ret = NULL, *key, *ke, *v, *e;
     const char *blk = s.blk, *near = end - 20; /* before near: 20 bytes to read without a test */
-    uint64_t stop = s.stop;
+    uint64_t stop = s.stop, m = 0;
     size_t sum = st->sum;
     bool b = *blank;
     p = skip_ws(p + 1, end);
@@ -486,14 +572,21 @@ static const char *scan_fields(cons_jscan *sp, const char *p, payload_stamps *st
     if (p >= end || *p != '"')
         goto out;
     key = p + 1;
-    for (;;) { /* key: the contents of a member's key */
-        ke = find_stop(base, end, &blk, &stop, key);
+    ke = find_stop_by(base, end, &blk, &stop, key, avx2);
+    m = stop & (~1ull << (ke - blk)); /* the stop bytes after ke */
+    for (;;) { /* ke: the first stop byte after the opening quote of a member's key */
         if (__builtin_expect(ke >= near, 0) || !two_are(ke, '"', ':'))
             break; /* white space, an escape, the frame's last bytes */
         v = ke + 2;
         if (*v == '"') {
-            e = find_stop(base, end, &blk, &stop, v + 1);
-            if (__builtin_expect(e >= near, 0) || *e != '"')
+            walk_pass(base, end, &blk, &stop, &m, avx2); /* v */
+            e = walk_next(base, end, &blk, &stop, &m, avx2);
+            if (__builtin_expect(e >= near, 0)) {
+                blk = ke; /* the second loop reads the value: no bits */
+                stop = 0;
+                break;
+            }
+            if (*e != '"')
                 goto out_blk;
             sum += (size_t)(e - v - 1);
             e++;
@@ -526,7 +619,9 @@ static const char *scan_fields(cons_jscan *sp, const char *p, payload_stamps *st
             p = e;
             goto next;
         }
+        walk_pass(base, end, &blk, &stop, &m, avx2); /* e + 1 */
         key = e + 2;
+        ke = walk_next(base, end, &blk, &stop, &m, avx2);
     }
     s.blk = blk;
     s.stop = stop;
@@ -557,6 +652,33 @@ out:
     st->sum = sum;
     *blank = b;
     return ret;
+}
+
+#ifdef HAVE_AVX2_BITS
+/* scan_fields_by with the AVX2 bits_by (the CPU must have AVX2 and BMI). */
+__attribute__((target("avx2,bmi"), noinline)) static const char *
+scan_fields_avx2(cons_jscan *sp, const char *p, payload_stamps *st, bool *blank)
+{
+    return scan_fields_by(sp, p, st, blank, true);
+}
+#endif
+
+/* scan_fields_by with the SSE2 (or plain C) bits_by. */
+__attribute__((noinline)) static const char *scan_fields_sse2(cons_jscan *sp, const char *p,
+                                                              payload_stamps *st, bool *blank)
+{
+    return scan_fields_by(sp, p, st, blank, false);
+}
+
+/* scan_fields_by with the widest bits_by the scan takes (scan_avx2): see there. */
+static inline const char *scan_fields(cons_jscan *sp, const char *p, payload_stamps *st,
+                                      bool *blank)
+{
+#ifdef HAVE_AVX2_BITS
+    if (scan_avx2())
+        return scan_fields_avx2(sp, p, st, blank);
+#endif
+    return scan_fields_sse2(sp, p, st, blank);
 }
 
 /* The members of a "Fields" object: numbers and strings are values, null a blank; stamps are

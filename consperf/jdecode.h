@@ -76,4 +76,10 @@ void cons_jreader_init(cons_jreader *r, const char *text, size_t len);
  * the frame is done. */
 int cons_jreader_next(cons_jreader *r, cons_jmsg *m);
 
+/* For tests, which read the same text with both forms of the scan: on (non-zero) makes every
+ * reader's scan take its SSE2 forms from then on, even on a CPU with AVX2; 0 the widest forms
+ * the CPU has again (the default). Not to be called while another thread reads a frame.
+ * Returns 1 when the scan takes its AVX2 forms after the call, else 0. */
+int cons_jscan_sse2(int on);
+
 #endif

@@ -2,7 +2,8 @@
  * (login and directory refreshes, item refreshes, updates with and without TIM_TRK_1, packed
  * arrays, generic messages with TIM_TRK_3, reflected posts with TIM_TRK_2 and PostUserInfo) is
  * read message by message and checked against the text; the blank rule of the original's
- * reader; and the errors (not JSON, not an object, a field of an unhandled type). */
+ * reader; and the errors (not JSON, not an object, a field of an unhandled type). Every text is
+ * read with both forms of the scan (AVX2 where the CPU has it, and SSE2), which must agree. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,28 +31,50 @@ typedef struct totals {
     unsigned scanned; /* messages the scan read alone */
 } totals;
 
-/* Reads text[0..len) with the scan and with the full reader alone, and fails unless both give
- * the same messages and the same end (the end of the frame, or the same error text). Adds the
- * messages the scan read alone to *scanned. Returns the number of messages. */
+/* cons_jreader_next with the SSE2 forms of the scan (cons_jscan_sse2), the widest forms the
+ * CPU has again after it. Returns what cons_jreader_next returns. */
+static int next_sse2(cons_jreader *r, cons_jmsg *m)
+{
+    cons_jscan_sse2(1);
+    int rc = cons_jreader_next(r, m);
+    cons_jscan_sse2(0);
+    return rc;
+}
+
+/* Reads text[0..len) with the scan in the widest forms the CPU has, with the scan in its SSE2
+ * forms, and with the full reader alone, and fails unless all three give the same messages and
+ * the same end (the end of the frame, or the same error text), and both forms of the scan read
+ * the same messages alone and stop at the same place. Adds the messages the scan read alone to
+ * *scanned. Returns the number of messages. */
 static unsigned same_frame_n(const char *text, size_t len, unsigned *scanned)
 {
-    cons_jreader a, b;
+    cons_jreader a, b, c;
     cons_jreader_init(&a, text, len);
     cons_jreader_init(&b, text, len);
+    cons_jreader_init(&c, text, len);
     b.full = true;
     unsigned n = 0;
     for (;; n++) {
-        cons_jmsg ma, mb;
+        cons_jmsg ma, mb, mc;
         memset(&ma, 0, sizeof(ma));
         memset(&mb, 0, sizeof(mb));
+        memset(&mc, 0, sizeof(mc));
         int ra = cons_jreader_next(&a, &ma);
-        char ea[ERR_MSG_MAX];
+        char ea[ERR_MSG_MAX], ec[ERR_MSG_MAX];
         snprintf(ea, sizeof(ea), "%s", ra < 0 ? err_msg() : "");
+        int rc = next_sse2(&c, &mc);
+        snprintf(ec, sizeof(ec), "%s", rc < 0 ? err_msg() : "");
         int rb = cons_jreader_next(&b, &mb);
         if (ra != rb || (ra < 0 && strcmp(ea, err_msg()) != 0) ||
             (ra > 0 && !ts_jmsg_same(&ma, &mb)))
             fail_msg("message %u of '%.*s': scan %d '%s', full reader %d '%s'", n + 1,
                      (int)(len > 300 ? 300 : len), text, ra, ea, rb, rb < 0 ? err_msg() : "");
+        if (ra != rc || strcmp(ea, ec) != 0 || (ra > 0 && !ts_jmsg_same(&ma, &mc)) ||
+            a.scanned != c.scanned || a.lx.p != c.lx.p)
+            fail_msg("message %u of '%.*s': scan %d '%s' (%u scanned), its SSE2 forms %d '%s' "
+                     "(%u scanned)",
+                     n + 1, (int)(len > 300 ? 300 : len), text, ra, ea, a.scanned, rc, ec,
+                     c.scanned);
         if (ra <= 0)
             break;
     }
@@ -296,11 +319,13 @@ static void test_fields_paths(void **st)
         {"{\"ID\":5,\"Fields\":{\"A\tB\":1,\"B\":\"padding padding padding padding\"}}",
          "control byte 0x09 inside a string"},
     };
-    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    for (size_t i = 0; i < 2 * sizeof(bad) / sizeof(bad[0]); i++) { /* both forms of the scan */
+        const char *text = bad[i / 2][0], *why = bad[i / 2][1];
         cons_jreader r;
-        cons_jreader_init(&r, bad[i][0], strlen(bad[i][0]));
-        if (cons_jreader_next(&r, &m) != -1 || !strstr(err_msg(), bad[i][1]))
-            fail_msg("case %zu: '%s' lacks '%s'", i, err_msg(), bad[i][1]);
+        cons_jreader_init(&r, text, strlen(text));
+        int rc = i % 2 ? next_sse2(&r, &m) : cons_jreader_next(&r, &m);
+        if (rc != -1 || !strstr(err_msg(), why))
+            fail_msg("case %zu%s: '%s' lacks '%s'", i / 2, i % 2 ? " (SSE2)" : "", err_msg(), why);
     }
 }
 
@@ -431,16 +456,33 @@ static void test_errors(void **st)
         {"[{\"ID\":5}] x", "text after the end"},
         {"[{\"ID\":5,\"Domain\":\"Nowhere\"}]", "unknown domain \"Nowhere\""},
     };
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    for (size_t i = 0; i < 2 * sizeof(cases) / sizeof(cases[0]); i++) { /* both forms */
+        const bad *c = &cases[i / 2];
         cons_jreader r;
-        cons_jreader_init(&r, cases[i].text, strlen(cases[i].text));
+        cons_jreader_init(&r, c->text, strlen(c->text));
         cons_jmsg m;
         int rc;
-        while ((rc = cons_jreader_next(&r, &m)) == 1)
+        while ((rc = i % 2 ? next_sse2(&r, &m) : cons_jreader_next(&r, &m)) == 1)
             ;
-        if (rc != -1 || !strstr(err_msg(), cases[i].why))
-            fail_msg("case %zu: rc %d, '%s' lacks '%s'", i, rc, err_msg(), cases[i].why);
+        if (rc != -1 || !strstr(err_msg(), c->why))
+            fail_msg("case %zu%s: rc %d, '%s' lacks '%s'", i / 2, i % 2 ? " (SSE2)" : "", rc,
+                     err_msg(), c->why);
     }
+}
+
+/* The choice of the scan's forms: the SSE2 ones when a test asks, the AVX2 ones again after
+ * it where the CPU has AVX2 and BMI (so that the tests above read every text with both). */
+static void test_scan_forms(void **st)
+{
+    (void)st;
+    assert_int_equal(cons_jscan_sse2(1), 0);
+    int wide = cons_jscan_sse2(0);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    assert_int_equal(wide, __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi"));
+#else
+    assert_int_equal(wide, 0);
+#endif
+    print_message("the scan's widest forms here: %s\n", wide ? "AVX2" : "SSE2");
 }
 
 int main(void)
@@ -448,7 +490,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_captures),     cmocka_unit_test(test_rules),
         cmocka_unit_test(test_fields_paths), cmocka_unit_test(test_scan_vs_full),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_errors),       cmocka_unit_test(test_scan_forms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
