@@ -559,8 +559,11 @@ static inline __attribute__((always_inline)) const char *
 scan_fields_by(cons_jscan *sp, const char *p, payload_stamps *st, bool *blank, bool avx2)
 {
     cons_jscan s = *sp;
-    const char *end = s.end, *base = s.base, *ret = NULL, *key, *ke, *v, *e;
-    const char *blk = s.blk, *near = end - 20; /* before near: 20 bytes to read without a test */
+    const char *end = s.end, *base = s.base, *ret = NULL;
+    const char *blk = s.blk, *key, *ke, *v, *e;
+    /* before near: 20 bytes to read without a test; in a frame shorter than 20 bytes, none
+     * (near at its start, where end - 20 would point before it) */
+    const char *near = end - base >= 20 ? end - 20 : base;
     uint64_t stop = s.stop, m = 0;
     size_t sum = st->sum;
     bool b = *blank;

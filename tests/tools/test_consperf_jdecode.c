@@ -249,6 +249,21 @@ static void test_fields_paths(void **st)
     assert_int_equal(m.st.sum, 5 + 3 + 2 + 5);
     one("{\"ID\":6,\"Fields\":{}}", &m, 1);
     assert_int_equal(m.st.sum, 0);
+    /* frames shorter than 20 bytes, whole and cut after each byte (in buffers of their size) */
+    static const char *const shorts[] = {"{\"Fields\":{\"A\":1}}", "{\"Fields\":{\"B\":\"\"}}"};
+    for (size_t i = 0; i < 2; i++) {
+        size_t n = strlen(shorts[i]);
+        assert_true(n < 20);
+        one(shorts[i], &m, 1);
+        assert_int_equal(m.st.sum, 1 - i);
+        for (size_t cut = 1; cut <= n; cut++) {
+            char *own = malloc(cut);
+            assert_non_null(own);
+            memcpy(own, shorts[i], cut);
+            same_frame(own, cut, NULL);
+            free(own);
+        }
+    }
     /* escapes in a key and a value: read by the full path, same rules */
     one("{\"ID\":5,\"Fields\":{\"A\\\"B\":\"a\\nb\",\"TIM_TRK_2\":7,\"TIM_TRK_3\":8}}", &m, 1);
     assert_int_equal(m.st.t[1], 7);
