@@ -355,6 +355,59 @@ int tp_read(tp_channel *ch, tp_msg *msg);
  * returned first and the failure comes with the next call. */
 int tp_read_batch(tp_channel *ch, tp_msg *msgs, int max, bool *more);
 
+/* What tp_read_frames() returns: one message, or the messages of one packed frame still in
+ * their wire form (docs/wire.md#packing), for a caller that walks them itself instead of
+ * having each one's view stored for it. */
+typedef struct tp_frame {
+    const uint8_t *data;
+    uint32_t len;
+    uint32_t packed; /* 0: data[0..len) is one message. Else: data[0..len) is `packed`
+                      * entries, each a 2-byte length (tp_packed_len(), never 0) and that
+                      * many bytes (a message), the next one right after, the last one ending
+                      * exactly at data + len; every length has been checked to fit. The
+                      * messages' bytes are len - 2 * packed */
+} tp_frame;
+
+/* The length of the packed entry at p (within a tp_frame with packed != 0); its message
+ * starts at p + 2, the next entry at p + 2 + the length. */
+static inline uint32_t tp_packed_len(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 8 | p[1];
+}
+
+/* The next message of frame f, walking from *at (f->data at first; advanced past what it
+ * returns): returns true with *m its view, false when f holds no more. A frame with packed 0
+ * is its one message. */
+static inline bool tp_frame_next(const tp_frame *f, const uint8_t **at, tp_msg *m)
+{
+    const uint8_t *p = *at, *const end = f->data + f->len;
+    if (p == end)
+        return false;
+    if (!f->packed) {
+        m->data = p;
+        m->len = f->len;
+    } else {
+        m->len = tp_packed_len(p);
+        m->data = p + 2;
+    }
+    *at = m->data + m->len;
+    return true;
+}
+
+/*
+ * tp_read_batch() by frames: up to max (>= 1) frames into f[0..n), each one message or a run
+ * of a packed frame's messages (tp_frame), in the order tp_read() would return them. A packed
+ * frame costs its reader one check of its lengths here and no view per message; the count of
+ * messages comes with it; an empty entry is left out (a frame ends before it, the next begins
+ * after it), and a packed frame may be cut between two frames when f is full. *more, the
+ * views' validity, the one read() system call, pings, statistics and failures are as for
+ * tp_read_batch(); a packed frame whose lengths are malformed yields its well-formed leading
+ * entries as a frame and its failure with the next call. Frames of any other kind (fragments,
+ * compressed, WebSocket, multicast, shared memory) come one message each. Returns n (0:
+ * nothing complete is available, or only pings were) or TP_EFAIL.
+ */
+int tp_read_frames(tp_channel *ch, tp_frame *f, int max, bool *more);
+
 /* True when tp_read can return something without the descriptor becoming readable: a
  * complete frame is buffered, a stream layer (TLS) holds bytes it has already read, or the
  * last read() filled the input area (the socket most likely holds more). */

@@ -586,6 +586,137 @@ int tp_read_batch(tp_channel *ch, tp_msg *msgs, int max, bool *more)
     return n;
 }
 
+/* The packed entries from p to end checked in one pass of their lengths, up to the first
+ * empty or malformed one: returns where the checked ones end (end when all are), *msgs their
+ * number. One comparison an entry: with r the bytes after its length, 1 <= len <= r is
+ * len - 1 < r, an empty entry's len - 1 wrapping round. */
+static inline const uint8_t *pack_check(const uint8_t *p, const uint8_t *const end, uint32_t *msgs)
+{
+    uint32_t k = 0;
+    if (end - p >= 2) {
+        const uint8_t *const last = end - 2; /* the last place a length may start */
+        while (p <= last) {
+            const size_t len = tp_get16(p);
+            if (TP_UNLIKELY(len - 1 >= (size_t)(last - p)))
+                break;
+            k++;
+            p += 2 + len;
+        }
+    }
+    *msgs = k;
+    return p;
+}
+
+/* The packed entries from p to end into frames f[n..max): each run of messages between empty
+ * entries (skipped) one frame. A malformed length or stray bytes leave ch->pk_cur on them, for
+ * tp_ripc_pack_next() to report; entries left when f is full leave ch->pk_cur on the first of
+ * them. Returns the new n; adds the messages to *msgs. */
+static inline int frame_packed(tp_channel *ch, const uint8_t *p, const uint8_t *const end,
+                               tp_frame *f, int n, int max, uint64_t *msgs)
+{
+    for (;;) {
+        uint32_t k;
+        const uint8_t *const q = pack_check(p, end, &k);
+        if (TP_LIKELY(k != 0)) {
+            if (TP_UNLIKELY(n == max))
+                break;
+            f[n++] = (tp_frame){.data = p, .len = (uint32_t)(q - p), .packed = k};
+            *msgs += k;
+        }
+        p = q;
+        if (TP_LIKELY(p == end)) {
+            ch->pk_cur = NULL;
+            return n;
+        }
+        if (end - p < 2 || tp_get16(p) != 0)
+            break; /* malformed */
+        p += 2;    /* an empty entry */
+    }
+    ch->pk_cur = p;
+    ch->pk_end = end;
+    return n;
+}
+
+/* batch_take() by frames: the plain and packed data frames complete in the input area (and
+ * the rest of a packed frame being split) into f[n..max), with the same checks and stops.
+ * Returns the new n. */
+static int frames_take(tp_channel *ch, tp_frame *f, int n, int max)
+{
+    uint64_t msgs = 0;
+    if (ch->pk_cur)
+        n = frame_packed(ch, ch->pk_cur, ch->pk_end, f, n, max, &msgs);
+    if (!ch->pk_cur) {
+        const uint8_t *const in = ch->in, *const end = in + ch->in_wr;
+        const uint8_t *p = in + ch->in_rd;
+        const uint32_t maxf = ch->max_in_frame;
+        while (n < max && end - p >= 3) {
+            uint32_t flen = tp_get16(p);
+            /* complete, and 4 .. max_in_frame bytes long (a payload, not refused) */
+            if (flen > (size_t)(end - p) || flen - 4u > maxf - 4u)
+                break;
+            if (TP_LIKELY(p[2] == TP_F_DATA)) {
+                /* a run of plain frames in a loop of its own, as in batch_take() */
+                tp_frame *o = f + n, *const oe = f + max;
+                do {
+                    *o++ = (tp_frame){.data = p + 3, .len = flen - 3, .packed = 0};
+                    p += flen;
+                    if (o == oe || end - p < 3)
+                        break;
+                    flen = tp_get16(p);
+                } while (flen <= (size_t)(end - p) && flen - 4u <= maxf - 4u && p[2] == TP_F_DATA);
+                msgs += (uint64_t)(o - (f + n));
+                n = (int)(o - f);
+                continue;
+            }
+            if (p[2] != (TP_F_DATA | TP_F_PACKED))
+                break;
+            const int before = n;
+            n = frame_packed(ch, p + 3, p + flen, f, n, max, &msgs);
+            p += flen;
+            if (ch->pk_cur)
+                break;
+            if (n == before)
+                ch->st.pings_read++; /* only empty entries: a ping, as tp_read() counts it */
+        }
+        ch->in_rd = (uint32_t)(p - in);
+    }
+    ch->st.msgs_read += msgs;
+    ch->rd_fast = !ch->pk_cur;
+    return n;
+}
+
+int tp_read_frames(tp_channel *ch, tp_frame *f, int max, bool *more)
+{
+    int n = 0;
+    if (TP_LIKELY(batch_ok(ch))) {
+        n = frames_take(ch, f, 0, max);
+        if (TP_LIKELY(n > 0)) {
+            *more = more_flag(ch) != 0;
+            return n;
+        }
+    }
+    if (ch->shm) { /* the slots one refill copied, a frame each */
+        tp_msg ms[64];
+        n = tp_shm_read_batch(ch, ms, max < 64 ? max : 64, more);
+        for (int i = 0; i < n; i++)
+            f[i] = (tp_frame){.data = ms[i].data, .len = ms[i].len, .packed = 0};
+        return n;
+    }
+    /* nothing plain is complete: one tp_read() (the other frames, the system call) */
+    tp_msg m;
+    int rc = tp_read(ch, &m);
+    if (rc < 0)
+        return rc;
+    if (rc & TP_READ_MSG)
+        f[n++] = (tp_frame){.data = m.data, .len = m.len, .packed = 0};
+    *more = (rc & TP_READ_MORE) != 0;
+    if (*more && batch_ok(ch) && n < max) {
+        n = frames_take(ch, f, n, max);
+        *more = more_flag(ch) != 0;
+    }
+    return n;
+}
+
 bool tp_read_ready(const tp_channel *ch)
 {
     if (ch->mc)

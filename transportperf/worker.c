@@ -279,6 +279,7 @@ static const run_drv_ops ops = {
     .up = on_up,
     .msg = worker_on_read,
     .msgs = worker_on_reads,
+    .frames = worker_on_frames,
     .batch = worker_on_batch,
     .down = on_down,
     .connecting = on_connecting,

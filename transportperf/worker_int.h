@@ -17,6 +17,11 @@ int worker_on_read(void *w, run_drv_ch *c, const tp_msg *m);
  * as worker_on_read does, for the first message that fails (the rest are not looked at). */
 int worker_on_reads(void *w, run_drv_ch *c, const tp_msg *m, int n);
 
+/* run_drv_ops.frames: the frames f[0..n) read from channel c, what worker_on_reads does for
+ * their messages, a packed frame's walked in place (its lengths checked by the transport).
+ * Returns as worker_on_reads does. */
+int worker_on_frames(void *w, run_drv_ch *c, const tp_frame *f, int n);
+
 /* run_drv_ops.batch: the counts of the read batch of c published. */
 void worker_on_batch(void *w, run_drv_ch *c);
 

@@ -163,6 +163,18 @@ int worker_on_read(void *arg, run_drv_ch *c, const tp_msg *m)
     return 0;
 }
 
+/* A wrong message stopped the check of a read: the read's counts up to and including it
+ * published with the batch, the test marked failed. Returns RUN_DRV_CLOSE. */
+static int reads_failed(tperf_worker *w, tperf_session *s, uint64_t msgs, uint64_t bytes)
+{
+    s->batch_n += msgs;
+    s->batch_bytes += bytes;
+    static const char why[] = "Message callback returned failure.";
+    err_set("thread %d: %s", w->index + 1, why);
+    run_drv_mark(&w->drv, RUN_EXIT_FAILED, NULL);
+    return err_set("%s", why), RUN_DRV_CLOSE;
+}
+
 int worker_on_reads(void *arg, run_drv_ch *c, const tp_msg *m, int n)
 {
     tperf_worker *w = arg;
@@ -189,18 +201,90 @@ int worker_on_reads(void *arg, run_drv_ch *c, const tp_msg *m, int n)
             continue;
         }
         s->recv_seq = seq;
-        if (worker_on_msg(w, s, p, len, 0) < 0) {
-            s->batch_n += (uint64_t)(q - m) + 1;
-            s->batch_bytes += bytes;
-            static const char why[] = "Message callback returned failure.";
-            err_set("thread %d: %s", w->index + 1, why);
-            run_drv_mark(&w->drv, RUN_EXIT_FAILED, NULL);
-            return err_set("%s", why), RUN_DRV_CLOSE;
-        }
+        if (worker_on_msg(w, s, p, len, 0) < 0)
+            return reads_failed(w, s, (uint64_t)(q - m) + 1, bytes);
         seq = s->recv_seq;
     }
     s->recv_seq = seq;
     s->batch_n += (uint64_t)n;
+    s->batch_bytes += bytes;
+    return 0;
+}
+
+/* The messages of packed frame f before `upto` (an entry's start) and their bytes, for the
+ * counts of a read stopped there. */
+static uint64_t packed_before(const tp_frame *f, const uint8_t *upto, uint64_t *bytes)
+{
+    uint64_t k = 0;
+    for (const uint8_t *p = f->data; p < upto; p += 2 + tp_packed_len(p), k++)
+        *bytes += tp_packed_len(p);
+    return k;
+}
+
+int worker_on_frames(void *arg, run_drv_ch *c, const tp_frame *f, int n)
+{
+    tperf_worker *w = arg;
+    tperf_session *s = c->user;
+    const tp_frame *const fend = f + n;
+    if (w->cfg->reflect_msgs || s->json || s->mc || w->tracked || !s->recv_any) {
+        for (const tp_frame *fr = f; fr != fend; fr++) {
+            const uint8_t *at = fr->data;
+            tp_msg m;
+            while (tp_frame_next(fr, &at, &m)) {
+                int r = worker_on_read(arg, c, &m);
+                if (r != 0)
+                    return r;
+            }
+        }
+        return 0;
+    }
+    /* The usual message: the next number, no time stamp; in a packed frame, one length read
+     * and the next entry's place (a frame's bytes are counted once). Anything else (a gap, a
+     * stamped or short message) goes through worker_on_msg, which the walk then continues
+     * after. */
+    uint64_t seq = s->recv_seq, bytes = 0, msgs = (uint64_t)n; /* a packed frame adds the rest */
+    for (const tp_frame *fr = f; fr != fend; fr++) {
+        if (!fr->packed) {
+            const uint8_t *p = fr->data;
+            const uint32_t len = fr->len;
+            bytes += len;
+            if (__builtin_expect(len >= TPERF_MSG_HEAD && tperf_msg_seq(p) == seq &&
+                                     tperf_msg_stamp(p) == 0,
+                                 1)) {
+                seq++;
+                continue;
+            }
+            s->recv_seq = seq;
+            if (worker_on_msg(w, s, p, len, 0) < 0)
+                return reads_failed(w, s, msgs - (uint64_t)(fend - fr) + 1, bytes);
+            seq = s->recv_seq;
+            continue;
+        }
+        const uint8_t *e = fr->data, *const end = e + fr->len;
+        do {
+            const uint8_t *const at = e;
+            const uint32_t len = tp_packed_len(at);
+            e = at + 2 + len;
+            if (__builtin_expect(len >= TPERF_MSG_HEAD && tperf_msg_seq(at + 2) == seq &&
+                                     tperf_msg_stamp(at + 2) == 0,
+                                 1)) {
+                seq++;
+                continue;
+            }
+            /* the entry read again from `at`: nothing of it kept for this path */
+            s->recv_seq = seq;
+            if (worker_on_msg(w, s, at + 2, tp_packed_len(at), 0) < 0) {
+                msgs -= (uint64_t)(fend - fr); /* the frames before this one */
+                msgs += packed_before(fr, e, &bytes);
+                return reads_failed(w, s, msgs, bytes);
+            }
+            seq = s->recv_seq;
+        } while (e != end);
+        msgs += fr->packed - 1;
+        bytes += fr->len - 2 * (uint64_t)fr->packed;
+    }
+    s->recv_seq = seq;
+    s->batch_n += msgs;
     s->batch_bytes += bytes;
     return 0;
 }

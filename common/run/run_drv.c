@@ -319,10 +319,10 @@ static void msg_refused(int r, char *text, size_t n, const char **why, bool *fai
     }
 }
 
-/* Reads what c has: every complete message to ops->msg (or in batches to ops->msgs), until
- * nothing complete is left (with read_on: until a read finds nothing or `until` passes), back
- * to the loop every read_batch messages when a tick is due or a stop was requested (c->more
- * then says to come back). */
+/* Reads what c has: every complete message to ops->msg (or in batches to ops->msgs, or in
+ * frames to ops->frames), until nothing complete is left (with read_on: until a read finds
+ * nothing or `until` passes), back to the loop every read_batch messages when a tick is due
+ * or a stop was requested (c->more then says to come back). */
 static void read_ch(run_drv *d, run_drv_ch *c, int64_t until)
 {
     const run_drv_ops *ops = d->cfg.ops;
@@ -331,6 +331,37 @@ static void read_ch(run_drv *d, run_drv_ch *c, int64_t until)
     bool failed = false;
     char text[ERR_MSG_MAX];
     c->more = false;
+    if (ops->frames && !(c->shm && ops->msgs)) {
+        tp_frame fs[RUN_DRV_VEC];
+        unsigned since = 0; /* messages (or empty reads) since the tick was looked at */
+        for (;;) {
+            bool more;
+            int n = tp_read_frames(c->ch, fs, RUN_DRV_VEC, &more);
+            if (__builtin_expect(n < 0, 0)) {
+                snprintf(text, sizeof(text), "%s", err_msg());
+                why = text;
+                break;
+            }
+            if (n > 0) {
+                int r = ops->frames(d->cfg.tool, c, fs, n);
+                if (__builtin_expect(r != 0, 0)) {
+                    msg_refused(r, text, sizeof(text), &why, &failed);
+                    break;
+                }
+            }
+            if (!more && (!d->cfg.read_on || n == 0 || clk_ns() >= until))
+                break;
+            since += n > 0 ? (unsigned)n : 1u; /* frames: a packed one counts once */
+            if (since >= batch) {
+                since = 0;
+                if ((d->ticking && clk_ns() >= d->cfg.tk->next_ns) || sig_stop_requested()) {
+                    c->more = true;
+                    break;
+                }
+            }
+        }
+        goto done;
+    }
     if (ops->msgs) {
         tp_msg ms[RUN_DRV_VEC];
         unsigned since = 0; /* messages (or empty reads) since the tick was looked at */

@@ -49,7 +49,7 @@
 
 typedef struct run_drv run_drv;
 
-/* The most messages run_drv_ops.msgs is given at once. */
+/* The most messages run_drv_ops.msgs (frames: run_drv_ops.frames) is given at once. */
 #define RUN_DRV_VEC 64
 
 /* A channel the driver owns (bare mode). The tool hangs its session on it (user). */
@@ -93,6 +93,13 @@ typedef struct run_drv_ops {
      * Returns 0, RUN_DRV_CLOSE or RUN_DRV_FAILED as msg does; after anything but 0 no more of c
      * is read in this pass. Saves a call and the read's bookkeeping per message. */
     int (*msgs)(void *tool, run_drv_ch *c, const tp_msg *m, int n);
+    /* Bare, in place of msgs and msg when set (but for a shared-memory channel when msgs is
+     * set too): the frames f[0..n) (1 <= n <= RUN_DRV_VEC) that arrived on c, in order, taken
+     * by one tp_read_frames(): each one message, or a packed frame's messages in their wire
+     * form, whose lengths the transport has checked, for the tool to walk (tp_packed_len(),
+     * tp_frame_next()). Views valid until the next read of c. Returns as msgs does. Saves
+     * storing and loading a view per packed message. */
+    int (*frames)(void *tool, run_drv_ch *c, const tp_frame *f, int n);
     /* Bare: a read batch of c ended (for counters published once per batch). */
     void (*batch)(void *tool, run_drv_ch *c);
     /* Bare: c is closing: why is the reason, NULL for an orderly close of ours (the end of the
@@ -134,7 +141,8 @@ typedef struct run_drv_cfg {
     run_link link;           /* client: what is not an option (protocol, address of a warm
                               * standby server, thread); its side is taken as RUN_CLIENT */
     rx_reactor *rx;          /* the Reactor modes: wait for it and dispatch its events */
-    unsigned read_batch;     /* messages read before a due tick is looked at: 64 (0: 64) */
+    unsigned read_batch;     /* messages (ops->frames: frames) read before a due tick is
+                              * looked at: 64 (0: 64) */
     unsigned dispatch_batch; /* Reactor events per rx_dispatch: 256 (0: 256) */
     int64_t idle_wait_ns;    /* longest wait when ops->idle() says so: 10 ms (0: 10 ms) */
     bool read_on;            /* after a batch that emptied the input, read again until the next

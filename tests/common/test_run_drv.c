@@ -3,7 +3,8 @@
  * socketpair and reads them; a client driver connects over loopback, retries while nothing
  * listens, fails when its channel is lost, and fails at once on a failure that cannot heal
  * (said by the tool's connect_final, or by the driver); ticks run; a stop request ends the loop
- * (also in the middle of a read batch); ops->msgs takes the messages in batches; a failure reaches
+ * (also in the middle of a read batch); ops->msgs takes the messages in batches, ops->frames
+ * by frames (a packed frame's messages walked by the tool); a failure reaches
  * the slot with its text; a signal says "interrupted"; the Reactor backend ticks and hands over its
  * channels. Channels handed over come and go while the loop runs.
  */
@@ -98,6 +99,36 @@ static int f_msgs(void *arg, run_drv_ch *c, const tp_msg *m, int n)
     return 0;
 }
 
+/* The frame form: every message of every frame in order (send_msgs and send_packed number
+ * them), walked with tp_frame_next(); a packed frame's count is its messages; the largest
+ * packed frame kept in most_at_once; a close asked for at a count. */
+static int f_frames(void *arg, run_drv_ch *c, const tp_frame *fr, int n)
+{
+    fake *f = arg;
+    if (c->user != f || n < 1 || n > RUN_DRV_VEC)
+        atomic_fetch_add(&f->odd, 1);
+    for (int i = 0; i < n; i++) {
+        if ((int)fr[i].packed > atomic_load(&f->most_at_once))
+            atomic_store(&f->most_at_once, (int)fr[i].packed);
+        const uint8_t *at = fr[i].data;
+        tp_msg m;
+        uint32_t k = 0;
+        while (tp_frame_next(&fr[i], &at, &m)) {
+            k++;
+            int had = atomic_fetch_add(&f->msgs, 1);
+            if (m.len != 8 || m.data[0] != (uint8_t)had || m.data[7] != (uint8_t)had)
+                atomic_fetch_add(&f->odd, 1);
+            if (had + 1 == atomic_load(&f->close_after_msgs)) {
+                err_set("message %d was the last", had + 1);
+                return RUN_DRV_CLOSE;
+            }
+        }
+        if (k != (fr[i].packed ? fr[i].packed : 1u))
+            atomic_fetch_add(&f->odd, 1);
+    }
+    return 0;
+}
+
 static void f_batch(void *arg, run_drv_ch *c)
 {
     (void)c;
@@ -162,6 +193,16 @@ static const run_drv_ops fake_ops = {.tick = f_tick,
 /* The same tool taking its messages in batches. */
 static const run_drv_ops fake_vec_ops = {
     .tick = f_tick, .up = f_up, .msg = f_msg, .msgs = f_msgs, .batch = f_batch, .down = f_down};
+
+/* The same tool taking its messages by frames (ops->msgs set too: used for shared memory
+ * only). */
+static const run_drv_ops fake_frame_ops = {.tick = f_tick,
+                                           .up = f_up,
+                                           .msg = f_msg,
+                                           .msgs = f_msgs,
+                                           .frames = f_frames,
+                                           .batch = f_batch,
+                                           .down = f_down};
 
 /* The same tool saying a final failure itself. */
 static const run_drv_ops fake_final_ops = {.tick = f_tick,
@@ -239,6 +280,26 @@ static void send_msgs(tp_channel *ch, int n)
             tp_flush(ch);
         memset(b->data, i, 8);
         b->len = 8;
+        assert_true(tp_write(ch, b, 0) >= 0);
+    }
+    while (tp_flush(ch) > 0)
+        clk_sleep_until(clk_ns() + 100000);
+}
+
+/* Writes n 8-byte messages on ch numbered from `first`, packed `per` to a frame (the last
+ * frame may hold fewer), and flushes them. */
+static void send_packed(tp_channel *ch, int first, int n, int per)
+{
+    for (int i = 0; i < n;) {
+        tp_buf *b;
+        while (tp_get_buffer(ch, (uint32_t)per * 10, true, &b) == TP_ENOBUFS)
+            tp_flush(ch);
+        for (int k = 0; k < per && i < n; k++, i++) {
+            memset(b->data, first + i, 8);
+            b->len = 8;
+            if (k + 1 < per && i + 1 < n)
+                assert_int_equal(tp_pack(ch, b), 0);
+        }
         assert_true(tp_write(ch, b, 0) >= 0);
     }
     while (tp_flush(ch) > 0)
@@ -404,6 +465,52 @@ static void test_server_vec(void **state)
     assert_true(wait_for(&f->downs_why, 1, 5000));
     assert_int_equal(atomic_load(&f->msgs), 10);
     assert_string_equal(f->last_why, "message 10 was the last");
+    sig_request_stop();
+    pthread_join(t, NULL);
+    assert_int_equal(f->result, RUN_DRV_STOPPED);
+    tp_close(cli);
+    fake_free(f);
+    sig_reset();
+}
+
+/* ops->frames: plain and packed frames, every message in order with the bytes sent, a packed
+ * frame's messages in one frame with their count, none to ops->msg or ops->msgs;
+ * RUN_DRV_CLOSE in the middle of a packed frame closes the channel with the tool's reason and
+ * nothing more is delivered. */
+static void test_server_frames(void **state)
+{
+    (void)state;
+    sig_reset();
+    fake *f = fake_new((run_drv_cfg){.tick_rate = 1000}, true);
+    f->d.cfg.ops = &fake_frame_ops;
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, f_thread, f), 0);
+    tp_channel *cli = hand_pair(f);
+    assert_true(wait_for(&f->ups, 1, 5000));
+    send_msgs(cli, 100);
+    assert_true(wait_for(&f->msgs, 100, 5000));
+    send_packed(cli, 100, 150, 50); /* 100 .. 249 in frames of 50 */
+    assert_true(wait_for(&f->msgs, 250, 5000));
+    assert_int_equal(atomic_load(&f->most_at_once), 50);
+    sig_request_stop();
+    pthread_join(t, NULL);
+    assert_int_equal(f->result, RUN_DRV_STOPPED);
+    assert_int_equal(atomic_load(&f->msgs), 250);
+    assert_int_equal(atomic_load(&f->odd), 0);
+    tp_close(cli);
+    fake_free(f);
+    sig_reset();
+
+    f = fake_new((run_drv_cfg){.tick_rate = 1000}, true);
+    f->d.cfg.ops = &fake_frame_ops;
+    atomic_store(&f->close_after_msgs, 30);
+    assert_int_equal(pthread_create(&t, NULL, f_thread, f), 0);
+    cli = hand_pair(f);
+    send_packed(cli, 0, 100, 20);
+    assert_true(wait_for(&f->downs_why, 1, 5000));
+    assert_int_equal(atomic_load(&f->msgs), 30);
+    assert_int_equal(atomic_load(&f->odd), 0);
+    assert_string_equal(f->last_why, "message 30 was the last");
     sig_request_stop();
     pthread_join(t, NULL);
     assert_int_equal(f->result, RUN_DRV_STOPPED);
@@ -608,7 +715,7 @@ int main(void)
         cmocka_unit_test(test_failure),       cmocka_unit_test(test_interrupted),
         cmocka_unit_test(test_client_retry),  cmocka_unit_test(test_reactor),
         cmocka_unit_test(test_bad_rate),      cmocka_unit_test(test_client_final),
-        cmocka_unit_test(test_server_churn),
+        cmocka_unit_test(test_server_churn),  cmocka_unit_test(test_server_frames),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -252,6 +252,57 @@ static void test_latency(void **state)
     assert_int_equal(atomic_load(&f->w.neg_send), 0);
 }
 
+/* Packed entries at p: n messages of 76 bytes numbered from first, the one numbered
+ * `stamped` time-stamped stamp (a number not among them: none). Returns the frame. */
+static tp_frame packed_of(uint8_t *p, uint64_t first, uint32_t n, uint64_t stamped, uint64_t stamp)
+{
+    tp_frame fr = {.data = p, .len = n * 78, .packed = n};
+    for (uint32_t i = 0; i < n; i++, p += 78) {
+        p[0] = 0;
+        p[1] = 76;
+        tperf_msg_fill(p + 2, 76, first + i, first + i == stamped ? stamp : 0, 0);
+    }
+    return fr;
+}
+
+/* worker_on_frames: a packed frame's messages walked in place (the first frame through the
+ * per-message check, which sets the expectation), plain and packed frames mixed, a stamped
+ * message among them recorded; a gap inside a packed frame closes the channel and marks the
+ * test failed, the counts taking the messages up to the wrong one. */
+static void test_frames(void **state)
+{
+    fixture *f = *state;
+    f->w.drv.cfg.fail = &f->w.fail;
+    run_drv_ch c = {.user = &f->s};
+    static uint8_t area[4096];
+    tp_frame fr[3];
+    fr[0] = packed_of(area, 0, 10, 99, 0);
+    assert_int_equal(worker_on_frames(&f->w, &c, fr, 1), 0);
+    assert_int_equal(f->s.recv_seq, 10);
+    assert_int_equal(f->s.batch_n, 10);
+    assert_int_equal(f->s.batch_bytes, 760);
+
+    uint8_t *one = area + 1000;
+    tperf_msg_fill(one, 76, 10, 0, 0);
+    fr[0] = (tp_frame){.data = one, .len = 76, .packed = 0};
+    fr[1] = packed_of(area, 11, 10, 15, (uint64_t)clk_ns() - 1000);
+    assert_int_equal(worker_on_frames(&f->w, &c, fr, 2), 0);
+    assert_int_equal(f->s.recv_seq, 21);
+    assert_int_equal(f->s.batch_n, 21);
+    assert_int_equal(f->s.batch_bytes, 21 * 76);
+    assert_int_equal(latbuf_cur(&f->w.lat)[TPERF_LAT].count, 1);
+    assert_int_equal(f->w.seq_gaps, 0);
+
+    fr[0] = packed_of(area, 21, 2, 99, 0);
+    fr[1] = packed_of(area + 2000, 24, 3, 99, 0); /* 23 missing */
+    assert_int_equal(worker_on_frames(&f->w, &c, fr, 2), RUN_DRV_CLOSE);
+    assert_int_equal(f->w.seq_gaps, 1);
+    assert_int_equal(f->w.seq_lost, 1);
+    assert_int_equal(f->s.batch_n, 24);
+    assert_int_equal(f->s.batch_bytes, 24 * 76);
+    assert_int_equal(run_fail_status(&f->w.fail), RUN_EXIT_FAILED);
+}
+
 /* A stamp later than the receive time (two hosts' clocks) is kept, and the first one is
  * remembered for the warning. */
 static void test_negative(void **state)
@@ -463,6 +514,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_too_short, setup_worker, teardown_worker),
         cmocka_unit_test_setup_teardown(test_latency, setup_worker, teardown_worker),
         cmocka_unit_test_setup_teardown(test_negative, setup_worker, teardown_worker),
+        cmocka_unit_test_setup_teardown(test_frames, setup_worker, teardown_worker),
         cmocka_unit_test_setup_teardown(test_mcast_per_sender, setup_mcast_fail, teardown_worker),
         cmocka_unit_test_setup_teardown(test_mcast_count, setup_mcast_count, teardown_worker),
         cmocka_unit_test(test_burst_hwm_choice),

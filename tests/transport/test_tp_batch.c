@@ -1,10 +1,11 @@
-/* tp_read_batch(): the same messages in the same order as tp_read() for every kind of frame
- * (plain, extended-header, packed with empty entries, fragments interleaved with other frames,
- * pings, compressed with zlib and lz4, split compressed frames, compressed packed frames),
- * whatever pieces the bytes arrive in and whatever the batch size; every view of a batch
- * still holds its message when the batch is complete; TP_READ_MORE / *more never leave a
- * complete message behind; a recv() that fills the input area is followed by another read
- * without waiting for the descriptor; messages before a malformed frame come first. */
+/* tp_read_batch() and tp_read_frames(): the same messages in the same order as tp_read() for
+ * every kind of frame (plain, extended-header, packed with empty entries, fragments
+ * interleaved with other frames, pings, compressed with zlib and lz4, split compressed frames,
+ * compressed packed frames), whatever pieces the bytes arrive in and whatever the batch size;
+ * every view of a batch still holds its message when the batch is complete; TP_READ_MORE /
+ * *more never leave a complete message behind; a recv() that fills the input area is followed
+ * by another read without waiting for the descriptor; messages before a malformed frame come
+ * first; by frames, a packed frame's messages come in runs between its empty entries. */
 #include <lz4.h>
 #include <zlib.h>
 
@@ -308,16 +309,53 @@ static void read_batches(peer *p, const gen *g, size_t *at, int max)
     }
 }
 
+/* read_batches() by tp_read_frames(): every message of every frame (walked with
+ * tp_frame_next()) checked once the frames are complete; a packed frame holds `packed`
+ * messages, at least one, its bytes being theirs and two a length. */
+static void read_frames(peer *p, const gen *g, size_t *at, int max)
+{
+    tp_frame fs[64];
+    assert_true(max >= 1 && max <= 64);
+    for (;;) {
+        bool more = true;
+        int n = tp_read_frames(p->ch, fs, max, &more);
+        if (n < 0)
+            fail_msg("tp_read_frames: %s", err_msg());
+        assert_true(n <= max);
+        for (int i = 0; i < n; i++) {
+            const uint8_t *pos = fs[i].data;
+            tp_msg m;
+            uint32_t k = 0, bytes = 0;
+            while (tp_frame_next(&fs[i], &pos, &m)) {
+                assert_true(m.len > 0);
+                check(g, (*at)++, &m);
+                k++;
+                bytes += m.len;
+            }
+            assert_int_equal(k, fs[i].packed ? fs[i].packed : 1);
+            if (fs[i].packed)
+                assert_int_equal(fs[i].len, bytes + 2 * k);
+        }
+        if (!more) {
+            assert_false(tp_read_ready(p->ch));
+            assert_false(readable(tp_fd(p->ch)));
+            return;
+        }
+    }
+}
+
 /* The stream of g fed in pieces (some of a few bytes, so that frames and their headers are
- * cut everywhere; some larger than the input area) to a channel read with tp_read() and to
- * one read with tp_read_batch() of changing sizes: both deliver every message, in order. */
+ * cut everywhere; some larger than the input area) to a channel read with tp_read(), to one
+ * read with tp_read_batch() and to one read with tp_read_frames() of changing sizes: all
+ * deliver every message, in order, and count alike. */
 static void same_messages(int comp, uint32_t seed)
 {
     gen g;
     gen_init(&g, comp, seed);
     gen_frames(&g, 1500000);
-    peer a = client_after_ack(14, comp), b = client_after_ack(14, comp);
-    size_t at_a = 0, at_b = 0;
+    peer a = client_after_ack(14, comp), b = client_after_ack(14, comp),
+         c = client_after_ack(14, comp);
+    size_t at_a = 0, at_b = 0, at_c = 0;
     for (size_t off = 0; off < g.len;) {
         size_t piece;
         switch (rnd(&g, 6)) {
@@ -334,21 +372,29 @@ static void same_messages(int comp, uint32_t seed)
             piece = g.len - off;
         feed(&a, g.buf + off, piece);
         feed(&b, g.buf + off, piece);
+        feed(&c, g.buf + off, piece);
         off += piece;
         read_single(&a, &g, &at_a);
         read_batches(&b, &g, &at_b, 1 + (int)rnd(&g, rnd(&g, 4) ? 64 : 3));
+        read_frames(&c, &g, &at_c, 1 + (int)rnd(&g, rnd(&g, 4) ? 64 : 3));
     }
     assert_int_equal(at_a, g.n);
     assert_int_equal(at_b, g.n);
-    tp_stats sa, sb;
+    assert_int_equal(at_c, g.n);
+    tp_stats sa, sb, sc;
     tp_get_stats(a.ch, &sa);
     tp_get_stats(b.ch, &sb);
+    tp_get_stats(c.ch, &sc);
     assert_int_equal(sa.msgs_read, g.n);
     assert_int_equal(sb.msgs_read, g.n);
+    assert_int_equal(sc.msgs_read, g.n);
     assert_int_equal(sa.pings_read, sb.pings_read);
+    assert_int_equal(sa.pings_read, sc.pings_read);
     assert_int_equal(sa.bytes_read, sb.bytes_read);
+    assert_int_equal(sa.bytes_read, sc.bytes_read);
     done(&a);
     done(&b);
+    done(&c);
     gen_free(&g);
 }
 
@@ -440,12 +486,50 @@ static void test_malformed_after_good(void **state)
     done(&p);
 }
 
+/* By frames: the well-formed entries of a packed frame before an empty one, then those after
+ * it, as two frames; before a length that does not fit, one frame, the failure (the
+ * transport's text) with the next call. */
+static void test_frames_malformed(void **state)
+{
+    (void)state;
+    peer p = client_after_ack(14, TP_COMP_NONE);
+    uint8_t b[64];
+    size_t n = ts_hex("00 04 02 41  00 0f 12 00 01 42 00 02 43 44 00 00 00 01 45  "
+                      "00 0d 12 00 01 46 00 02 47 48 00 09 49",
+                      b, sizeof(b));
+    feed(&p, b, n);
+    tp_frame fs[8];
+    bool more = false;
+    uint64_t end = tu_now_ms() + 5000;
+    int got;
+    while ((got = tp_read_frames(p.ch, fs, 8, &more)) == 0 && !more) {
+        assert_true(tu_now_ms() < end);
+        poll(&(struct pollfd){.fd = tp_fd(p.ch), .events = POLLIN}, 1, 10);
+    }
+    assert_int_equal(got, 4);
+    assert_true(more);
+    assert_int_equal(fs[0].packed, 0);
+    ts_assert_bytes_equal(fs[0].data, fs[0].len, "A", 1);
+    assert_int_equal(fs[1].packed, 2);
+    ts_assert_bytes_equal(fs[1].data, fs[1].len, "\x00\x01\x42\x00\x02\x43\x44", 7);
+    assert_int_equal(fs[2].packed, 1);
+    ts_assert_bytes_equal(fs[2].data, fs[2].len, "\x00\x01\x45", 3);
+    assert_int_equal(fs[3].packed, 2);
+    ts_assert_bytes_equal(fs[3].data, fs[3].len, "\x00\x01\x46\x00\x02\x47\x48", 7);
+    assert_int_equal(tp_read_frames(p.ch, fs, 8, &more), TP_EFAIL);
+    assert_non_null(strstr(err_msg(), "exceeds the 1 bytes left in its frame"));
+    tp_stats st;
+    tp_get_stats(p.ch, &st);
+    assert_int_equal(st.msgs_read, 6);
+    done(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_messages),        cmocka_unit_test(test_same_messages_lz4),
         cmocka_unit_test(test_same_messages_zlib),   cmocka_unit_test(test_full_input_area),
-        cmocka_unit_test(test_malformed_after_good),
+        cmocka_unit_test(test_malformed_after_good), cmocka_unit_test(test_frames_malformed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
