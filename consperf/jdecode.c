@@ -231,25 +231,35 @@ __attribute__((target("avx2"))) static inline uint64_t bits_of_avx2(const char *
 }
 #endif
 
-/* The SSE2 forms of the scan even on a CPU with AVX2: set by tests (cons_jscan_sse2). */
-static bool scan_sse2_only;
+/* 1 when the scan takes its AVX2 forms (scan_far_avx2, scan_fields_avx2): chosen once at start
+ * (scan_choose), or by tests (cons_jscan_sse2); one load where the choice is made, once per
+ * search or "Fields" object. */
+static bool scan_wide;
 
-/* 1 when the scan takes its AVX2 forms (scan_far_avx2, scan_fields_avx2): the CPU has AVX2 and
- * BMI, and no test chose the SSE2 ones (cons_jscan_sse2); else 0. One load and a test of a
- * static, then of the CPU's features: for the choice once per search or "Fields" object. */
-static inline bool scan_avx2(void)
+/* Sets scan_wide to 1 when the CPU has AVX2 and BMI, else 0. Runs before main (and before any
+ * thread reads), and again for cons_jscan_sse2. */
+__attribute__((constructor)) static void scan_choose(void)
 {
 #ifdef HAVE_AVX2_BITS
-    return !scan_sse2_only && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi");
+    __builtin_cpu_init();
+    scan_wide = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi");
 #else
-    return false;
+    scan_wide = false;
 #endif
+}
+
+/* 1 when the scan takes its AVX2 forms, else 0 (scan_wide). */
+static inline bool scan_avx2(void)
+{
+    return scan_wide;
 }
 
 int cons_jscan_sse2(int on)
 {
-    scan_sse2_only = on != 0;
-    return scan_avx2();
+    scan_choose();
+    if (on)
+        scan_wide = false;
+    return scan_wide;
 }
 
 /* The stop bits of the 64 bytes at p: by bits_of_avx2 when avx2, else by bits_of. */
