@@ -331,50 +331,28 @@ static void read_ch(run_drv *d, run_drv_ch *c, int64_t until)
     bool failed = false;
     char text[ERR_MSG_MAX];
     c->more = false;
-    if (ops->frames && !(c->shm && ops->msgs)) {
-        tp_frame fs[RUN_DRV_VEC];
-        unsigned since = 0; /* messages (or empty reads) since the tick was looked at */
+    /* By frames (a packed one whole) when the tool takes them, else by batches of messages;
+     * shared memory gives a tool that takes both its messages. */
+    const bool by_frames = ops->frames && !(c->shm && ops->msgs);
+    if (by_frames || ops->msgs) {
+        union {
+            tp_frame f[RUN_DRV_VEC];
+            tp_msg m[RUN_DRV_VEC];
+        } v;
+        unsigned since = 0; /* reads' units (a message, a frame, an empty read) since the tick
+                             * was looked at; a packed frame counts once */
         for (;;) {
             bool more;
-            int n = tp_read_frames(c->ch, fs, RUN_DRV_VEC, &more);
+            int n = by_frames ? tp_read_frames(c->ch, v.f, RUN_DRV_VEC, &more)
+                              : tp_read_batch(c->ch, v.m, RUN_DRV_VEC, &more);
             if (__builtin_expect(n < 0, 0)) {
                 snprintf(text, sizeof(text), "%s", err_msg());
                 why = text;
                 break;
             }
             if (n > 0) {
-                int r = ops->frames(d->cfg.tool, c, fs, n);
-                if (__builtin_expect(r != 0, 0)) {
-                    msg_refused(r, text, sizeof(text), &why, &failed);
-                    break;
-                }
-            }
-            if (!more && (!d->cfg.read_on || n == 0 || clk_ns() >= until))
-                break;
-            since += n > 0 ? (unsigned)n : 1u; /* frames: a packed one counts once */
-            if (since >= batch) {
-                since = 0;
-                if ((d->ticking && clk_ns() >= d->cfg.tk->next_ns) || sig_stop_requested()) {
-                    c->more = true;
-                    break;
-                }
-            }
-        }
-        goto done;
-    }
-    if (ops->msgs) {
-        tp_msg ms[RUN_DRV_VEC];
-        unsigned since = 0; /* messages (or empty reads) since the tick was looked at */
-        for (;;) {
-            bool more;
-            int n = tp_read_batch(c->ch, ms, RUN_DRV_VEC, &more);
-            if (__builtin_expect(n < 0, 0)) {
-                snprintf(text, sizeof(text), "%s", err_msg());
-                why = text;
-                break;
-            }
-            if (n > 0) {
-                int r = ops->msgs(d->cfg.tool, c, ms, n);
+                int r = by_frames ? ops->frames(d->cfg.tool, c, v.f, n)
+                                  : ops->msgs(d->cfg.tool, c, v.m, n);
                 if (__builtin_expect(r != 0, 0)) {
                     msg_refused(r, text, sizeof(text), &why, &failed);
                     break;
