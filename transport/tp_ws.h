@@ -231,6 +231,12 @@ const char *tp_ws_close_text(uint16_t code);
 #define TP_UTF8_BAD 12u
 uint32_t tp_utf8_step(uint32_t state, const uint8_t *p, size_t n);
 
+/* For tests, which check the same text with both forms of tp_utf8_step: on (non-zero) makes it
+ * pass ASCII runs with SSE2 from then on, even on a CPU with AVX2; 0 with the widest form the
+ * CPU has (AVX2, chosen once at start). Returns 1 when the AVX2 form is taken after the call,
+ * else 0. Not for use while other threads check text. */
+int tp_utf8_sse2(int on);
+
 /* ---- the message reader -------------------------------------------------------------- */
 
 /* Reads WebSocket messages from a byte buffer the caller fills, never allocating: payloads

@@ -4,6 +4,9 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#endif
 
 #include "err.h"
 #include "tp_ws.h"
@@ -164,34 +167,95 @@ static inline bool ascii64(const uint8_t *p)
 }
 #endif
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define HAVE_AVX2_UTF8 1
+/* 1 when the 128 bytes at p are all ASCII (the CPU must have AVX2). */
+__attribute__((target("avx2"))) static inline bool ascii128_avx2(const uint8_t *p)
+{
+    const __m256i *v = (const __m256i *)(const void *)p;
+    __m256i o =
+        _mm256_or_si256(_mm256_or_si256(_mm256_loadu_si256(v), _mm256_loadu_si256(v + 1)),
+                        _mm256_or_si256(_mm256_loadu_si256(v + 2), _mm256_loadu_si256(v + 3)));
+    return _mm256_movemask_epi8(o) == 0;
+}
+
+/* 1 when the 32 bytes at p are all ASCII (the CPU must have AVX2). */
+__attribute__((target("avx2"))) static inline bool ascii32_avx2(const uint8_t *p)
+{
+    return _mm256_movemask_epi8(_mm256_loadu_si256((const __m256i *)(const void *)p)) == 0;
+}
+#endif
+
+/* 1 when tp_utf8_step passes ASCII runs with AVX2 (utf8_step_avx2): chosen once at start
+ * (utf8_choose), or by tests (tp_utf8_sse2). */
+static bool utf8_wide;
+
+/* Sets utf8_wide to 1 when the CPU has AVX2, else 0. Runs before main (and before any thread
+ * reads), and again for tp_utf8_sse2. */
+__attribute__((constructor)) static void utf8_choose(void)
+{
+#ifdef HAVE_AVX2_UTF8
+    __builtin_cpu_init();
+    utf8_wide = __builtin_cpu_supports("avx2");
+#else
+    utf8_wide = false;
+#endif
+}
+
+int tp_utf8_sse2(int on)
+{
+    utf8_choose();
+    if (on)
+        utf8_wide = false;
+    return utf8_wide;
+}
+
 /* States: 0 accept; 1..3 continuation bytes still needed (80..BF); 4 after E0 (next A0..BF,
  * then 1); 5 after ED (next 80..9F, then 1); 6 after F0 (next 90..BF, then 2); 7 after F4
- * (next 80..8F, then 2); 12 rejected. */
-uint32_t tp_utf8_step(uint32_t s, const uint8_t *p, size_t n)
+ * (next 80..8F, then 2); 12 rejected. tp_utf8_step's work, ASCII runs passed with AVX2 when
+ * avx2 (128 bytes, then 32, at a time; the CPU must have it), with SSE2 otherwise (64 bytes at
+ * a time), then eight bytes at a time; an ASCII tail is seen by the text's last 128 or 32
+ * bytes (AVX2), 64 or 16 (SSE2) at once, those before it being ASCII already. */
+static inline __attribute__((always_inline)) uint32_t utf8_step_by(uint32_t s, const uint8_t *p,
+                                                                   size_t n, bool avx2)
 {
     size_t i = 0;
+    (void)avx2;
     while (i < n) {
         if (s == 0) {
-            /* ASCII runs 64 bytes at a time (SSE2), 32, then eight; an ASCII tail is seen by
-             * the last 64 or 16 bytes of the text at once (those before it were ASCII already) */
-#ifdef __SSE2__
-            while (i + 64 <= n) {
-                if (!ascii64(p + i))
+#ifdef HAVE_AVX2_UTF8
+            if (avx2) {
+                while (i + 128 <= n && ascii128_avx2(p + i))
+                    i += 128;
+                if (n >= 128 && n - i < 128 && ascii128_avx2(p + n - 128))
                     break;
-                i += 64;
-            }
-            if (n >= 64 && n - i < 64 && ascii64(p + n - 64))
-                break;
-            if (n >= 16 && n - i <= 16 &&
-                !_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + n - 16))))
-                break;
+                while (i + 32 <= n && ascii32_avx2(p + i))
+                    i += 32;
+                if (n >= 32 && n - i < 32 && ascii32_avx2(p + n - 32))
+                    break;
+            } else
 #endif
-            while (i + 32 <= n) {
-                uint64_t v[4];
-                memcpy(v, p + i, 32);
-                if ((v[0] | v[1] | v[2] | v[3]) & 0x8080808080808080ull)
+            {
+#ifdef __SSE2__
+                while (i + 64 <= n) {
+                    if (!ascii64(p + i))
+                        break;
+                    i += 64;
+                }
+                if (n >= 64 && n - i < 64 && ascii64(p + n - 64))
                     break;
-                i += 32;
+                if (n >= 16 && n - i <= 16 &&
+                    !_mm_movemask_epi8(
+                        _mm_loadu_si128((const __m128i *)(const void *)(p + n - 16))))
+                    break;
+#endif
+                while (i + 32 <= n) {
+                    uint64_t v[4];
+                    memcpy(v, p + i, 32);
+                    if ((v[0] | v[1] | v[2] | v[3]) & 0x8080808080808080ull)
+                        break;
+                    i += 32;
+                }
             }
             while (i + 8 <= n) {
                 uint64_t v;
@@ -257,6 +321,24 @@ uint32_t tp_utf8_step(uint32_t s, const uint8_t *p, size_t n)
         }
     }
     return s;
+}
+
+#ifdef HAVE_AVX2_UTF8
+/* utf8_step_by with AVX2 (the CPU must have it). */
+__attribute__((target("avx2"), noinline)) static uint32_t utf8_step_avx2(uint32_t s,
+                                                                         const uint8_t *p, size_t n)
+{
+    return utf8_step_by(s, p, n, true);
+}
+#endif
+
+uint32_t tp_utf8_step(uint32_t s, const uint8_t *p, size_t n)
+{
+#ifdef HAVE_AVX2_UTF8
+    if (utf8_wide)
+        return utf8_step_avx2(s, p, n);
+#endif
+    return utf8_step_by(s, p, n, false);
 }
 
 /* ---- the message reader -------------------------------------------------------------- */

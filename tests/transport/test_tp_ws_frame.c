@@ -75,9 +75,9 @@ static void test_mask(void **st)
     }
 }
 
-static void test_utf8(void **st)
+/* The UTF-8 check in the form chosen last (tp_utf8_sse2): see test_utf8. */
+static void utf8_form(void)
 {
-    (void)st;
     typedef struct u {
         const char *s;
         int ok;
@@ -107,18 +107,20 @@ static void test_utf8(void **st)
             t = tp_utf8_step(t, p + k, 1);
         assert_int_equal(t == TP_UTF8_OK, cases[i].ok);
     }
-    /* long text, read 64, 32, 16 and 8 bytes at a time: each sequence (valid: 2, 3, 4 bytes; bad:
-     * a lone continuation byte, an overlong form, a surrogate, a truncated sequence) at every
-     * place of ASCII text of every length up to 200 bytes gives the verdict of the byte by
-     * byte reading, and so does the text split in two at every place */
+    /* long text, read 128, 64, 32, 16 and 8 bytes at a time: each sequence (valid: 2, 3, 4
+     * bytes; bad: a lone continuation byte, an overlong form, a surrogate, a truncated sequence)
+     * at every place of ASCII text of every length up to 70 bytes, around 128 and 256 bytes
+     * and of every seventh length up to 300 bytes gives the verdict of the byte by byte reading,
+     * and so does the text split in two at every place */
     static const u seqs[] = {
         {"\xc2\xa9", 1}, {"\xe2\x87\xa7", 1}, {"\xf0\x9f\x98\x80", 1}, {"\x80", 0},
         {"\xc0\xaf", 0}, {"\xed\xa0\x80", 0}, {"\xe2\x87", 0},
     };
-    uint8_t text[210];
+    uint8_t text[310];
     for (size_t q = 0; q < sizeof(seqs) / sizeof(seqs[0]); q++) {
         size_t k = strlen(seqs[q].s);
-        for (size_t n = k; n <= 200; n += n < 70 ? 1 : 7) {
+        for (size_t n = k; n <= 300;
+             n += n < 70 || (n >= 120 && n < 136) || (n >= 248 && n < 264) ? 1 : 7) {
             for (size_t at = 0; at + k <= n; at++) {
                 memset(text, 'a', n);
                 memcpy(text + at, seqs[q].s, k);
@@ -138,9 +140,25 @@ static void test_utf8(void **st)
             }
         }
         memset(text, 'a', sizeof(text)); /* all ASCII: valid at every length */
-        for (size_t n = 0; n <= 200; n++)
+        for (size_t n = 0; n <= 300; n++)
             assert_int_equal(tp_utf8_step(0, text, n), TP_UTF8_OK);
     }
+}
+
+/* tp_utf8_step in both its forms (AVX2 where the CPU has it, and SSE2): the verdicts on valid
+ * and invalid sequences, whole, byte by byte and cut in two, at every place of the blocks. */
+static void test_utf8(void **st)
+{
+    (void)st;
+    assert_int_equal(tp_utf8_sse2(1), 0);
+    utf8_form();
+    int wide = tp_utf8_sse2(0);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    assert_int_equal(wide, !!__builtin_cpu_supports("avx2"));
+#else
+    assert_int_equal(wide, 0);
+#endif
+    utf8_form();
 }
 
 /* ---- the reader ---------------------------------------------------------------------- */
