@@ -844,6 +844,22 @@ static int read_member(cons_jreader *r, const rjs_str *k, cons_jmsg *m, bool *bl
 /* 1 when the key k[0..n) is the literal lit. */
 #define KEY_IS(k, n, lit) ((n) == sizeof(lit) - 1 && memcmp((k), (lit), sizeof(lit) - 1) == 0)
 
+/* The scan of the value of "ID" at v (v < end): an integer of at most 18 digits into
+ * m->stream_id. Returns the end of the value, or NULL for anything else (the full reader). */
+static inline __attribute__((always_inline)) const char *scan_id(const char *v, const char *end,
+                                                                 cons_jmsg *m)
+{
+    const char *d = v + (*v == '-'), *e = d;
+    uint64_t x = 0;
+    while (e < end && is_digit(*e) && e - d < 18)
+        x = x * 10 + (uint64_t)(*e++ - '0');
+    if (e == d || (*d == '0' && e - d > 1) ||
+        (e < end && (is_digit(*e) || *e == '.' || *e == 'e' || *e == 'E')))
+        return NULL;
+    m->stream_id = (int32_t)(*v == '-' ? -(int64_t)x : (int64_t)x);
+    return e;
+}
+
 /* The scan of the value of member k[0..n) at v (v < end, after the ':' and white space) of a
  * message: "ID" (an integer of at most 18 digits), "Type" (a message class), "Domain" (a
  * name), "Fields" (scan_fields), and the members read_member skips whose value is a string
@@ -855,17 +871,8 @@ static inline const char *scan_member(cons_jscan *s, const char *k, size_t n, co
     const char *end = s->end;
     if (KEY_IS(k, n, "Fields"))
         return *v == '{' ? scan_fields(s, v, &m->st, blank) : NULL;
-    if (KEY_IS(k, n, "ID")) {
-        const char *d = v + (*v == '-'), *e = d;
-        uint64_t x = 0;
-        while (e < end && is_digit(*e) && e - d < 18)
-            x = x * 10 + (uint64_t)(*e++ - '0');
-        if (e == d || (*d == '0' && e - d > 1) ||
-            (e < end && (is_digit(*e) || *e == '.' || *e == 'e' || *e == 'E')))
-            return NULL;
-        m->stream_id = (int32_t)(*v == '-' ? -(int64_t)x : (int64_t)x);
-        return e;
-    }
+    if (KEY_IS(k, n, "ID"))
+        return scan_id(v, end, m);
     bool type = KEY_IS(k, n, "Type"), domain = !type && KEY_IS(k, n, "Domain");
     if (type || domain) {
         const char *e = *v == '"' ? str_close(s, v + 1) : NULL;
@@ -898,6 +905,59 @@ static inline const char *scan_member(cons_jscan *s, const char *k, size_t n, co
     return num_close(v, end);
 }
 
+/* 1 when the n bytes at p (16 <= n <= 32) are those of lit. */
+static inline bool same_bytes(const char *p, const char *lit, size_t n)
+{
+#ifdef __SSE2__
+    __m128i a = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p),
+                               _mm_loadu_si128((const __m128i *)(const void *)lit));
+    __m128i b = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + n - 16)),
+                               _mm_loadu_si128((const __m128i *)(const void *)(lit + n - 16)));
+    return _mm_movemask_epi8(_mm_and_si128(a, b)) == 0xFFFF;
+#else
+    return memcmp(p, lit, n) == 0;
+#endif
+}
+
+/* The first stop byte (bits_of) of the 16 bytes at p: its offset, or 16 when there is none. */
+static inline unsigned stop16(const char *p)
+{
+#ifdef __SSE2__
+    const __m128i c = _mm_set1_epi8(0x1F);
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i st = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8('"')), _mm_cmpeq_epi8(a, _mm_set1_epi8('\\'))),
+        _mm_cmpeq_epi8(_mm_max_epu8(a, c), c));
+    return (unsigned)__builtin_ctz((unsigned)_mm_movemask_epi8(st) | 0x10000u);
+#else
+    unsigned i = 0;
+    while (i < 16 && p[i] != '"' && p[i] != '\\' && (uint8_t)p[i] >= 0x20)
+        i++;
+    return i;
+#endif
+}
+
+/* The usual head of an update, `"ID":N,"Type":"Update","UpdateType":"NAME","Fields":{` at p
+ * (the byte after the message's '{', p < end), N what scan_id takes and NAME a string of fewer
+ * than 16 bytes without escapes, read as scan_object and scan_member read it (N into
+ * m->stream_id, the class Update into m->kind, NAME passed) without the blocks' bits: returns
+ * the '{' of "Fields", or NULL when the text differs (scan_object then reads it member by member;
+ * m->stream_id may have changed, and is read again). */
+static inline const char *scan_head(const char *p, const char *end, cons_jmsg *m)
+{
+    static const char mid[32] = ",\"Type\":\"Update\",\"UpdateType\":\"";
+    const char *e, *q;
+    unsigned i;
+    if (end - p < 8 || memcmp(p, "\"ID\":", 5) != 0 || !(e = scan_id(p + 5, end, m)) ||
+        end - e < 64 || !same_bytes(e, mid, sizeof(mid) - 1))
+        return NULL;
+    q = e + sizeof(mid) - 1;
+    if ((i = stop16(q)) == 16 || q[i] != '"' || memcmp(q + i + 1, ",\"Fields\":{", 11) != 0)
+        return NULL;
+    m->kind = RWF_MC_UPDATE;
+    return q + i + 11;
+}
+
 /* The scan of a message object at p ('{'): its members by scan_member. Returns the end of the
  * object, or NULL when the full reader must read it (*m may have changed). */
 static const char *scan_object(cons_jscan *sp, const char *p, cons_jmsg *m)
@@ -910,6 +970,12 @@ static const char *scan_object(cons_jscan *sp, const char *p, cons_jmsg *m)
         ret = p + 1;
         goto out;
     }
+    const char *fields = scan_head(p, end, m);
+    if (fields) { /* the usual head, then "Fields" */
+        if (!(p = scan_fields(&s, fields, &m->st, &blank)))
+            goto out;
+        goto member_end;
+    }
     for (;;) {
         if (p >= end || *p != '"')
             goto out;
@@ -920,6 +986,7 @@ static const char *scan_object(cons_jscan *sp, const char *p, cons_jmsg *m)
             goto out;
         if (!(p = scan_member(&s, key, (size_t)(ke - key), v, m, &blank)))
             goto out;
+    member_end:
         if (end - p > 2 && two_are(p, ',', '"')) { /* ,"KEY" next */
             p++;
             continue;

@@ -451,6 +451,88 @@ static void test_scan_vs_full(void **st)
     free(buf);
 }
 
+/* The usual head of an update, "ID":N,"Type":"Update","UpdateType":"NAME","Fields":{, read as
+ * one piece: names of 0 to 15 bytes (read so), of 16 bytes, with an escape or a control byte
+ * (read member by member, or by the full reader), IDs at their limits, other members in between,
+ * white space, and fewer than 64 bytes after the ID. Each text at 0 to 63 spaces (its bytes at
+ * every place of the blocks) and in an array after an update: the scan, its SSE2 forms and the
+ * full reader give the same messages and errors, and the ID and class are the text's. */
+static void test_update_head(void **st)
+{
+    (void)st;
+    static const struct {
+        const char *id, *head, *fields;
+        unsigned msgs;    /* messages read (0: an error) */
+        unsigned scanned; /* of which read by the scan alone */
+    } cases[] = {
+        {"5", ",\"Type\":\"Update\",\"UpdateType\":\"Unspecified\",", "", 1, 1},
+        {"6", ",\"Type\":\"Update\",\"UpdateType\":\"Quote\",", "", 1, 1},
+        {"7", ",\"Type\":\"Update\",\"UpdateType\":\"\",", "", 1, 1},
+        {"8", ",\"Type\":\"Update\",\"UpdateType\":\"ABCDEFGHIJKLMNO\",", "", 1, 1},
+        {"9", ",\"Type\":\"Update\",\"UpdateType\":\"ABCDEFGHIJKLMNOP\",", "", 1, 1},
+        {"10", ",\"Type\":\"Update\",\"UpdateType\":\"ABCDEFGHIJKLMNOPQRSTUVWXYZ\",", "", 1, 1},
+        {"11", ",\"Type\":\"Update\",\"UpdateType\":\"A\\\"B\",", "", 1, 0},
+        {"12", ",\"Type\":\"Update\",\"UpdateType\":\"A\\u0041\",", "", 1, 0},
+        {"13", ",\"Type\":\"Update\",\"UpdateType\":\"A\tB\",", "", 0, 0},
+        {"-14", ",\"Type\":\"Update\",\"UpdateType\":\"Trade\",", "", 1, 1},
+        {"0", ",\"Type\":\"Update\",\"UpdateType\":\"Trade\",", "", 1, 1},
+        {"012", ",\"Type\":\"Update\",\"UpdateType\":\"Trade\",", "", 0, 0},
+        {"123456789012345678", ",\"Type\":\"Update\",\"UpdateType\":\"Trade\",", "", 1, 1},
+        {"1234567890123456789", ",\"Type\":\"Update\",\"UpdateType\":\"Trade\",", "", 1, 0},
+        {"15.5", ",\"Type\":\"Update\",\"UpdateType\":\"Trade\",", "", 0, 0},
+        {"16", ",\"Type\":\"Update\",\"UpdateType\":\"Trade\",\"Domain\":\"MarketPrice\",", "", 1,
+         1},
+        {"17", ",\"Type\":\"Refresh\",\"UpdateType\":\"Trade\",", "", 1, 1},
+        {"18", ",\"Type\":\"Update\",\"UpdateType\":\"Trade\" ,", "", 1, 1},
+        {"19", ", \"Type\":\"Update\",\"UpdateType\":\"Trade\",", "", 1, 1},
+        {"20", ",\"Type\":\"Update\",\"UpdateType\":7,", "", 1, 1},
+        {"21", ",\"Type\":\"Update\",\"UpdateType\":\"Trade\",", "\"Fields\":{\"A\":1}}", 1, 1},
+        {"22", ",\"Type\":\"Update\",\"UpdateType\":\"Trade\",", "\"Fields\":{\"A\":[1]}}", 0, 0},
+        {"23", ",\"Type\":\"Update\",\"UpdateType\":\"Trade\",", "\"Fields\":[1]}", 1, 0},
+    };
+    /* the usual "Fields", 80 bytes and more, with a stamp */
+    const char *fields = "\"Fields\":{\"BID\":2848.56,\"ASK\":2849.61,\"BIDSIZE\":1,\"BID_COND_N\":"
+                         "\"R\",\"NUM_BIDS\":31701,\"TIM_TRK_1\":1764691200123}}";
+    char *buf = malloc(4096);
+    assert_non_null(buf);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char text[512];
+        const char *f = *cases[i].fields ? cases[i].fields : fields;
+        int n = snprintf(text, sizeof(text), "{\"ID\":%s%s%s", cases[i].id, cases[i].head, f);
+        assert_true(n > 0 && (size_t)n < sizeof(text));
+        unsigned want = cases[i].msgs;
+        for (size_t pad = 0; pad < 64; pad++) {
+            memset(buf, ' ', pad);
+            memcpy(buf + pad, text, (size_t)n);
+            unsigned scanned = 0;
+            if (same_frame_n(buf, pad + (size_t)n, &scanned) != want || scanned != cases[i].scanned)
+                fail_msg("case %zu at %zu: %u scanned", i, pad, scanned);
+        }
+        int k = snprintf(buf, 4096, "[%s,%s]", text, text); /* packed, the second after ",{" */
+        unsigned scanned = 0;
+        assert_int_equal(same_frame_n(buf, (size_t)k, &scanned), 2 * want);
+        assert_int_equal(scanned, 2 * cases[i].scanned);
+        for (size_t cut = 1; cut < (size_t)n; cut++) { /* cut short: fewer bytes after the ID */
+            char *own = malloc(cut);
+            assert_non_null(own);
+            memcpy(own, text, cut);
+            same_frame(own, cut, NULL);
+            free(own);
+        }
+        if (want) {
+            cons_jreader r;
+            cons_jmsg m;
+            cons_jreader_init(&r, text, (size_t)n);
+            assert_int_equal(cons_jreader_next(&r, &m), 1);
+            assert_int_equal(m.stream_id, (int32_t)strtoll(cases[i].id, NULL, 10));
+            assert_int_equal(m.kind, i == 16 ? RWF_MC_REFRESH : RWF_MC_UPDATE);
+            assert_int_equal(m.st.t[0], *cases[i].fields ? 0 : 1764691200123ull);
+            assert_int_equal(m.text_len, (size_t)n);
+        }
+    }
+    free(buf);
+}
+
 typedef struct bad {
     const char *text;
     const char *why;
@@ -506,6 +588,7 @@ int main(void)
         cmocka_unit_test(test_captures),     cmocka_unit_test(test_rules),
         cmocka_unit_test(test_fields_paths), cmocka_unit_test(test_scan_vs_full),
         cmocka_unit_test(test_errors),       cmocka_unit_test(test_scan_forms),
+        cmocka_unit_test(test_update_head),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
