@@ -284,28 +284,49 @@ __attribute__((noinline)) static uint64_t short_bits(const char *p, size_t n)
 
 /* The stop bits of the last block at[0..64) of the frame base[0..end - base) (base <= at <= end,
  * fewer than 64 bytes from at to the end), the bytes past the end counting as stop bytes: read
- * from the frame's last 64 bytes, or from a copy (short_bits) when the frame is shorter. */
-__attribute__((noinline)) static uint64_t last_bits(const char *base, const char *at,
-                                                    const char *end)
+ * from the frame's last 64 bytes by the bits_by of avx2, or from a copy (short_bits) when the
+ * frame is shorter. One form for each width of bits_by (last_bits_avx2, last_bits_sse2). */
+static inline __attribute__((always_inline)) uint64_t last_bits_by(const char *base, const char *at,
+                                                                   const char *end, bool avx2)
 {
     size_t n = (size_t)(end - at);
     if (n == 0)
         return ~0ull;
     uint64_t past = ~0ull << n;
     if (end - base >= BLK)
-        return bits_of(end - BLK) >> (BLK - n) | past;
+        return bits_by(end - BLK, avx2) >> (BLK - n) | past;
     return short_bits(at, n) | past;
+}
+
+#ifdef HAVE_AVX2_BITS
+/* last_bits_by with the AVX2 bits_by (the CPU must have AVX2). */
+__attribute__((target("avx2"), noinline)) static uint64_t
+last_bits_avx2(const char *base, const char *at, const char *end)
+{
+    return last_bits_by(base, at, end, true);
+}
+#endif
+
+/* last_bits_by with the SSE2 (or plain C) bits_by. */
+__attribute__((noinline)) static uint64_t last_bits_sse2(const char *base, const char *at,
+                                                         const char *end)
+{
+    return last_bits_by(base, at, end, false);
 }
 
 /* The stop bits of the block at[0..64) of the frame base[0..end - base) (base <= at <= end).
  * The bytes past the end count as stop bytes, so that every search ends by the end (the last
- * block's bits by last_bits). */
+ * block's bits by last_bits_by, in the form of avx2). */
 static inline __attribute__((always_inline)) uint64_t block_bits(const char *base, const char *at,
                                                                  const char *end, bool avx2)
 {
     if (__builtin_expect((size_t)(end - at) >= BLK, 1))
         return bits_by(at, avx2);
-    return last_bits(base, at, end);
+#ifdef HAVE_AVX2_BITS
+    if (avx2)
+        return last_bits_avx2(base, at, end);
+#endif
+    return last_bits_sse2(base, at, end);
 }
 
 /* A block of the scan and its stop bits, as scan_far returns them (in two registers). */
