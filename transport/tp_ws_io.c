@@ -132,9 +132,20 @@ int tp_ws_more(const tp_channel *ch)
         if (avail >= 3 && tp_get16(ch->in + ch->in_rd) <= avail)
             return TP_READ_MORE;
     }
-    tp_ws_hdr h;
     uint32_t raw = w->raw_wr - w->raw_rd;
-    int n = tp_ws_hdr_parse(ch->in + w->raw_rd, raw, &h);
+    const uint8_t *p = ch->in + w->raw_rd;
+    if (raw >= 4 && !(p[1] & 0x80) && (p[1] & 0x7F) <= 126) {
+        /* an unmasked frame with a 7- or 16-bit length (a server's): what tp_ws_hdr_parse
+         * finds, without its copy of the header */
+        uint32_t len = p[1] & 0x7F, hl = 2;
+        if (len == 126) {
+            len = tp_get16(p + 2);
+            hl = 4;
+        }
+        return len <= raw - hl ? TP_READ_MORE : 0;
+    }
+    tp_ws_hdr h;
+    int n = tp_ws_hdr_parse(p, raw, &h);
     if (n < 0 || (n > 0 && h.len <= raw - (uint32_t)n))
         return TP_READ_MORE;
     return 0;
