@@ -146,6 +146,8 @@ static inline int stamp_index(const rjs_str *k)
 
 static inline const char *skip_ws(const char *p, const char *end)
 {
+    if (p < end && (uint8_t)*p > ' ') /* the usual text: no white space */
+        return p;
     while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
         p++;
     return p;
@@ -423,17 +425,37 @@ static inline __attribute__((always_inline)) const char *str_close(cons_jscan *s
     return q < s->end && *q == '"' ? q : NULL;
 }
 
+#ifdef __SSE2__
+/* The constants of num_close16_k: '0', 9 and '.' in every byte. */
+typedef struct num16_k {
+    __m128i zero, nine, point;
+} num16_k;
+#else
+typedef char num16_k;
+#endif
+
+/* num16_k's constants (a loop holds them in registers: scan_fields_by). */
+static inline num16_k num16_consts(void)
+{
+#ifdef __SSE2__
+    return (num16_k){_mm_set1_epi8('0'), _mm_set1_epi8(9), _mm_set1_epi8('.')};
+#else
+    return 0;
+#endif
+}
+
 /* The end of the JSON number at v (*v a digit, v + 16 <= end), its grammar checked, or NULL
  * when there is none: an integer or a decimal fraction of fewer than 16 bytes (the usual form)
- * is checked from the bits of the 16 bytes at v at once, its digits and its point; anything
- * else (an exponent, a longer number) by number_end. */
-static inline __attribute__((always_inline)) const char *num_close16(const char *v, const char *end)
+ * is checked from the bits of the 16 bytes at v at once, its digits and its point (by the
+ * constants k); anything else (an exponent, a longer number) by number_end. */
+static inline __attribute__((always_inline)) const char *
+num_close16_k(const char *v, const char *end, const num16_k *k)
 {
 #ifdef __SSE2__
     __m128i a = _mm_loadu_si128((const __m128i *)(const void *)v);
-    __m128i t = _mm_sub_epi8(a, _mm_set1_epi8('0'));
-    unsigned d = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(9)), t));
-    unsigned pt = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, _mm_set1_epi8('.')));
+    __m128i t = _mm_sub_epi8(a, k->zero);
+    unsigned d = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(t, k->nine), t));
+    unsigned pt = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, k->point));
     unsigned len = (unsigned)__builtin_ctz(~(d | pt)); /* at most 16 */
     if (__builtin_expect(len < 16, 1)) {
         const char *e = v + len;
@@ -445,8 +467,17 @@ static inline __attribute__((always_inline)) const char *num_close16(const char 
             return NULL;
         return (*e | 0x20) == 'e' ? number_end(v, end) : e;
     }
+#else
+    (void)k;
 #endif
     return number_end(v, end);
+}
+
+/* num_close16_k with its constants made in place. */
+static inline __attribute__((always_inline)) const char *num_close16(const char *v, const char *end)
+{
+    num16_k k = num16_consts();
+    return num_close16_k(v, end, &k);
 }
 
 /* The end of the JSON number at v (v < end), its grammar checked, or NULL when there is none:
@@ -598,6 +629,11 @@ scan_fields_by(cons_jscan *sp, const char *p, payload_stamps *st, bool *blank, b
     uint64_t stop = s.stop, m = 0;
     size_t sum = st->sum;
     bool b = *blank;
+    num16_k k = num16_consts();
+#ifdef __SSE2__
+    /* held in registers: not made again for each number */
+    __asm__("" : "+x"(k.zero), "+x"(k.nine), "+x"(k.point));
+#endif
     p = skip_ws(p + 1, end);
     if (p < end && *p == '}') {
         ret = p + 1;
@@ -625,7 +661,7 @@ scan_fields_by(cons_jscan *sp, const char *p, payload_stamps *st, bool *blank, b
             sum += (size_t)(e - v - 1);
             e++;
         } else if (is_digit(*v)) { /* v + 16 < end */
-            if (!(e = num_close16(v, end)))
+            if (!(e = num_close16_k(v, end, &k)))
                 goto out_blk;
             if (__builtin_expect(e >= near, 0))
                 break; /* a long number (number_end) near the end: the second loop reads it */
