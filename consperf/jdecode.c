@@ -1126,6 +1126,11 @@ int cons_jreader_next(cons_jreader *r, cons_jmsg *m)
     if (rc < 0 || read_object(r, m) < 0)
         goto fail;
     r->index++;
+    if (r->array && !r->full && lx->end - lx->p == 1 && *lx->p == ']') {
+        /* the frame's last message: what the next call finds ("]" and the end), found now */
+        lx->p = lx->end;
+        r->done = true;
+    }
     return 1;
 fail:
     r->done = true;
