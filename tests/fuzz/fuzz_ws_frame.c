@@ -6,7 +6,8 @@
  *   bit 5: a small message limit (300 bytes) instead of 64 KiB.
  * The rest is fed to the reader in chunks into a fixed buffer that is compacted the way a
  * channel compacts its input area. The reader must return views inside the buffer, fail
- * with a close code, or ask for more; never crash, overrun or loop.
+ * with a close code, or ask for more; never crash, overrun or loop. Each message's UTF-8 check
+ * in both forms of tp_utf8_step (SSE2 and AVX2) gives the same state.
  */
 #include <stdint.h>
 #include <string.h>
@@ -16,6 +17,17 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static uint8_t buf[70000], dec[70000];
+
+/* tp_utf8_step on p[0..n) in its SSE2 form and in its widest one (AVX2 where the CPU has it):
+ * the same state, else a trap. */
+static void same_utf8(const uint8_t *p, size_t n)
+{
+    tp_utf8_sse2(1);
+    uint32_t a = tp_utf8_step(0, p, n);
+    tp_utf8_sse2(0);
+    if (tp_utf8_step(0, p, n) != a)
+        __builtin_trap();
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -52,11 +64,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (uint32_t k = 0; k < e.len; k++)
                 sum ^= e.data[k];
             (void)sum;
+            if (e.kind == TP_WS_EV_MSG && !e.compressed)
+                same_utf8(e.data, e.len);
             if (e.kind == TP_WS_EV_MSG && e.compressed) {
                 bool big;
                 int n = tp_ws_pmd_inflate(&z, e.data, e.len, dec, sizeof(dec), &big);
                 if (n >= 0 && e.opcode == TP_WS_OP_TEXT)
-                    (void)tp_utf8_step(0, dec, (size_t)n);
+                    same_utf8(dec, (size_t)n);
                 if (n < 0)
                     break;
             }
