@@ -471,6 +471,25 @@ int tp_pack_run(tp_channel *ch, tp_buf *b, uint32_t size, uint32_t k);
  * (b stays the caller's). TP_EINVAL: b->len larger than the buffer. TP_EFAIL: failed. */
 int tp_write(tp_channel *ch, tp_buf *b, unsigned flags);
 
+/* One rssl.json.v2 message written in place, as tp_get_buffer(ch, size, false, &b) and
+ * tp_write(ch, b, flags) would write it (one text frame holding "[", the message, "]"), with
+ * fewer steps: tp_json_get() hands out *at, where the caller writes the message (at most size
+ * bytes), and tp_json_write() queues its len bytes and closes it. Between the two calls the
+ * tail of the output area is the message's, as for an open direct buffer.
+ * tp_json_get() returns 0; or TP_EINVAL, nothing opened, when the channel does not write that
+ * way now (not an active rssl.json.v2 server channel without compression, a buffer open or a
+ * message waiting, or the size needs a frame of another form or fragments): use
+ * tp_get_buffer(); or TP_ENOBUFS when the output area has no room even after a flush; or
+ * TP_EFAIL. */
+int tp_json_get(tp_channel *ch, uint32_t size, uint8_t **at);
+
+/* Queues the len bytes (len <= the size asked for) written at the *at of the last
+ * tp_json_get() and closes the message. Returns what tp_write() returns: the bytes still
+ * queued (after a send() at the high-water mark, or at once with TP_WRITE_DIRECT on an empty
+ * queue), or TP_EFAIL; TP_EINVAL when no such message is open or len exceeds its size (the
+ * message is given back unsent). */
+int tp_json_write(tp_channel *ch, uint32_t len, unsigned flags);
+
 /* A run of unpacked messages of one size written in place, as many tp_get_buffer() and
  * tp_write() pairs would write them, with one call to open the run and one to queue it:
  * message i (0 <= i < n) is written at data + i * stride, size bytes. The caller may write

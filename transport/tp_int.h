@@ -101,9 +101,10 @@ struct tp_channel {
     uint8_t *out;
     size_t out_cap, out_head, out_tail;
     size_t hwm;
-    size_t blocked_at; /* queued bytes when send() last could not take everything; 0 = not */
-    uint32_t max_user; /* negotiated maxUserMsgSize */
-    tp_buf direct;     /* the in-place buffer */
+    size_t blocked_at;  /* queued bytes when send() last could not take everything; 0 = not */
+    uint32_t max_user;  /* negotiated maxUserMsgSize */
+    tp_buf direct;      /* the in-place buffer */
+    uint32_t json_open; /* tp_json_get()'s size + 1 while its message is open (direct busy) */
     tp_stats st;
 
     /* ---- negotiated ---- */

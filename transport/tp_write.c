@@ -653,6 +653,84 @@ int tp_write(tp_channel *ch, tp_buf *b, unsigned flags)
     return write_slow(ch, b, flags);
 }
 
+/* ---- rssl.json.v2 messages in place ------------------------------------------------------ */
+
+/* The frame of a message: a 4-byte header (a server's text frame of 126 to 65,535 bytes),
+ * then "[", the message and "]". */
+#define TP_JSON_HDR 4u
+
+int tp_json_get(tp_channel *ch, uint32_t size, uint8_t **at)
+{
+    uint32_t flen = size + 2; /* the brackets */
+    if (TP_UNLIKELY(!ch->ws_fast || !ch->ws_json || !ch->server || ch->direct.busy ||
+                    ch->n_deferred || flen < size || flen > ch->max_user || flen > 0xFFFF))
+        return TP_EINVAL;
+    if (TP_UNLIKELY(ch->out_cap - ch->out_tail < (size_t)TP_JSON_HDR + flen)) {
+        int rc = tp_out_reserve(ch, (size_t)TP_JSON_HDR + flen);
+        if (rc < 0)
+            return rc;
+    }
+    uint8_t *f = ch->out + ch->out_tail;
+    f[TP_JSON_HDR] = '[';
+    ch->direct.busy = 1; /* the tail is the message's */
+    ch->json_open = size + 1;
+    *at = f + TP_JSON_HDR + 1;
+    return 0;
+}
+
+/* tp_json_write() when its message cannot be queued as it is: none open (TP_EINVAL); the
+ * channel failed since (its error); len 0 (nothing sent, the bytes queued) or too large
+ * (TP_EINVAL). An open message is closed either way. */
+static int __attribute__((noinline)) json_write_odd(tp_channel *ch, uint32_t len)
+{
+    if (!ch->json_open) {
+        err_set("tp_json_write: no message open on this channel");
+        return TP_EINVAL;
+    }
+    uint32_t size = ch->json_open - 1;
+    ch->json_open = 0;
+    ch->direct.busy = 0;
+    if (!ch->ws_fast)
+        return state_err(ch);
+    if (ch->n_deferred && run_deferred(ch) < 0)
+        return TP_EFAIL;
+    if (len == 0) /* nothing to send (a zero-length frame would be a ping) */
+        return clamp_int(ch->out_tail - ch->out_head);
+    err_set("tp_json_write: a message of %u bytes in room for %u", len, size);
+    return TP_EINVAL;
+}
+
+int tp_json_write(tp_channel *ch, uint32_t len, unsigned flags)
+{
+    if (TP_UNLIKELY(len == 0 || len >= ch->json_open || !ch->ws_fast))
+        return json_write_odd(ch, len);
+    size_t before = ch->out_tail - ch->out_head;
+    uint8_t *f = ch->out + ch->out_tail;
+    uint32_t flen = len + 2, n;
+    f[TP_JSON_HDR + 1 + len] = ']';
+    if (TP_LIKELY(flen >= 126)) {
+        f[0] = 0x80 | TP_WS_OP_TEXT;
+        f[1] = 126;
+        tp_put16(f + 2, flen);
+        n = TP_JSON_HDR + flen;
+    } else {
+        n = tp_ws_wrap(ch, f, TP_JSON_HDR, flen, TP_WS_OP_TEXT); /* a 2-byte header */
+    }
+    ch->out_tail += n;
+    ch->json_open = 0;
+    ch->direct.busy = 0;
+    ch->st.bytes_written += n;
+    ch->st.msgs_written++;
+    if (TP_UNLIKELY(ch->n_deferred) && run_deferred(ch) < 0)
+        return TP_EFAIL;
+    if (TP_UNLIKELY((ch->ws->pong_due || ch->ws->jpong_due) && tp_ws_flush_controls(ch) < 0))
+        return TP_EFAIL;
+    size_t q = ch->out_tail - ch->out_head;
+    if (TP_LIKELY(q < ch->hwm && !(flags & TP_WRITE_DIRECT)))
+        return (int)q;
+    return tp_out_commit(ch, before, flags);
+}
+
 /* ---- runs ------------------------------------------------------------------------------ */
 
 int tp_run_get(tp_channel *ch, uint32_t size, uint32_t want, unsigned flags, tp_run *run)
