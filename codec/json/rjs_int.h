@@ -110,6 +110,36 @@ static inline int rjs_write_skip(rjs_w *w, const char *s, size_t n, int skip)
     return rjs_write(w, s + skip, n - (size_t)skip);
 }
 
+/* "00" to "99": the decimal forms of 0..99, two bytes each. */
+extern const char rjs_digits2[];
+
+/* The number of decimal digits of v (1 to 20). */
+static inline unsigned rjs_count_digits(uint64_t v)
+{
+    unsigned n = 1;
+    for (; v >= 10000; v /= 10000)
+        n += 4;
+    return n + (v >= 10) + (v >= 100) + (v >= 1000);
+}
+
+/* Writes v in decimal at p (room checked by the caller: 20 bytes) and returns the end: the
+ * digits counted first, then written from the last, two at a time, straight into place. */
+static inline char *rjs_put_u64(char *p, uint64_t v)
+{
+    char *end = p + rjs_count_digits(v), *q = end;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        q -= 2;
+        memcpy(q, rjs_digits2 + 2 * r, 2);
+    }
+    if (v >= 10)
+        memcpy(q - 2, rjs_digits2 + 2 * v, 2);
+    else
+        q[-1] = (char)('0' + v);
+    return end;
+}
+
 /* Decimal forms (room checked by the caller: 20 / 21 bytes). */
 char *rjs_fmt_u64(char *p, uint64_t v);
 char *rjs_fmt_i64(char *p, int64_t v);

@@ -3,6 +3,7 @@
 #include "err.h"
 #include "rjs_int.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,16 +120,25 @@ int rjs_tmpl_build(const rjs_conv *c, rwf_buf rwf, const uint64_t *marks, unsign
     return RWF_OK;
 }
 
+/* Slot s's value v (an int64_t when the slot is signed) in decimal at p; returns the end. */
+static inline char *put_val(char *p, const rjs_tmpl_slot *s, uint64_t v)
+{
+    if (s->sign && (int64_t)v < 0) {
+        *p++ = '-';
+        v = (uint64_t)0 - v;
+    }
+    return rjs_put_u64(p, v);
+}
+
 int rjs_tmpl_render(const rjs_tmpl *t, const uint64_t *vals, char *out, size_t cap, size_t *len)
 {
     if (cap < rjs_tmpl_max_len(t)) {
         /* the exact length, only when the widest would not fit */
         size_t need = t->len;
-        char d[24];
         for (uint32_t i = 0; i < t->n; i++) {
             uint64_t v = vals[t->slot[i].value];
-            need +=
-                (size_t)((t->slot[i].sign ? rjs_fmt_i64(d, (int64_t)v) : rjs_fmt_u64(d, v)) - d);
+            bool neg = t->slot[i].sign && (int64_t)v < 0;
+            need += neg + rjs_count_digits(neg ? (uint64_t)0 - v : v);
         }
         if (need > cap)
             return RWF_E_NOSPACE;
@@ -137,11 +147,16 @@ int rjs_tmpl_render(const rjs_tmpl *t, const uint64_t *vals, char *out, size_t c
     uint32_t from = 0;
     for (uint32_t i = 0; i < t->n; i++) {
         const rjs_tmpl_slot *s = &t->slot[i];
-        memcpy(p, t->text + from, s->at - from);
-        p += s->at - from;
+        uint32_t k = s->at - from;
+        /* A short piece (a key before a number) followed by at least 16 bytes of text: 16
+         * bytes copied at once, the excess overwritten by what follows and within the output. */
+        if (k <= 16 && t->len - from >= 16)
+            memcpy(p, t->text + from, 16);
+        else
+            memcpy(p, t->text + from, k);
+        p += k;
         from = s->at;
-        uint64_t v = vals[s->value];
-        p = s->sign ? rjs_fmt_i64(p, (int64_t)v) : rjs_fmt_u64(p, v);
+        p = put_val(p, s, vals[s->value]);
     }
     memcpy(p, t->text + from, t->len - from);
     *len = (size_t)(p - out) + (t->len - from);

@@ -9,9 +9,9 @@
 #include "rjs_int.h"
 #include "rjs_names.h"
 
-static const char digits2[] = "00010203040506070809101112131415161718192021222324252627282930313233"
-                              "34353637383940414243444546474849505152535455565758596061626364656667"
-                              "6869707172737475767778798081828384858687888990919293949596979899";
+const char rjs_digits2[] = "00010203040506070809101112131415161718192021222324252627282930313233"
+                           "34353637383940414243444546474849505152535455565758596061626364656667"
+                           "6869707172737475767778798081828384858687888990919293949596979899";
 
 int rjs_w_full(rjs_w *w)
 {
@@ -30,22 +30,7 @@ int rjs_write(rjs_w *w, const char *s, size_t n)
 
 char *rjs_fmt_u64(char *p, uint64_t v)
 {
-    char tmp[20], *q = tmp + sizeof(tmp);
-    while (v >= 100) {
-        unsigned r = (unsigned)(v % 100);
-        v /= 100;
-        q -= 2;
-        memcpy(q, digits2 + 2 * r, 2);
-    }
-    if (v >= 10) {
-        q -= 2;
-        memcpy(q, digits2 + 2 * v, 2);
-    } else {
-        *--q = (char)('0' + v);
-    }
-    size_t n = (size_t)(tmp + sizeof(tmp) - q);
-    memcpy(p, q, n);
-    return p + n;
+    return rjs_put_u64(p, v);
 }
 
 char *rjs_fmt_i64(char *p, int64_t v)
@@ -279,7 +264,7 @@ int rjs_w_real(rjs_w *w, const rwf_real *r)
 /* Two digits of v (0..99). */
 static char *put2(char *p, unsigned v)
 {
-    memcpy(p, digits2 + 2 * (v % 100), 2);
+    memcpy(p, rjs_digits2 + 2 * (v % 100), 2);
     return p + 2;
 }
 
