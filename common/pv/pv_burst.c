@@ -40,6 +40,7 @@ static inline int send_burst(pv_sess *s, const pv_feed *f, pv_stats *st, uint64_
     uint64_t sched = f->sched_stamp ? pv_feed_unit(f, sched_ns) : 0;
     uint64_t sent = 0, stamped = 0;
     lat *enc = f->measure_encode ? &latbuf_cur(&st->lat)[PV_LAT_ENCODE] : NULL;
+    bool json = s->out.json && !enc; /* JSON forms, unless encoding is measured */
     int rc = 0;
     for (uint64_t i = 0; i < n; i++) {
         uint32_t idx = pv_items_next_update(items);
@@ -60,7 +61,7 @@ static inline int send_burst(pv_sess *s, const pv_feed *f, pv_stats *st, uint64_
         }
         bool stamp = lra_stamp(lat_pos, i);
         /* A JSON channel: the message's ready JSON form, unless encoding is measured. */
-        if (s->out.json && d->json && !enc) {
+        if (json && d->json) {
             rc = send_form(s, f,
                            &d->json[(kind == KIND_UPDATE ? ti : d->n_updates + ti) * PV_JSON_FORMS],
                            it->stream_id, stamp ? sched : 0, stamp, i + 1 < n);

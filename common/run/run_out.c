@@ -49,6 +49,7 @@ void run_out_json(run_out *o, const rjs_conv *conv, uint8_t *scratch, uint32_t c
     o->json = conv;
     o->rwf = scratch;
     o->rwf_cap = cap;
+    o->json_tp = conv && o->kind == RUN_OUT_TP && o->max_pack == 1;
 }
 
 /* ---- the back ends: one switch on the kind each ---------------------------------------------- */
@@ -361,8 +362,43 @@ int run_out_end(run_out *o, uint32_t len, bool more)
     return pack_end(o, more);
 }
 
+/* json_form_tp(): the message goes the general way. */
+#define RUN_OUT_SLOW 1
+
+/* An unpacked JSON form on a bare channel written in place (tp_json_get, tp_json_write):
+ * the room asked for is the form's widest rendering, so that it always fits. Returns what
+ * tp_json_write() returns, tp_json_get()'s TP_ENOBUFS or TP_EFAIL, or RUN_OUT_SLOW when the
+ * channel does not write that way (nothing counted). */
+static int json_form_tp(run_out *o, const rjs_tmpl *form, const uint64_t *vals)
+{
+    tp_channel *ch = o->to.tp;
+    uint32_t cap = (uint32_t)rjs_tmpl_max_len(form);
+    uint8_t *at;
+    int rc = tp_json_get(ch, cap, &at);
+    if (rc == TP_EINVAL)
+        return RUN_OUT_SLOW;
+    o->msgs++;
+    if (rc < 0)
+        return rc;
+    size_t jl = 0;
+    if (rjs_tmpl_render(form, vals, (char *)at, cap, &jl) != RWF_OK) {
+        tp_json_write(ch, 0, 0); /* gives the room back */
+        err_set("a JSON form does not fit the room of its widest rendering");
+        return TP_EINVAL;
+    }
+    rc = tp_json_write(ch, (uint32_t)jl, o->write_flags);
+    if (rc >= 0)
+        o->frames++;
+    return rc;
+}
+
 int run_out_json_form(run_out *o, const rjs_tmpl *form, const uint64_t *vals, bool more)
 {
+    if (o->json_tp) {
+        int rc = json_form_tp(o, form, vals);
+        if (rc != RUN_OUT_SLOW)
+            return rc;
+    }
     if (!o->json) {
         err_set("a JSON form written on a channel that does not speak JSON");
         return TP_EINVAL;

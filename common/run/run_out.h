@@ -86,7 +86,8 @@ typedef struct run_out {
     const rjs_conv *json; /* the converter; NULL: RWF goes out as it is */
     uint8_t *rwf;         /* where messages are encoded (the thread's scratch) */
     uint32_t rwf_cap;
-    bool alone; /* the message begun goes in a buffer of its own */
+    bool alone;   /* the message begun goes in a buffer of its own */
+    bool json_tp; /* bare and unpacked: JSON forms are written in place (tp_json_get) */
     /* run_out_json_form: the message being queued is this form with these values (else NULL:
      * the RWF in the scratch is converted) */
     const rjs_tmpl *form;
@@ -145,7 +146,9 @@ int run_out_end(run_out *o, uint32_t len, bool more);
 
 /* A JSON path's message given by its ready JSON form and the values of its slots instead of
  * RWF: written straight into the transport's buffer, packed as run_out_end() packs, with no
- * run_out_begin() before it. Returns as run_out_end(); TP_EINVAL on a path that is not JSON. */
+ * run_out_begin() before it (unpacked on a bare channel that writes in place, tp_json_get():
+ * straight into the output area). Returns as run_out_end(); TP_EINVAL on a path that is not
+ * JSON. */
 int run_out_json_form(run_out *o, const rjs_tmpl *form, const uint64_t *vals, bool more);
 
 /* Gives back the room of the message begun last without sending it (an encoding failure). */
