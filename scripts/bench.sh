@@ -108,15 +108,19 @@ free_port() {
 
 # Steady-state CPU % and memory MB of a statistics CSV: the mean over the rows written after
 # the consumer had every image (column `img` holds the images of the row, cumulated up to
-# `items`; 0 = the provider's file: every row but the first). Prints "cpu mem", or "- -".
+# `items`; 0 = the provider's file: every row but the first), and the mean of its "Updates
+# sent" column over the same rows when it has one. Prints "cpu mem sent" ("-" for what is
+# missing).
 steady_res() {
     awk -F', ' -v img="$2" -v items="$3" '
         NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "CPU usage (%)") c = i
-                                             if ($i == "Memory (MB)") m = i }
+                                             if ($i == "Memory (MB)") m = i
+                                             if ($i == "Updates sent") u = i }
                   next }
         { if (img) { got += $img; if (got < items || !seen++) next } else if (!seen++) next
-          cpu += $c; mem = $m; n++ }
-        END { if (n && c) printf "%.2f %.2f", cpu / n, mem; else printf "- -" }' "$1"
+          cpu += $c; mem = $m; upd += u ? $u : 0; n++ }
+        END { if (n && c) printf "%.2f %.2f %s", cpu / n, mem, u ? sprintf("%.0f", upd / n) : "-"
+              else printf "- - -" }' "$1"
 }
 
 # Waits until the provider (pid $1) listens on port $2 and, in the Reactor modes ($3 != bare),
@@ -211,10 +215,13 @@ for mode in $modes; do
                 received=$(num ConsSummary.out "$s" '  Avg update rate: ' || true)
                 grep -q 'Steady state was not reached' ConsSummary.out 2>/dev/null &&
                     received="no-images"
-                read -r ccpu cmem <<< "$(steady_res ConsStats1.csv 7 "$items" || echo '- -')"
-                read -r pcpu pmem <<< "$(steady_res ProvStats1.csv 0 0 || echo '- -')"
+                read -r ccpu cmem _ <<< "$(steady_res ConsStats1.csv 7 "$items" || echo '- - -')"
+                read -r pcpu pmem psent <<< "$(steady_res ProvStats1.csv 0 0 || echo '- - -')"
                 cns=$(per_update "$ccpu" "${received:-0}")
-                pns=$(per_update "$pcpu" "$rate")
+                # per update sent, over the same rows as its CPU (the offered rate when the
+                # statistics have no "Updates sent")
+                [[ "$psent" =~ ^[0-9]+$ ]] || psent=$rate
+                pns=$(per_update "$pcpu" "$psent")
                 fields=("$mode" "$pair" "$([ "$pack" -gt 1 ] && echo "$pack" || echo no)"
                     "$rate" "${received:--}"
                     "$(num ConsSummary.out "$s" '  Latency p50 (usec): ' || true)"
