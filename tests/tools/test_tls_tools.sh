@@ -110,9 +110,16 @@ tperf_pair() { # tperf_pair SERVER-BIN CLIENT-BIN LABEL [server args]
     wait
     sent=$(sed -n 's/^ *Msgs Sent: \([0-9]*\).*/\1/p' "srv_$l.out" | tail -1)
     recv=$(sed -n 's/^ *Msgs Received: \([0-9]*\).*/\1/p' "cli_$l.out" | tail -1)
-    if [ -n "$sent" ] && [ "${sent:-0}" -gt 1000 ] && [ "$recv" = "$sent" ] &&
+    # The original server closes its channel without flushing it: its last burst (one tick,
+    # 100 messages at these rates) may be counted as sent and never leave. What did arrive
+    # must be in sequence. Ours must deliver every message it counted.
+    local lost=0
+    [ "$s" != "$bin" ] && lost=100
+    if [ -n "$sent" ] && [ "${sent:-0}" -gt 1000 ] && [[ "$recv" =~ ^[0-9]+$ ]] &&
+        [ "$recv" -le "$sent" ] && [ "$recv" -ge $((sent - lost)) ] &&
+        { [ "$lost" = 0 ] || has "cli_$l.out" "Sequence gaps: 0"; } &&
         ! has "cli_$l.out" "out-of-order"; then
-        ok "$l: TransportPerf client received all $recv messages over TLS"
+        ok "$l: TransportPerf client received $recv of the $sent messages sent over TLS"
     else
         bad "$l: sent '$sent', received '$recv'"; tail -20 "cli_$l.out"
     fi
