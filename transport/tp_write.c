@@ -590,6 +590,26 @@ static int write_slow(tp_channel *ch, tp_buf *b, unsigned flags)
     return tp_out_commit(ch, before, flags);
 }
 
+/* After a WebSocket frame of n bytes was written at the tail by the direct buffer (open,
+ * before the queue held before bytes): queues it and closes the buffer, counts it, queues the
+ * messages deferred behind it and the control frames due, then flushes as tp_out_commit()
+ * says. Returns what tp_write() returns: the bytes still queued, or TP_EFAIL. */
+static inline int ws_queued(tp_channel *ch, uint32_t n, size_t before, unsigned flags)
+{
+    ch->out_tail += n;
+    ch->direct.busy = 0;
+    ch->st.bytes_written += n;
+    ch->st.msgs_written++;
+    if (TP_UNLIKELY(ch->n_deferred) && run_deferred(ch) < 0)
+        return TP_EFAIL;
+    if (TP_UNLIKELY((ch->ws->pong_due || ch->ws->jpong_due) && tp_ws_flush_controls(ch) < 0))
+        return TP_EFAIL;
+    size_t q = ch->out_tail - ch->out_head;
+    if (TP_LIKELY(q < ch->hwm && !(flags & TP_WRITE_DIRECT)))
+        return (int)q;
+    return tp_out_commit(ch, before, flags);
+}
+
 /* WebSocket channels without compression: an unpacked direct buffer gets its RIPC header (or
  * its closing "]") and its frame header in place. */
 static int __attribute__((noinline)) ws_write_fast(tp_channel *ch, tp_buf *b, unsigned flags)
@@ -613,16 +633,7 @@ static int __attribute__((noinline)) ws_write_fast(tp_channel *ch, tp_buf *b, un
     }
     uint32_t n =
         tp_ws_wrap(ch, f - b->room, b->room, flen, ch->ws_json ? TP_WS_OP_TEXT : TP_WS_OP_BINARY);
-    ch->out_tail += n;
-    b->busy = 0;
-    ch->st.bytes_written += n;
-    ch->st.msgs_written++;
-    if (TP_UNLIKELY((ch->ws->pong_due || ch->ws->jpong_due) && tp_ws_flush_controls(ch) < 0))
-        return TP_EFAIL;
-    size_t q = ch->out_tail - ch->out_head;
-    if (TP_LIKELY(q < ch->hwm && !(flags & TP_WRITE_DIRECT)))
-        return (int)q;
-    return tp_out_commit(ch, before, flags);
+    return ws_queued(ch, n, before, flags);
 }
 
 int tp_write(tp_channel *ch, tp_buf *b, unsigned flags)
@@ -706,9 +717,9 @@ int tp_json_write(tp_channel *ch, uint32_t len, unsigned flags)
         return json_write_odd(ch, len);
     size_t before = ch->out_tail - ch->out_head;
     uint8_t *f = ch->out + ch->out_tail;
-    uint32_t flen = len + 2, n;
     f[TP_JSON_HDR + 1 + len] = ']';
-    if (TP_LIKELY(flen >= 126)) {
+    uint32_t flen = len + 2, n;
+    if (TP_LIKELY(flen >= 126)) { /* the 4-byte header in place (tp_ws_wrap's, unmasked) */
         f[0] = 0x80 | TP_WS_OP_TEXT;
         f[1] = 126;
         tp_put16(f + 2, flen);
@@ -716,19 +727,8 @@ int tp_json_write(tp_channel *ch, uint32_t len, unsigned flags)
     } else {
         n = tp_ws_wrap(ch, f, TP_JSON_HDR, flen, TP_WS_OP_TEXT); /* a 2-byte header */
     }
-    ch->out_tail += n;
     ch->json_open = 0;
-    ch->direct.busy = 0;
-    ch->st.bytes_written += n;
-    ch->st.msgs_written++;
-    if (TP_UNLIKELY(ch->n_deferred) && run_deferred(ch) < 0)
-        return TP_EFAIL;
-    if (TP_UNLIKELY((ch->ws->pong_due || ch->ws->jpong_due) && tp_ws_flush_controls(ch) < 0))
-        return TP_EFAIL;
-    size_t q = ch->out_tail - ch->out_head;
-    if (TP_LIKELY(q < ch->hwm && !(flags & TP_WRITE_DIRECT)))
-        return (int)q;
-    return tp_out_commit(ch, before, flags);
+    return ws_queued(ch, n, before, flags);
 }
 
 /* ---- runs ------------------------------------------------------------------------------ */
