@@ -39,6 +39,11 @@
 # image); CPU per update is the tool's CPU time (all its threads) per update received
 # (consumer) or sent (provider), in nanoseconds. Each run uses a free loopback port. The
 # machine is shared: repeat and keep the best.
+#   CPU_STAT=median  the median of the per-second CPU rows instead of their mean: on a virtual
+#                   machine whose host stalls its vCPUs without reporting steal time, a stall is
+#                   charged to whichever thread was running, and a few such seconds (both tools
+#                   at 40-50% at once, their profiles' sample counts flat) move the mean of a
+#                   tool that needs 4% by half; the median passes over them
 #
 # Outputs, in RUN_DIR (emptied of a previous sweep's first): bench.csv, a row per run with the
 # figures printed and the 1-minute load average when it ended; runs/<row>/ with that run's
@@ -57,6 +62,8 @@ modes=${MODES:-bare}
 prov_bin=${PROV_BIN:-$top/build/bin/ProvPerf}
 cons_bin=${CONS_BIN:-$top/build/bin/ConsPerf}
 orig_bin=${ORIG_BIN:-}
+cpu_stat=${CPU_STAT:-mean}
+case $cpu_stat in mean | median) ;; *) echo "CPU_STAT=$cpu_stat: mean or median" >&2; exit 2 ;; esac
 prov_cpu=${PROV_CPU-0}
 cons_cpu=${CONS_CPU-1}
 prov_worker=${PROV_WORKER:-}
@@ -106,21 +113,26 @@ free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
-# Steady-state CPU % and memory MB of a statistics CSV: the mean over the rows written after
-# the consumer had every image (column `img` holds the images of the row, cumulated up to
-# `items`; 0 = the provider's file: every row but the first), and the mean of its "Updates
-# sent" column over the same rows when it has one. Prints "cpu mem sent" ("-" for what is
-# missing).
+# Steady-state CPU % and memory MB of a statistics CSV: the mean (CPU_STAT=median: the
+# median) of the CPU column over the rows written after the consumer had every image (column
+# `img` holds the images of the row, cumulated up to `items`; 0 = the provider's file: every
+# row but the first), and the mean of its "Updates sent" column over the same rows when it has
+# one. Prints "cpu mem sent" ("-" for what is missing).
 steady_res() {
-    awk -F', ' -v img="$2" -v items="$3" '
+    awk -F', ' -v img="$2" -v items="$3" -v stat="$cpu_stat" '
         NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "CPU usage (%)") c = i
                                              if ($i == "Memory (MB)") m = i
                                              if ($i == "Updates sent") u = i }
                   next }
         { if (img) { got += $img; if (got < items || !seen++) next } else if (!seen++) next
-          cpu += $c; mem = $m; upd += u ? $u : 0; n++ }
-        END { if (n && c) printf "%.2f %.2f %s", cpu / n, mem, u ? sprintf("%.0f", upd / n) : "-"
-              else printf "- - -" }' "$1"
+          cpu += $c; mem = $m; upd += u ? $u : 0; n++
+          # insertion sort of the samples, for the median (a minute of rows at most)
+          for (j = n; j > 1 && v[j - 1] > $c + 0; j--) v[j] = v[j - 1]
+          v[j] = $c + 0 }
+        END { if (n && c) {
+                  mid = stat == "median" ? (n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2) : cpu / n
+                  printf "%.2f %.2f %s", mid, mem, u ? sprintf("%.0f", upd / n) : "-"
+              } else printf "- - -" }' "$1"
 }
 
 # Waits until the provider (pid $1) listens on port $2 and, in the Reactor modes ($3 != bare),
