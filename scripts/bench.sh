@@ -41,9 +41,9 @@
 # machine is shared: repeat and keep the best.
 #   CPU_STAT=median  the median of the per-second CPU rows instead of their mean: on a virtual
 #                   machine whose host stalls its vCPUs without reporting steal time, a stall is
-#                   charged to whichever thread was running, and a few such seconds (both tools
-#                   at 40-50% at once, their profiles' sample counts flat) move the mean of a
-#                   tool that needs 4% by half; the median passes over them
+#                   charged to whichever thread was running, and a few such seconds (11-48% for
+#                   a provider that needs 4%, its profile's samples per second flat meanwhile)
+#                   move the mean by half or more; the median passes over them
 #
 # Outputs, in RUN_DIR (emptied of a previous sweep's first): bench.csv, a row per run with the
 # figures printed and the 1-minute load average when it ended; runs/<row>/ with that run's
