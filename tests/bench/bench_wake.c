@@ -2,15 +2,17 @@
  * bench_wake: what a tick costs on this machine before any tool's own work, the floor under
  * ProvPerf's CPU at low rates.
  *
- *   bench_wake [-cpu N] [-peer M] [-ticks K] [-bytes B] [-rounds R]
+ *   bench_wake [-cpu E] [-peer E] [-ticks K] [-bytes B] [-rounds R]
  *
- * A thread bound to core N (default 0) keeps a schedule of one tick a millisecond (absolute
- * deadlines, as ProvPerf's ticks are) for K ticks (default 2000) in three ways:
+ * -cpu and -peer take one entry of the tools' -threads list (a CPU number, "P:0 C:1 T:0", or
+ * -1 for unbound). A thread bound as -cpu says (default 0) keeps a schedule of one tick a
+ * millisecond (absolute deadlines, as ProvPerf's ticks are) for K ticks (default 2000) in three
+ * ways:
  *
  *   sleep          it sleeps until each tick and does nothing else;
  *   send, asleep   at each tick it sends B bytes (default 14,700: the default scenario's burst,
- *                  100 updates) on loopback TCP to a reader bound to core M (default 1) that
- *                  waits in poll() and reads what came;
+ *                  100 updates) on loopback TCP to a reader bound as -peer says (default 1)
+ *                  that waits in poll() and reads what came;
  *   send, spinning the same, the reader spinning on non-blocking reads instead of waiting.
  *
  * and prints, for each, the ticking thread's CPU time per tick (its own clock, so what the
@@ -21,13 +23,14 @@
  * machine refuses something (a socket, a binding), with what and why on stderr.
  */
 #include "bench_util.h"
+#include "cpu.h"
+#include "err.h"
 
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -43,15 +46,16 @@ static const char *const mode_name[N_MODES] = {"sleep", "send, reader asleep",
                                                "send, reader spinning"};
 
 typedef struct {
-    int cpu, peer, ticks, bytes, rounds;
+    cpu_list cpu, peer; /* one entry each */
+    int ticks, bytes, rounds;
 } options;
 
 typedef struct {
     int fd;
-    int cpu;
+    const cpu_entry *cpu;
     bool spin;
     atomic_bool stop;
-    const char *failed; /* set by the reader when it gave up */
+    char failed[ERR_MSG_MAX]; /* why the reader gave up ("" while it has not) */
 } reader;
 
 typedef struct {
@@ -59,29 +63,20 @@ typedef struct {
     double late_p50_us, late_p99_us;
 } result;
 
-/* Binds the calling thread to `cpu`; returns 0, or an errno value. */
-static int bind_self(int cpu)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-}
-
 /* The reader: bound to its core, drains the socket until told to stop (waiting in poll() or
  * spinning), so that every byte sent is taken as soon as the reader runs. */
 static void *reader_main(void *arg)
 {
     reader *r = arg;
     static char sink[1 << 16];
-    if (bind_self(r->cpu) != 0) {
-        r->failed = "binding the reader";
+    if (cpu_bind(r->cpu) != 0) {
+        snprintf(r->failed, sizeof(r->failed), "the reader: %s", err_msg());
         return NULL;
     }
     struct pollfd p = {.fd = r->fd, .events = POLLIN};
     while (!atomic_load_explicit(&r->stop, memory_order_relaxed)) {
         if (!r->spin && poll(&p, 1, 50) < 0 && errno != EINTR) {
-            r->failed = "poll";
+            snprintf(r->failed, sizeof(r->failed), "the reader's poll: %s", strerror(errno));
             return NULL;
         }
         ssize_t n;
@@ -90,7 +85,7 @@ static void *reader_main(void *arg)
         if (n == 0)
             break;
         if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-            r->failed = "recv";
+            snprintf(r->failed, sizeof(r->failed), "the reader's recv: %s", strerror(errno));
             return NULL;
         }
     }
@@ -146,25 +141,21 @@ static int send_all(int fd, const char *buf, size_t n)
 }
 
 /* One round of `mode` on the calling thread (already bound): fills `out`; returns 0, or -1
- * with what failed in *why and errno set. `late` has room for o->ticks samples. */
-static int run_round(const options *o, int mode, char *payload, double *late, result *out,
-                     const char **why)
+ * with err_msg() saying what failed. `late` has room for o->ticks samples. */
+static int run_round(const options *o, int mode, char *payload, double *late, result *out)
 {
     int fds[2] = {-1, -1};
-    reader r = {.fd = -1, .cpu = o->peer, .spin = mode == MODE_SPIN};
+    reader r = {.fd = -1, .cpu = &o->peer.entry[0], .spin = mode == MODE_SPIN};
     pthread_t th;
     bool started = false;
     if (mode != MODE_SLEEP) {
-        if (tcp_pair(fds) != 0) {
-            *why = "a loopback TCP connection";
-            return -1;
-        }
+        if (tcp_pair(fds) != 0)
+            return err_set_errno(errno, "a loopback TCP connection");
         r.fd = fds[1];
         atomic_init(&r.stop, false);
         int e = pthread_create(&th, NULL, reader_main, &r);
         if (e != 0) {
-            errno = e;
-            *why = "starting the reader";
+            err_set_errno(e, "starting the reader");
             goto fail;
         }
         started = true;
@@ -182,13 +173,12 @@ static int run_round(const options *o, int mode, char *payload, double *late, re
             next.tv_nsec -= 1000 * 1000 * 1000;
             next.tv_sec++;
         }
-        int e;
-        while ((e = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL)) == EINTR)
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
             ;
         double now = bench_mono_ns();
         late[i] = now - (next.tv_sec * 1e9 + next.tv_nsec);
         if (mode != MODE_SLEEP && send_all(fds[0], payload, (size_t)o->bytes) != 0) {
-            *why = "send";
+            err_set_errno(errno, "send");
             goto fail;
         }
     }
@@ -199,8 +189,8 @@ static int run_round(const options *o, int mode, char *payload, double *late, re
         shutdown(fds[0], SHUT_WR);
         pthread_join(th, NULL);
         started = false;
-        if (r.failed) {
-            *why = r.failed;
+        if (r.failed[0]) {
+            err_set("%s", r.failed);
             goto fail;
         }
         close(fds[0]);
@@ -211,8 +201,7 @@ static int run_round(const options *o, int mode, char *payload, double *late, re
     out->late_p50_us = late[o->ticks / 2] / 1e3;
     out->late_p99_us = late[(size_t)o->ticks * 99 / 100] / 1e3;
     return 0;
-fail:;
-    int e = errno;
+fail:
     if (started) {
         atomic_store(&r.stop, true);
         shutdown(fds[0], SHUT_RDWR);
@@ -222,7 +211,6 @@ fail:;
         close(fds[0]);
     if (fds[1] >= 0)
         close(fds[1]);
-    errno = e;
     return -1;
 }
 
@@ -230,6 +218,21 @@ static int cmp_result(const void *a, const void *b)
 {
     double x = ((const result *)a)->cpu_us, y = ((const result *)b)->cpu_us;
     return x < y ? -1 : x > y;
+}
+
+/* Reads the -threads entry `s` of option `name` into *l; returns false (and says why on
+ * stderr) when it is not exactly one valid entry. */
+static bool opt_cpu(const char *name, const char *s, cpu_list *l)
+{
+    if (!s || cpu_parse(l, s) != 0) {
+        fprintf(stderr, "bench_wake: %s: %s\n", name, s ? err_msg() : "wants a value");
+        return false;
+    }
+    if (l->count != 1) {
+        fprintf(stderr, "bench_wake: %s wants one entry, not %d ('%s')\n", name, l->count, s);
+        return false;
+    }
+    return true;
 }
 
 /* Reads the integer option value `s` of `name` into *v within [lo, hi]; returns false (and says
@@ -250,14 +253,19 @@ static bool opt_int(const char *name, const char *s, int lo, int hi, int *v)
 
 int main(int argc, char **argv)
 {
-    options o = {.cpu = 0, .peer = 1, .ticks = 2000, .bytes = 14700, .rounds = 3};
+    static options o = {.ticks = 2000, .bytes = 14700, .rounds = 3};
+    if (cpu_parse(&o.cpu, "0") != 0 || cpu_parse(&o.peer, "1") != 0) {
+        fprintf(stderr, "bench_wake: the default cores 0 and 1: %s (give -cpu and -peer)\n",
+                err_msg());
+        return 2;
+    }
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool ok;
         if (!strcmp(argv[i], "-cpu"))
-            ok = opt_int("-cpu", v, 0, CPU_SETSIZE - 1, &o.cpu);
+            ok = opt_cpu("-cpu", v, &o.cpu);
         else if (!strcmp(argv[i], "-peer"))
-            ok = opt_int("-peer", v, 0, CPU_SETSIZE - 1, &o.peer);
+            ok = opt_cpu("-peer", v, &o.peer);
         else if (!strcmp(argv[i], "-ticks"))
             ok = opt_int("-ticks", v, 10, 1000000, &o.ticks);
         else if (!strcmp(argv[i], "-bytes"))
@@ -267,7 +275,7 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr,
                     "bench_wake: unknown option '%s'\n"
-                    "usage: bench_wake [-cpu N] [-peer M] [-ticks K] [-bytes B] [-rounds R]\n",
+                    "usage: bench_wake [-cpu E] [-peer E] [-ticks K] [-bytes B] [-rounds R]\n",
                     argv[i]);
             return 2;
         }
@@ -283,9 +291,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_wake: out of memory\n");
         return 1;
     }
-    int e = bind_self(o.cpu);
-    if (e != 0) {
-        fprintf(stderr, "bench_wake: binding to core %d: %s\n", o.cpu, strerror(e));
+    if (cpu_bind(&o.cpu.entry[0]) != 0) {
+        fprintf(stderr, "bench_wake: -cpu %s: %s\n", o.cpu.entry[0].text, err_msg());
         return 1;
     }
     /* The tools' own timer slack, so that lateness is the machine's, not the default 50 us. */
@@ -293,18 +300,19 @@ int main(int argc, char **argv)
 
     for (int r = 0; r < o.rounds; r++) {
         for (int m = 0; m < N_MODES; m++) {
-            const char *why = NULL;
-            if (run_round(&o, m, payload, late, &res[m * o.rounds + r], &why) != 0) {
-                fprintf(stderr, "bench_wake: %s, round %d: %s: %s\n", mode_name[m], r + 1, why,
-                        strerror(errno));
+            if (run_round(&o, m, payload, late, &res[m * o.rounds + r]) != 0) {
+                fprintf(stderr, "bench_wake: %s, round %d: %s\n", mode_name[m], r + 1, err_msg());
                 return 1;
             }
         }
     }
 
-    printf("core %d, reader on core %d, %d ticks of 1 ms, %d bytes a send, median of %d "
+    char on[64], peer_on[64];
+    cpu_entry_cpus(&o.cpu.entry[0], on, sizeof(on));
+    cpu_entry_cpus(&o.peer.entry[0], peer_on, sizeof(peer_on));
+    printf("cpu %s, reader on cpu %s, %d ticks of 1 ms, %d bytes a send, median of %d "
            "round(s)\n",
-           o.cpu, o.peer, o.ticks, o.bytes, o.rounds);
+           on, peer_on, o.ticks, o.bytes, o.rounds);
     printf("%-22s %12s %12s %12s\n", "", "cpu us/tick", "late p50 us", "late p99 us");
     double med[N_MODES];
     for (int m = 0; m < N_MODES; m++) {
