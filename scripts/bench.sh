@@ -114,17 +114,20 @@ free_port() {
 }
 
 # Steady-state CPU % and memory MB of a statistics CSV: the mean (CPU_STAT=median: the
-# median) of the CPU column over the rows written after the consumer had every image (column
-# `img` holds the images of the row, cumulated up to `items`; 0 = the provider's file: every
-# row but the first), and the mean of its "Updates sent" column over the same rows when it has
-# one. Prints "cpu mem sent" ("-" for what is missing).
+# median) of the CPU column over the rows written in steady state, and the mean of its
+# "Updates sent" column over the same rows when it has one. Column `img` holds the images of a
+# row. The consumer's file (`items` > 0): the rows after the one in which the images, cumulated,
+# reached `items`. The provider's file (`items` 0): every row but the first, and but those in
+# which it sent images (the original ProvPerf sends 100,000 images in its second row, at
+# 45-60% of its core). Prints "cpu mem sent" ("-" for what is missing).
 steady_res() {
     awk -F', ' -v img="$2" -v items="$3" -v stat="$cpu_stat" '
         NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "CPU usage (%)") c = i
                                              if ($i == "Memory (MB)") m = i
                                              if ($i == "Updates sent") u = i }
                   next }
-        { if (img) { got += $img; if (got < items || !seen++) next } else if (!seen++) next
+        { if (items) { got += $img; if (got < items || !seen++) next }
+          else if (!seen++ || $img + 0 > 0) next
           cpu += $c; mem = $m; upd += u ? $u : 0; n++
           # insertion sort of the samples, for the median (a minute of rows at most)
           for (j = n; j > 1 && v[j - 1] > $c + 0; j--) v[j] = v[j - 1]
@@ -228,7 +231,7 @@ for mode in $modes; do
                 grep -q 'Steady state was not reached' ConsSummary.out 2>/dev/null &&
                     received="no-images"
                 read -r ccpu cmem _ <<< "$(steady_res ConsStats1.csv 7 "$items" || echo '- - -')"
-                read -r pcpu pmem psent <<< "$(steady_res ProvStats1.csv 0 0 || echo '- - -')"
+                read -r pcpu pmem psent <<< "$(steady_res ProvStats1.csv 3 0 || echo '- - -')"
                 cns=$(per_update "$ccpu" "${received:-0}")
                 # per update sent, over the same rows as its CPU (the offered rate when the
                 # statistics have no "Updates sent")
