@@ -25,6 +25,7 @@
 #include "bench_util.h"
 #include "cpu.h"
 #include "err.h"
+#include "tick.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -36,7 +37,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -296,7 +296,10 @@ int main(int argc, char **argv)
         return 1;
     }
     /* The tools' own timer slack, so that lateness is the machine's, not the default 50 us. */
-    prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
+    if (tick_tighten_slack() != 0) {
+        fprintf(stderr, "bench_wake: %s\n", err_msg());
+        return 1;
+    }
 
     for (int r = 0; r < o.rounds; r++) {
         for (int m = 0; m < N_MODES; m++) {
